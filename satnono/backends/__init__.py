@@ -1,0 +1,100 @@
+"""Search backends behind one small interface; one module each, imported only when chosen.
+
+A backend receives the puzzle after line propagation (the residual) and reports candidate
+solutions as fully decided domain lists through a callback. The caller verifies each one and
+decides when to stop, so limits, verification and streaming live in one place for all backends.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from satnono.deadline import Deadline
+from satnono.model import Puzzle
+from satnono.propagate import Propagator
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Knobs a backend may honour; each backend documents which ones it reads."""
+
+    solver: str | None = None  # PySAT solver name (sat backend)
+    threads: int = 1
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Residual:
+    """The puzzle after line propagation: what is left for search."""
+
+    puzzle: Puzzle
+    propagator: Propagator
+    domains: tuple[int, ...]
+
+    @property
+    def unknown(self) -> int:
+        return sum(1 for d in self.domains if d & (d - 1))
+
+
+@dataclass
+class SearchReport:
+    #: True when every solution has been reported (the search space is exhausted).
+    exhausted: bool
+    timed_out: bool = False
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+#: Called with each solution (decided domains); returns False to stop the search.
+OnSolution = Callable[[list[int]], bool]
+
+
+class Backend(Protocol):
+    name: ClassVar[str]
+
+    def search(
+        self,
+        residual: Residual,
+        options: SearchOptions,
+        deadline: Deadline,
+        on_solution: OnSolution,
+    ) -> SearchReport: ...
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    name: str
+    module: str
+    requires: str | None  # import name that must be installed, None for pure Python
+    summary: str
+
+
+BACKENDS: dict[str, BackendInfo] = {
+    info.name: info
+    for info in (
+        BackendInfo(
+            "sat", "satnono.backends.sat", "pysat", "CNF line automata solved by a PySAT solver"
+        ),
+    )
+}
+
+DEFAULT_BACKEND = "sat"
+
+
+def installed_backends() -> list[str]:
+    """Backends whose dependencies are importable (checked without importing them)."""
+    return [
+        name
+        for name, info in BACKENDS.items()
+        if info.requires is None or importlib.util.find_spec(info.requires) is not None
+    ]
+
+
+def load_backend(name: str) -> Backend:
+    info = BACKENDS[name]
+    module = importlib.import_module(info.module)
+    backend: Backend = module.BACKEND
+    return backend

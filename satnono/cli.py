@@ -1,0 +1,304 @@
+"""The `satnono` command line: solve, count, convert and cnf, with stable JSON and exit codes.
+
+Exit codes: 0 at least one solution (or success), 1 proven no solution, 2 bad input or usage,
+3 timeout before any solution, 4 internal error, 130 interrupted. Heavy modules (the solver
+backends, rich) are imported only by the commands that need them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from satnono import __version__
+from satnono.backends import DEFAULT_BACKEND, BACKENDS, SearchOptions, installed_backends
+from satnono.errors import InputError
+from satnono.formats import FORMATS, read_puzzle, read_puzzles, write_puzzles
+from satnono.model import Puzzle
+
+EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="satnono: nonogram solver. Line propagation first, then SAT on the cells left.",
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"satnono: {message}", err=True)
+    return typer.Exit(code)
+
+
+def handles_errors(command: F) -> F:
+    """Map every failure to one line on stderr and its exit code; never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except InputError as error:
+            raise _fail(f"error: {error}", EXIT_BAD_INPUT) from None
+        except KeyboardInterrupt:
+            raise _fail("interrupted", EXIT_INTERRUPTED) from None
+        except typer.Exit:
+            raise
+        except Exception as error:
+            if os.environ.get("SATNONO_DEBUG"):
+                raise
+            raise _fail(
+                f"internal error: {type(error).__name__}: {error} (set SATNONO_DEBUG=1 for a "
+                "traceback, and please report it)",
+                EXIT_INTERNAL,
+            ) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"satnono {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """satnono: nonogram solver. Line propagation first, then SAT on the cells left."""
+
+
+PuzzleArg = Annotated[Path, typer.Argument(help="Puzzle file (.non, .xml, ...).", show_default=False)]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option("--format", help=f"Input format, overriding detection: {', '.join(FORMATS)}."),
+]
+IndexOpt = Annotated[int, typer.Option("--puzzle", min=1, help="Which puzzle of a multi-puzzle file.")]
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend", help=f"Search backend: {', '.join(installed_backends())}."
+    ),
+]
+SolverOpt = Annotated[
+    str | None,
+    typer.Option("--solver", help="PySAT solver for the sat backend (default: glucose42)."),
+]
+TimeoutOpt = Annotated[
+    float | None, typer.Option("--timeout", min=0, help="Give up after this many seconds.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+
+def _check_backend(name: str) -> str:
+    if name not in BACKENDS:
+        raise InputError(f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "--backend")
+    if name not in installed_backends():
+        raise InputError(f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "--backend")
+    return name
+
+
+def _load(path: Path, fmt: str | None, index: int) -> Puzzle:
+    return read_puzzle(path, fmt, index)
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+@app.command()
+@handles_errors
+def solve(
+    puzzle: PuzzleArg,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    solver: SolverOpt = None,
+    max_solutions: Annotated[
+        int, typer.Option("--max-solutions", min=0, help="Stop after N solutions; 0 finds all.")
+    ] = 2,
+    timeout: TimeoutOpt = None,
+    json_output: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict.")] = False,
+    fmt: FormatOpt = None,
+    index: IndexOpt = 1,
+) -> None:
+    """Solve a puzzle: print its solutions and a verdict (unique, N solutions, no solution)."""
+    from satnono.solutions import solve as run_solve
+
+    loaded = _load(puzzle, fmt, index)
+    result = run_solve(
+        loaded,
+        backend=_check_backend(backend),
+        limit=max_solutions,
+        timeout=timeout,
+        options=SearchOptions(solver=solver),
+    )
+    if json_output:
+        print(json.dumps(_solve_json(puzzle, result)))
+    else:
+        _print_result(result, quiet)
+    raise typer.Exit(_exit_code(result.status, result.solutions_found))
+
+
+def _exit_code(status: str, found: int) -> int:
+    if found:
+        return EXIT_SOLVED
+    return EXIT_TIMEOUT if status == "timeout" else EXIT_UNSOLVABLE
+
+
+def _solve_json(path: Path, result: Any) -> dict[str, Any]:
+    puzzle = result.puzzle
+    data = {
+        "file": str(path),
+        "title": puzzle.title,
+        "width": puzzle.width,
+        "height": puzzle.height,
+        "colors": len(puzzle.palette),
+        "palette": [{"name": c.name, "char": c.char, "rgb": c.rgb} for c in puzzle.palette],
+        "backend": result.backend,
+        "solver": result.solver,
+        "status": result.status,
+        "complete": result.complete,
+        "solutions_found": result.solutions_found,
+        "solutions": [puzzle.grid_rows(grid) for grid in result.solutions],
+        "seconds": result.seconds,
+        "stats": result.stats,
+    }
+    if result.reason:
+        data["reason"] = result.reason
+    return data
+
+
+def _print_result(result: Any, quiet: bool) -> None:
+    from satnono.propagate import grid_to_domains
+    from satnono.render import print_domains
+
+    console = _console()
+    if not quiet:
+        many = len(result.solutions) > 1
+        for number, grid in enumerate(result.solutions, start=1):
+            if many:
+                console.out(f"solution {number}:")
+            print_domains(console, result.puzzle, grid_to_domains(grid))
+            console.out("")
+    details = [f"{result.seconds:.2f} s"]
+    if not quiet and "cells_left" in result.stats:
+        details.append(f"{result.stats['cells_left']} of {result.stats['cells']} cells left after line logic")
+    if not quiet and result.solver:
+        details.append(f"{result.backend}/{result.solver}")
+    console.out(f"{result.verdict} ({', '.join(details)})")
+
+
+@app.command()
+@handles_errors
+def count(
+    puzzle: PuzzleArg,
+    limit: Annotated[int, typer.Option("--limit", min=0, help="Stop counting at N; 0 = no limit.")] = 0,
+    timeout: TimeoutOpt = None,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    solver: SolverOpt = None,
+    json_output: JsonOpt = False,
+    fmt: FormatOpt = None,
+    index: IndexOpt = 1,
+) -> None:
+    """Count the solutions: exact when the search finishes, otherwise a lower bound."""
+    from satnono.solutions import count as run_count
+
+    loaded = _load(puzzle, fmt, index)
+    counted = run_count(
+        loaded, backend=_check_backend(backend), limit=limit, timeout=timeout,
+        options=SearchOptions(solver=solver),
+    )  # fmt: skip
+    if json_output:
+        print(json.dumps({"file": str(puzzle), "count": counted.count, "exact": counted.exact,
+                          "seconds": counted.seconds}))  # fmt: skip
+    else:
+        n = counted.count
+        noun = "solution" if n == 1 else "solutions"
+        if counted.exact:
+            text = f"{n} {noun} (exact)"
+        elif counted.result.status == "timeout" or (limit == 0 or n < limit):
+            text = f"at least {n} {noun} (timeout)"
+        else:
+            text = f"at least {n} {noun} (stopped at --limit {limit})"
+        if counted.result.reason:
+            text += f": {counted.result.reason}"
+        typer.echo(f"{text} ({counted.seconds:.2f} s)")
+    raise typer.Exit(_exit_code(counted.result.status, counted.count))
+
+
+@app.command()
+@handles_errors
+def convert(
+    source: Annotated[Path, typer.Argument(help="Puzzle file to read.", show_default=False)],
+    target: Annotated[Path, typer.Argument(help="File to write; its suffix picks the format.", show_default=False)],
+    from_format: Annotated[str | None, typer.Option("--from", help="Input format.")] = None,
+    to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
+) -> None:
+    """Convert puzzles between formats (every puzzle in the file)."""
+    puzzles = read_puzzles(source, from_format)
+    write_puzzles(puzzles, target, to_format)
+    noun = "puzzle" if len(puzzles) == 1 else "puzzles"
+    typer.echo(f"wrote {len(puzzles)} {noun} to {target}", err=True)
+
+
+@app.command()
+@handles_errors
+def cnf(
+    puzzle: PuzzleArg,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="DIMACS file to write (default: stdout).")
+    ] = None,
+    fmt: FormatOpt = None,
+    index: IndexOpt = 1,
+) -> None:
+    """Write the CNF of the residual puzzle (after line propagation) in DIMACS."""
+    from satnono.cnf import encode_puzzle, variable_comments
+    from satnono.errors import Contradiction
+    from satnono.model import find_contradiction
+    from satnono.propagate import Propagator, initial_domains
+
+    loaded = _load(puzzle, fmt, index)
+    reason = find_contradiction(loaded)
+    propagator = Propagator(loaded)
+    domains = initial_domains(loaded)
+    if reason is None:
+        try:
+            propagator.propagate(domains)
+        except Contradiction as error:
+            reason = str(error)
+    if reason is not None:
+        raise _fail(f"no solution: {reason}; no CNF written", EXIT_UNSOLVABLE)
+    formula = encode_puzzle(propagator, domains)
+    text = formula.dimacs(variable_comments(loaded, formula))
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot write: {error.strerror or error}", output) from None
+    left = len(formula.cell_literals)
+    typer.echo(
+        f"{output or 'stdout'}: {formula.variables} variables, {len(formula.clauses)} clauses, "
+        f"{left} residual cells" + (" (line logic solves this puzzle)" if not left else ""),
+        err=True,
+    )
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,31 @@
+"""Wall-clock deadlines shared by propagation, every backend and the CLI.
+
+One monotonic deadline object is passed down instead of a number of seconds, so that time
+spent in earlier phases (parsing, propagation, encoding) counts against the user's --timeout.
+"""
+
+from __future__ import annotations
+
+import time
+
+
+class Deadline:
+    __slots__ = ("at",)
+
+    def __init__(self, seconds: float | None) -> None:
+        self.at = None if seconds is None else time.monotonic() + max(0.0, seconds)
+
+    @property
+    def bounded(self) -> bool:
+        return self.at is not None
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or None without a deadline."""
+        return None if self.at is None else max(0.0, self.at - time.monotonic())
+
+    def expired(self) -> bool:
+        return self.at is not None and time.monotonic() >= self.at
+
+
+class Timeout(Exception):  # noqa: N818 - raised to unwind a phase when the deadline passes
+    """The deadline passed before the phase finished."""

@@ -1,0 +1,33 @@
+"""Error types shared by every layer of satnono.
+
+Bad input (exit code 2) and proven unsolvability (exit code 1) are different outcomes, so they
+are different exception types; the CLI maps each to its exit code without a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(Exception):
+    """A file or argument that cannot be read as a puzzle; always names where the problem is."""
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.path or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.message}"
+
+    def at(self, path: str | Path) -> InputError:
+        """The same error attributed to a file, for parsers that work on text."""
+        return InputError(self.message, path, self.line)
+
+
+class Contradiction(Exception):  # noqa: N818 - a contradiction is a result, not an error
+    """Proof that no grid satisfies the clues; the message says why, for the user."""

@@ -1,0 +1,211 @@
+"""The puzzle model: palette, clues and grids, shared by every format, solver and renderer.
+
+Color is built in from the start: a black-and-white puzzle is simply a palette of two colors,
+so no layer needs a special case for it. Color index 0 is always the background.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from satnono.errors import InputError
+
+#: Largest width or height accepted from any file, checked before anything is allocated.
+#: webpbn's largest puzzles are 99 x 99; 1000 leaves room for generated puzzles while refusing
+#: a declared size that would only exhaust memory.
+MAX_SIDE = 1000
+
+BACKGROUND = 0
+
+
+@dataclass(frozen=True)
+class Color:
+    """One palette entry: its name, the character that stands for it in text, its RGB hex."""
+
+    name: str
+    char: str
+    rgb: str  # "#rrggbb"
+
+
+WHITE = Color("white", ".", "#ffffff")
+BLACK = Color("black", "#", "#000000")
+BLACK_AND_WHITE: tuple[Color, ...] = (WHITE, BLACK)
+
+
+_FALLBACK_RGB = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6")
+_RGB_BY_NAME = {
+    "black": "#000000", "white": "#ffffff", "red": "#ff0000", "green": "#00b000",
+    "blue": "#4040ff", "yellow": "#ffff00", "orange": "#ff8000", "brown": "#804000",
+    "gray": "#808080", "grey": "#808080", "pink": "#ff80c0", "purple": "#8000ff",
+}  # fmt: skip
+_NAME_BY_LETTER = {
+    "k": "black", "r": "red", "g": "green", "b": "blue", "y": "yellow", "o": "orange",
+    "w": "white", "p": "purple",
+}  # fmt: skip
+_SPARE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@$%&*+=?!~^<>/|"
+
+
+def default_rgb(name: str, position: int) -> str:
+    """A display color for a color the file names but does not define."""
+    name = _NAME_BY_LETTER.get(name, name).lower()
+    return _RGB_BY_NAME.get(name, _FALLBACK_RGB[position % len(_FALLBACK_RGB)])
+
+
+def make_palette(background: Color, colors: Sequence[Color]) -> tuple[Color, ...]:
+    """A palette with satnono's text conventions: '.' background, '#' for a lone color.
+
+    Other color characters are kept as the file gave them unless they collide or are unusable
+    in clue text (digits, separators), in which case a spare letter stands in.
+    """
+    palette = [Color(background.name, ".", background.rgb)]
+    if len(colors) == 1:
+        return (*palette, Color(colors[0].name, "#", colors[0].rgb))
+    used = {"."}
+    for color in colors:
+        char = color.char
+        if len(char) != 1 or char in used or char.isdigit() or char.isspace() or char in ",.":
+            char = next(c for c in _SPARE_CHARS if c not in used)
+        used.add(char)
+        palette.append(Color(color.name, char, color.rgb))
+    return tuple(palette)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A clue number: a run of `length` cells of palette color `color` (never the background)."""
+
+    length: int
+    color: int = 1
+
+
+Clue = tuple[Block, ...]
+#: A solved grid: one tuple of palette indices per row.
+Grid = tuple[tuple[int, ...], ...]
+
+
+def min_clue_length(clue: Sequence[Block]) -> int:
+    """Cells a clue needs: its blocks plus one gap between neighbours of the same color only."""
+    gaps = sum(1 for a, b in zip(clue, clue[1:], strict=False) if a.color == b.color)
+    return sum(block.length for block in clue) + gaps
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A rectangular nonogram. Construction checks the structure, not solvability."""
+
+    width: int
+    height: int
+    rows: tuple[Clue, ...]
+    columns: tuple[Clue, ...]
+    palette: tuple[Color, ...] = BLACK_AND_WHITE
+    title: str = ""
+    #: Free-form metadata in file order (author, copyright, catalogue, license, ...).
+    info: tuple[tuple[str, str], ...] = ()
+    #: The intended picture, when the file carries one; it is not trusted, only compared.
+    goal: Grid | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        for side, value in (("width", self.width), ("height", self.height)):
+            if not 1 <= value <= MAX_SIDE:
+                raise InputError(f"{side} {value} is outside 1..{MAX_SIDE}")
+        if len(self.rows) != self.height:
+            raise InputError(f"{len(self.rows)} row clues for height {self.height}")
+        if len(self.columns) != self.width:
+            raise InputError(f"{len(self.columns)} column clues for width {self.width}")
+        if len(self.palette) < 2:
+            raise InputError("the palette needs a background and at least one color")
+        chars = [color.char for color in self.palette]
+        if len(set(chars)) != len(chars) or any(len(c) != 1 for c in chars):
+            raise InputError(f"color characters must be single and distinct, got {chars}")
+        if chars[0] != "." or "." in chars[1:]:
+            raise InputError("'.' is the background's character and only the background's")
+        for kind, index, clue in self.lines():
+            for block in clue:
+                if block.length < 1:
+                    raise InputError(f"{kind} {index + 1}: block length {block.length} < 1")
+                if not 1 <= block.color < len(self.palette):
+                    raise InputError(f"{kind} {index + 1}: unknown color index {block.color}")
+        if self.goal is not None and (
+            len(self.goal) != self.height or any(len(row) != self.width for row in self.goal)
+        ):
+            raise InputError(f"goal is not a {self.width}x{self.height} grid")
+
+    @property
+    def is_black_and_white(self) -> bool:
+        return len(self.palette) == 2
+
+    @property
+    def line_count(self) -> int:
+        return self.height + self.width
+
+    def lines(self) -> Iterator[tuple[str, int, Clue]]:
+        """Every line as (kind, index, clue): rows first, then columns."""
+        for index, clue in enumerate(self.rows):
+            yield "row", index, clue
+        for index, clue in enumerate(self.columns):
+            yield "column", index, clue
+
+    def line_cells(self, line: int) -> range:
+        """Flat cell indices (row * width + column) of line `line`: rows, then columns."""
+        if line < self.height:
+            start = line * self.width
+            return range(start, start + self.width)
+        column = line - self.height
+        return range(column, self.width * self.height, self.width)
+
+    def line_clue(self, line: int) -> Clue:
+        return self.rows[line] if line < self.height else self.columns[line - self.height]
+
+    def line_name(self, line: int) -> str:
+        if line < self.height:
+            return f"row {line + 1}"
+        return f"column {line - self.height + 1}"
+
+    def clue_text(self, clue: Clue) -> str:
+        """A clue as people write it: `3,1` in black and white, `3a,1b` in color."""
+        if not clue:
+            return "0"
+        if self.is_black_and_white:
+            return ",".join(str(block.length) for block in clue)
+        return ",".join(f"{block.length}{self.palette[block.color].char}" for block in clue)
+
+    def grid_rows(self, grid: Grid) -> list[str]:
+        """A grid as row strings of palette characters ('.' is the background)."""
+        chars = [color.char for color in self.palette]
+        return ["".join(chars[cell] for cell in row) for row in grid]
+
+    def grid_from_rows(self, rows: Sequence[str]) -> Grid:
+        """The inverse of `grid_rows`; raises InputError on an unknown character."""
+        index = {color.char: i for i, color in enumerate(self.palette)}
+        try:
+            return tuple(tuple(index[char] for char in row) for row in rows)
+        except KeyError as error:
+            raise InputError(f"unknown color character {error.args[0]!r} in grid") from None
+
+
+def find_contradiction(puzzle: Puzzle) -> str | None:
+    """A reason the clues cannot be satisfied that needs no search, or None.
+
+    Checked before solving so that the commonest authoring mistakes get a precise message
+    ("row 7: clue needs 31 cells, width is 30") instead of a bare "no solution".
+    """
+    for kind, index, clue in puzzle.lines():
+        length = puzzle.width if kind == "row" else puzzle.height
+        needed = min_clue_length(clue)
+        if needed > length:
+            side = "width" if kind == "row" else "height"
+            return (
+                f"{kind} {index + 1}: clue {puzzle.clue_text(clue)} needs {needed} cells, "
+                f"{side} is {length}"
+            )
+    for color in range(1, len(puzzle.palette)):
+        by_rows = sum(b.length for clue in puzzle.rows for b in clue if b.color == color)
+        by_columns = sum(b.length for clue in puzzle.columns for b in clue if b.color == color)
+        if by_rows != by_columns:
+            name = "black" if puzzle.is_black_and_white else puzzle.palette[color].name
+            return (
+                f"the row clues paint {by_rows} {name} cells but the column clues paint "
+                f"{by_columns}"
+            )
+    return None

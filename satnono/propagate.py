@@ -1,0 +1,157 @@
+"""Line propagation over the whole grid: solve lines until no line can narrow any cell.
+
+The grid state is a flat list of domain bitmasks (cell = row * width + column). Changed cells
+re-queue their crossing line, so work is proportional to what actually changes. An optional
+trail records every narrowing so that search can undo it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from operator import itemgetter
+
+from satnono.errors import Contradiction
+from satnono.linesolver import Domains, LineSolver
+from satnono.model import Clue, Grid, Puzzle
+
+Trail = list[tuple[int, int]]  # (cell, domain before the change)
+
+
+class LineContradiction(Contradiction):
+    """No arrangement of one line's clue fits its current cells."""
+
+    def __init__(self, puzzle: Puzzle, line: int) -> None:
+        self.line = line
+        clue = puzzle.clue_text(puzzle.line_clue(line))
+        super().__init__(f"line logic: {puzzle.line_name(line)} (clue {clue}) cannot be completed")
+
+
+@dataclass
+class PropagationStats:
+    line_solves: int = 0
+    narrowed_cells: int = 0
+    seconds: float = 0.0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+def full_domain(puzzle: Puzzle) -> int:
+    return (1 << len(puzzle.palette)) - 1
+
+
+def initial_domains(puzzle: Puzzle) -> list[int]:
+    """Every cell may take any color that both its row clue and its column clue use."""
+    row_colors = [1 | _clue_colors(clue) for clue in puzzle.rows]
+    column_colors = [1 | _clue_colors(clue) for clue in puzzle.columns]
+    return [r & c for r in row_colors for c in column_colors]
+
+
+def _clue_colors(clue: Clue) -> int:
+    mask = 0
+    for block in clue:
+        mask |= 1 << block.color
+    return mask
+
+
+class Propagator:
+    """Holds one LineSolver per distinct (clue, length) and the geometry of every line."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        colors = len(puzzle.palette)
+        shared: dict[tuple[object, int], LineSolver] = {}
+        self.solvers: list[LineSolver] = []
+        self.cells: list[tuple[int, ...]] = []
+        self.read: list[Callable[[list[int]], Domains]] = []
+        for line in range(puzzle.line_count):
+            clue = puzzle.line_clue(line)
+            cells = tuple(puzzle.line_cells(line))
+            key = (clue, len(cells))
+            if key not in shared:
+                shared[key] = LineSolver(clue, len(cells), colors)
+            self.solvers.append(shared[key])
+            self.cells.append(cells)
+            self.read.append(_reader(cells))
+        self.stats = PropagationStats()
+
+    def lines_of(self, cell: int) -> tuple[int, int]:
+        return cell // self.puzzle.width, self.puzzle.height + cell % self.puzzle.width
+
+    def propagate(
+        self,
+        domains: list[int],
+        lines: Iterable[int] | None = None,
+        trail: Trail | None = None,
+    ) -> None:
+        """Narrow `domains` in place to the line-logic fixpoint; raise LineContradiction.
+
+        `lines` limits the starting queue (by default every line); lines whose cells change
+        are queued again. On a contradiction `domains` is left part-way: undo with the trail.
+        """
+        puzzle = self.puzzle
+        height, width = puzzle.height, puzzle.width
+        queue = deque(range(puzzle.line_count) if lines is None else lines)
+        queued = bytearray(puzzle.line_count)
+        for line in queue:
+            queued[line] = 1
+        solvers, cells_of, read = self.solvers, self.cells, self.read
+        solves = narrowed = 0
+        try:
+            while queue:
+                line = queue.popleft()
+                queued[line] = 0
+                current = read[line](domains)
+                solves += 1
+                new = solvers[line].solve(current)
+                if new is None:
+                    raise LineContradiction(puzzle, line)
+                if new == current:
+                    continue
+                cells = cells_of[line]
+                is_row = line < height
+                for k, value in enumerate(new):
+                    if value != current[k]:
+                        cell = cells[k]
+                        domains[cell] = value
+                        narrowed += 1
+                        if trail is not None:
+                            trail.append((cell, current[k]))
+                        other = height + cell % width if is_row else cell // width
+                        if not queued[other]:
+                            queued[other] = 1
+                            queue.append(other)
+        finally:
+            self.stats.line_solves += solves
+            self.stats.narrowed_cells += narrowed
+
+
+def _reader(cells: tuple[int, ...]) -> Callable[[list[int]], Domains]:
+    """A fast `lambda domains: tuple(domains[c] for c in cells)`."""
+    if len(cells) == 1:
+        only = cells[0]
+        return lambda domains: (domains[only],)
+    return itemgetter(*cells)  # type: ignore[return-value]
+
+
+def undo(domains: list[int], trail: Trail, mark: int) -> None:
+    """Restore every domain changed since the trail had length `mark`."""
+    while len(trail) > mark:
+        cell, old = trail.pop()
+        domains[cell] = old
+
+
+def unknown_cells(domains: list[int]) -> list[int]:
+    """Cells with more than one color left."""
+    return [cell for cell, domain in enumerate(domains) if domain & (domain - 1)]
+
+
+def domains_to_grid(puzzle: Puzzle, domains: list[int]) -> Grid:
+    """The grid of a fully decided state (every domain a single color)."""
+    width = puzzle.width
+    values = [domain.bit_length() - 1 for domain in domains]
+    return tuple(tuple(values[r * width : (r + 1) * width]) for r in range(puzzle.height))
+
+
+def grid_to_domains(grid: Grid) -> list[int]:
+    return [1 << cell for row in grid for cell in row]

@@ -1,0 +1,67 @@
+"""Terminal pictures of grids: real colors on a color terminal, plain row strings elsewhere.
+
+Plain text is what scripts and pipes need ('.' background, '#' or the color's character);
+a terminal gets colored cells, two columns per cell, or half-block pixels (two rows per text
+line) when the grid would not fit the terminal's width otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from satnono.model import Puzzle
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+UNKNOWN_RGB = "#808080"
+
+
+def domain_rows(puzzle: Puzzle, domains: Sequence[int]) -> list[str]:
+    """Row strings of a partly solved grid: '?' where several colors are still possible."""
+    chars = [color.char for color in puzzle.palette]
+    return [
+        "".join(
+            chars[d.bit_length() - 1] if d and not d & (d - 1) else "?"
+            for d in domains[r * puzzle.width : (r + 1) * puzzle.width]
+        )
+        for r in range(puzzle.height)
+    ]
+
+
+def print_domains(console: Console, puzzle: Puzzle, domains: Sequence[int]) -> None:
+    """Print a solved or partly solved grid; decided grids are domains of one color each."""
+    rows = domain_rows(puzzle, domains)
+    if not console.is_terminal or console.no_color or console.color_system is None:
+        console.out("\n".join(rows), highlight=False)
+        return
+    rgb = {color.char: color.rgb for color in puzzle.palette}
+    rgb["?"] = UNKNOWN_RGB
+    if 2 * puzzle.width <= console.width:
+        for row in rows:
+            console.print(_wide_row(row, rgb), soft_wrap=True)
+    else:
+        for r in range(0, len(rows), 2):
+            bottom = rows[r + 1] if r + 1 < len(rows) else None
+            console.print(_half_block_row(rows[r], bottom, rgb), soft_wrap=True)
+
+
+def _wide_row(row: str, rgb: dict[str, str]) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    for char in row:
+        text.append("??" if char == "?" else "  ", style=f"on {rgb[char]}")
+    return text
+
+
+def _half_block_row(top: str, bottom: str | None, rgb: dict[str, str]) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    for i, char in enumerate(top):
+        below = rgb[bottom[i]] if bottom is not None else "default"
+        text.append("\u2580", style=f"{rgb[char]} on {below}")
+    return text

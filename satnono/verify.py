@@ -1,0 +1,55 @@
+"""The independent checker: recompute a grid's clues and compare them with the puzzle's.
+
+It shares nothing with the solvers (no automaton, no line solver, no encoding), so a bug there
+cannot hide itself here. Every solution is checked before anything reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from satnono.model import Grid, Puzzle
+
+
+class VerificationError(AssertionError):
+    """A solver produced a grid that breaks the clues: a satnono bug, never a user error."""
+
+
+def runs(cells: Sequence[int]) -> list[tuple[int, int]]:
+    """The (length, color) runs of non-background cells, left to right."""
+    found: list[tuple[int, int]] = []
+    previous = 0
+    for cell in cells:
+        if cell:
+            if cell == previous:
+                length, color = found[-1]
+                found[-1] = (length + 1, color)
+            else:
+                found.append((1, cell))
+        previous = cell
+    return found
+
+
+def problems(puzzle: Puzzle, grid: Grid) -> list[str]:
+    """Every line whose recomputed clue differs from the puzzle's; empty when the grid is right."""
+    if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
+        return [f"grid is not {puzzle.width}x{puzzle.height}"]
+    colors = len(puzzle.palette)
+    if any(not 0 <= cell < colors for row in grid for cell in row):
+        return ["grid uses a color outside the palette"]
+    found = []
+    for r, clue in enumerate(puzzle.rows):
+        if runs(grid[r]) != [(b.length, b.color) for b in clue]:
+            found.append(f"row {r + 1}")
+    for c, clue in enumerate(puzzle.columns):
+        if runs([row[c] for row in grid]) != [(b.length, b.color) for b in clue]:
+            found.append(f"column {c + 1}")
+    return found
+
+
+def verify(puzzle: Puzzle, grid: Grid) -> Grid:
+    """Return the grid if it satisfies every clue; raise VerificationError otherwise."""
+    wrong = problems(puzzle, grid)
+    if wrong:
+        raise VerificationError(f"internal error: a solver returned a wrong grid ({', '.join(wrong[:5])})")
+    return grid
