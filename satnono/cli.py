@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from satnono import __version__
-from satnono.backends import DEFAULT_BACKEND, BACKENDS, SearchOptions, installed_backends
+from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, installed_backends
 from satnono.errors import InputError
 from satnono.formats import FORMATS, read_puzzle, read_puzzles, write_puzzles
 from satnono.model import Puzzle
@@ -81,17 +81,19 @@ def _main(
     """satnono: nonogram solver. Line propagation first, then SAT on the cells left."""
 
 
-PuzzleArg = Annotated[Path, typer.Argument(help="Puzzle file (.non, .xml, ...).", show_default=False)]
+PuzzleArg = Annotated[
+    Path, typer.Argument(help="Puzzle file (.non, .xml, ...).", show_default=False)
+]
 FormatOpt = Annotated[
     str | None,
     typer.Option("--format", help=f"Input format, overriding detection: {', '.join(FORMATS)}."),
 ]
-IndexOpt = Annotated[int, typer.Option("--puzzle", min=1, help="Which puzzle of a multi-puzzle file.")]
+IndexOpt = Annotated[
+    int, typer.Option("--puzzle", min=1, help="Which puzzle of a multi-puzzle file.")
+]
 BackendOpt = Annotated[
     str,
-    typer.Option(
-        "--backend", help=f"Search backend: {', '.join(installed_backends())}."
-    ),
+    typer.Option("--backend", help=f"Search backend: {', '.join(installed_backends())}."),
 ]
 SolverOpt = Annotated[
     str | None,
@@ -105,9 +107,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on 
 
 def _check_backend(name: str) -> str:
     if name not in BACKENDS:
-        raise InputError(f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "--backend")
+        raise InputError(
+            f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "--backend"
+        )
     if name not in installed_backends():
-        raise InputError(f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "--backend")
+        raise InputError(
+            f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "--backend"
+        )
     return name
 
 
@@ -197,7 +203,9 @@ def _print_result(result: Any, quiet: bool) -> None:
             console.out("")
     details = [f"{result.seconds:.2f} s"]
     if not quiet and "cells_left" in result.stats:
-        details.append(f"{result.stats['cells_left']} of {result.stats['cells']} cells left after line logic")
+        details.append(
+            f"{result.stats['cells_left']} of {result.stats['cells']} cells left after line logic"
+        )
     if not quiet and result.solver:
         details.append(f"{result.backend}/{result.solver}")
     console.out(f"{result.verdict} ({', '.join(details)})")
@@ -207,7 +215,9 @@ def _print_result(result: Any, quiet: bool) -> None:
 @handles_errors
 def count(
     puzzle: PuzzleArg,
-    limit: Annotated[int, typer.Option("--limit", min=0, help="Stop counting at N; 0 = no limit.")] = 0,
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, help="Stop counting at N; 0 = no limit.")
+    ] = 0,
     timeout: TimeoutOpt = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     solver: SolverOpt = None,
@@ -245,7 +255,9 @@ def count(
 @handles_errors
 def convert(
     source: Annotated[Path, typer.Argument(help="Puzzle file to read.", show_default=False)],
-    target: Annotated[Path, typer.Argument(help="File to write; its suffix picks the format.", show_default=False)],
+    target: Annotated[
+        Path, typer.Argument(help="File to write; its suffix picks the format.", show_default=False)
+    ],
     from_format: Annotated[str | None, typer.Option("--from", help="Input format.")] = None,
     to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
 ) -> None:

@@ -7,7 +7,7 @@ only the automaton states that lie on some accepted path under the propagated do
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from satnono.linesolver import LineSolver, colors_of
@@ -69,7 +69,9 @@ class CnfFormula:
         return decided
 
     def cell_variables(self) -> list[int]:
-        return [abs(lit) for options in self.cell_literals.values() for _, lit in options if lit > 0]
+        return [
+            abs(lit) for options in self.cell_literals.values() for _, lit in options if lit > 0
+        ]
 
     def blocking_clause(self, true: set[int]) -> Clause:
         """Forbids exactly this assignment of the residual cells (given its true literals)."""
@@ -80,7 +82,7 @@ class CnfFormula:
             if literal in true
         ]
 
-    def dimacs(self, comments: Iterator[str] = iter(())) -> str:
+    def dimacs(self, comments: Iterable[str] = ()) -> str:
         lines = [f"c {comment}" for comment in comments]
         lines.append(f"p cnf {self.variables} {len(self.clauses)}")
         lines += [" ".join(map(str, clause)) + " 0" for clause in self.clauses]
@@ -214,7 +216,5 @@ def variable_comments(puzzle: Puzzle, formula: CnfFormula) -> Iterator[str]:
     yield "variable 1 is the constant true; cells are (row, column), 1-based"
     for cell, options in formula.cell_literals.items():
         row, column = divmod(cell, puzzle.width)
-        names = ", ".join(
-            f"{puzzle.palette[color].name}={literal}" for color, literal in options
-        )
+        names = ", ".join(f"{puzzle.palette[color].name}={literal}" for color, literal in options)
         yield f"cell ({row + 1},{column + 1}): {names}"

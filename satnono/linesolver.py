@@ -126,9 +126,7 @@ class LineSolver:
                 shifted = (before << 1) & after
                 kept = 0
                 for color in colors_of(domain):
-                    if shifted & masks[color] or (
-                        color == BACKGROUND and before & loops & after
-                    ):
+                    if shifted & masks[color] or (color == BACKGROUND and before & loops & after):
                         kept |= 1 << color
                 narrowed[j] = kept
             advance, loop = step[domain]

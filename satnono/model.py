@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from satnono.errors import InputError
 
@@ -86,7 +87,7 @@ Grid = tuple[tuple[int, ...], ...]
 
 def min_clue_length(clue: Sequence[Block]) -> int:
     """Cells a clue needs: its blocks plus one gap between neighbours of the same color only."""
-    gaps = sum(1 for a, b in zip(clue, clue[1:], strict=False) if a.color == b.color)
+    gaps = sum(1 for a, b in pairwise(clue) if a.color == b.color)
     return sum(block.length for block in clue) + gaps
 
 

@@ -131,7 +131,7 @@ def _reader(cells: tuple[int, ...]) -> Callable[[list[int]], Domains]:
     if len(cells) == 1:
         only = cells[0]
         return lambda domains: (domains[only],)
-    return itemgetter(*cells)  # type: ignore[return-value]
+    return itemgetter(*cells)
 
 
 def undo(domains: list[int], trail: Trail, mark: int) -> None:

@@ -77,7 +77,9 @@ def solve(
     kept: list[Grid] = []
     found = 0
 
-    def finish(status: Status, complete: bool, reason: str | None = None, solver: str | None = None) -> SolveResult:
+    def finish(
+        status: Status, complete: bool, reason: str | None = None, solver: str | None = None
+    ) -> SolveResult:
         return SolveResult(
             puzzle, status, complete, tuple(kept), found, round(time.perf_counter() - started, 4),
             backend, solver, reason, stats,
@@ -111,7 +113,9 @@ def solve(
     if not residual.unknown:
         accept(domains_to_grid(puzzle, domains))
         return finish("unique", True)
-    report = load_backend(backend).search(residual, options, deadline, lambda d: accept(domains_to_grid(puzzle, d)))
+    report = load_backend(backend).search(
+        residual, options, deadline, lambda d: accept(domains_to_grid(puzzle, d))
+    )
     stats.update(report.stats)
     solver = stats.pop("solver", None)
     if report.timed_out and found < 2:

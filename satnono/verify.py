@@ -30,6 +30,12 @@ def runs(cells: Sequence[int]) -> list[tuple[int, int]]:
     return found
 
 
+def line_clues(grid: Grid) -> tuple[list[list[tuple[int, int]]], list[list[tuple[int, int]]]]:
+    """The (length, color) runs of every row and every column of a grid."""
+    columns = [runs([row[c] for row in grid]) for c in range(len(grid[0]) if grid else 0)]
+    return [runs(row) for row in grid], columns
+
+
 def problems(puzzle: Puzzle, grid: Grid) -> list[str]:
     """Every line whose recomputed clue differs from the puzzle's; empty when the grid is right."""
     if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
@@ -37,13 +43,12 @@ def problems(puzzle: Puzzle, grid: Grid) -> list[str]:
     colors = len(puzzle.palette)
     if any(not 0 <= cell < colors for row in grid for cell in row):
         return ["grid uses a color outside the palette"]
+    rows, columns = line_clues(grid)
     found = []
-    for r, clue in enumerate(puzzle.rows):
-        if runs(grid[r]) != [(b.length, b.color) for b in clue]:
-            found.append(f"row {r + 1}")
-    for c, clue in enumerate(puzzle.columns):
-        if runs([row[c] for row in grid]) != [(b.length, b.color) for b in clue]:
-            found.append(f"column {c + 1}")
+    for kind, expected, actual in (("row", puzzle.rows, rows), ("column", puzzle.columns, columns)):
+        for i, clue in enumerate(expected):
+            if actual[i] != [(b.length, b.color) for b in clue]:
+                found.append(f"{kind} {i + 1}")
     return found
 
 
@@ -51,5 +56,7 @@ def verify(puzzle: Puzzle, grid: Grid) -> Grid:
     """Return the grid if it satisfies every clue; raise VerificationError otherwise."""
     wrong = problems(puzzle, grid)
     if wrong:
-        raise VerificationError(f"internal error: a solver returned a wrong grid ({', '.join(wrong[:5])})")
+        raise VerificationError(
+            f"internal error: a solver returned a wrong grid ({', '.join(wrong[:5])})"
+        )
     return grid

@@ -145,9 +145,7 @@ def _in_child(formula: CnfFormula, solver_name: str, deadline: Deadline) -> Iter
     """Run `enumerate_models` in a forked process, killed when the deadline passes."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(
-        target=_child_main, args=(formula, solver_name, sender), daemon=True
-    )
+    child = context.Process(target=_child_main, args=(formula, solver_name, sender), daemon=True)
     child.start()
     sender.close()
     try:

@@ -65,7 +65,9 @@ def _parse_size(key: str, value: str, number: int) -> int:
     try:
         size = int(value)
     except ValueError:
-        raise InputError(f"{key}: expected a whole number, got {value.strip()!r}", line=number) from None
+        raise InputError(
+            f"{key}: expected a whole number, got {value.strip()!r}", line=number
+        ) from None
     if not 1 <= size <= MAX_SIDE:
         raise InputError(f"{key} {size} is outside 1..{MAX_SIDE}", line=number)
     return size
@@ -85,7 +87,9 @@ def _parse_clue(text: str, number: int) -> list[tuple[int, str]]:
         if length == 0:
             raise InputError(f"bad clue {text.strip()!r}: a block of length 0", line=number)
         if length > MAX_SIDE:
-            raise InputError(f"bad clue {text.strip()!r}: block longer than {MAX_SIDE}", line=number)
+            raise InputError(
+                f"bad clue {text.strip()!r}: block longer than {MAX_SIDE}", line=number
+            )
         blocks.append((length, match.group(2)))
     return blocks
 
@@ -113,7 +117,7 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
                 raise InputError(f"'{key}' comes before '{side}'", line=number)
             if key in sections:
                 raise InputError(f"'{key}' given twice", line=number)
-            clues = []
+            clues: list[tuple[int, list[tuple[int, str]]]] = []
             while len(clues) < sizes[side]:
                 if i >= len(lines):
                     raise InputError(
@@ -135,7 +139,9 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
         elif key == "color":
             parts = value.split()
             if len(parts) != 2 or len(parts[0]) != 1 or not _RGB.fullmatch(parts[1]):
-                raise InputError(f"color: expected 'color <char> #rrggbb', got {line!r}", line=number)
+                raise InputError(
+                    f"color: expected 'color <char> #rrggbb', got {line!r}", line=number
+                )
             declared[parts[0]] = _normalize_rgb(parts[1])
         elif key == "goal":
             goal = (number, _unquote(value, number))
@@ -148,7 +154,9 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
         elif key == "license":
             info.append(("license", _unquote(value, number)))
         elif key[0].isdigit():
-            raise InputError(f"clue line {line!r} outside the rows and columns sections", line=number)
+            raise InputError(
+                f"clue line {line!r} outside the rows and columns sections", line=number
+            )
         # Any other line is an unknown key, which the format says to ignore.
     end = lines[-1][0] if lines else 1
     for key in ("width", "height", "rows", "columns"):
@@ -173,7 +181,10 @@ def _build(
     info: list[tuple[str, str]],
 ) -> Puzzle:
     all_blocks = [
-        (number, block) for key in ("rows", "columns") for number, clue in sections[key] for block in clue
+        (number, block)
+        for key in ("rows", "columns")
+        for number, clue in sections[key]
+        for block in clue
     ]
     used = [char for _, (_, char) in all_blocks if char]
     if used:
@@ -186,7 +197,8 @@ def _build(
                     line=number,
                 )
         colors = [
-            Color(char, char, declared.get(char) or default_rgb(char, i)) for i, char in enumerate(chars)
+            Color(char, char, declared.get(char) or default_rgb(char, i))
+            for i, char in enumerate(chars)
         ]
         palette = make_palette(WHITE, colors)
     else:

@@ -104,7 +104,9 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
             raise InputError("<color> without a name", line=line_of(element))
         rgb = _text(element)
         if not _RGB.fullmatch(rgb):
-            raise InputError(f"color {name!r}: {rgb!r} is not a hex RGB value", line=line_of(element))
+            raise InputError(
+                f"color {name!r}: {rgb!r} is not a hex RGB value", line=line_of(element)
+            )
         digits = rgb.lstrip("#").lower()
         if len(digits) == 3:
             digits = "".join(d * 2 for d in digits)
@@ -112,18 +114,24 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
     background = declared.get(background_name, Color(background_name, ".", WHITE.rgb))
 
     clue_sets: dict[str, list[tuple[Element, list[tuple[int, str]]]]] = {}
-    for clues in puzzle.findall("clues"):
-        kind = clues.get("type", "")
+    for section in puzzle.findall("clues"):
+        kind = section.get("type", "")
         if kind not in ("rows", "columns"):
-            raise InputError(f"<clues type={kind!r}>: expected rows or columns", line=line_of(clues))
+            raise InputError(
+                f"<clues type={kind!r}>: expected rows or columns", line=line_of(section)
+            )
         if kind in clue_sets:
-            raise InputError(f"<clues type={kind!r}> given twice", line=line_of(clues))
-        clue_sets[kind] = [(line, _parse_line(line, default_name, line_of)) for line in clues.findall("line")]
+            raise InputError(f"<clues type={kind!r}> given twice", line=line_of(section))
+        clue_sets[kind] = [
+            (line, _parse_line(line, default_name, line_of)) for line in section.findall("line")
+        ]
     for kind in ("rows", "columns"):
         if kind not in clue_sets:
             raise InputError(f"no <clues type={kind!r}>", line=line_of(puzzle))
         if not 1 <= len(clue_sets[kind]) <= MAX_SIDE:
-            raise InputError(f"{len(clue_sets[kind])} {kind}: expected 1..{MAX_SIDE}", line=line_of(puzzle))
+            raise InputError(
+                f"{len(clue_sets[kind])} {kind}: expected 1..{MAX_SIDE}", line=line_of(puzzle)
+            )
 
     used = [name for kind in ("rows", "columns") for _, clue in clue_sets[kind] for _, name in clue]
     names = [n for n in declared if n != background_name and n in set(used)]
@@ -132,17 +140,22 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
         for line, clue in clue_sets[kind]:
             for _, name in clue:
                 if name == background_name:
-                    raise InputError(f"a clue uses the background color {name!r}", line=line_of(line))
+                    raise InputError(
+                        f"a clue uses the background color {name!r}", line=line_of(line)
+                    )
     if not names:
         names = [default_name]
     colors = [declared.get(n) or Color(n, "", BLACK.rgb if n == "black" else "") for n in names]
-    colors = [c if c.rgb else Color(c.name, c.char, default_rgb(c.name, i)) for i, c in enumerate(colors)]
+    colors = [
+        c if c.rgb else Color(c.name, c.char, default_rgb(c.name, i)) for i, c in enumerate(colors)
+    ]
     palette = make_palette(background, colors)
     index = {name: i + 1 for i, name in enumerate(names)}
 
     def clues(kind: str) -> tuple[Clue, ...]:
         return tuple(
-            tuple(Block(length, index[name]) for length, name in clue) for _, clue in clue_sets[kind]
+            tuple(Block(length, index[name]) for length, name in clue)
+            for _, clue in clue_sets[kind]
         )
 
     width, height = len(clue_sets["columns"]), len(clue_sets["rows"])
@@ -200,7 +213,11 @@ def _parse_goal(
 
 def write_xml(puzzles: Sequence[Puzzle]) -> str:
     """webpbn XML for one or more puzzles; reading it back gives equal Puzzles."""
-    out = ['<?xml version="1.0"?>', '<!DOCTYPE pbn SYSTEM "https://webpbn.com/pbn-0.3.dtd">', "<puzzleset>"]
+    out = [
+        '<?xml version="1.0"?>',
+        '<!DOCTYPE pbn SYSTEM "https://webpbn.com/pbn-0.3.dtd">',
+        "<puzzleset>",
+    ]
     for puzzle in puzzles:
         out += _write_puzzle(puzzle)
     out.append("</puzzleset>")
@@ -211,7 +228,7 @@ def _write_puzzle(puzzle: Puzzle) -> list[str]:
     background, colors = puzzle.palette[0], puzzle.palette[1:]
     default = colors[0].name
     out = [
-        f"<puzzle type=\"grid\" defaultcolor={quoteattr(default)} "
+        f'<puzzle type="grid" defaultcolor={quoteattr(default)} '
         f"backgroundcolor={quoteattr(background.name)}>"
     ]
     info = dict(puzzle.info)

@@ -1,0 +1,39 @@
+# satnono developer commands. `make run` and `make test` are all a new machine needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+EXAMPLE ?= examples/heart-color.non
+
+.PHONY: install run test lint format bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: install
+	$(BIN)/satnono solve $(EXAMPLE)
+
+test: install
+	$(BIN)/ruff check satnono tests
+	$(BIN)/mypy satnono
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check satnono tests
+	$(BIN)/ruff format --check satnono tests
+	$(BIN)/mypy satnono
+
+format: install
+	$(BIN)/ruff check --fix satnono tests
+	$(BIN)/ruff format satnono tests
+
+bench: install
+	$(BIN)/python -m satnono.bench ../shared/puzzles/webpbn-survey --output BENCHMARKS.md
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,210 @@
+"""Regenerate the bundled example puzzles (.non and webpbn .xml) from the pictures below.
+
+All pictures are satnono's own pixel art or generated patterns. Run: python examples/make_examples.py
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+from satnono.formats.non import write_non
+from satnono.formats.webpbn_xml import write_xml
+from satnono.generate import puzzle_from_grid
+from satnono.model import BLACK_AND_WHITE, WHITE, Color, Grid, Puzzle
+
+HERE = Path(__file__).resolve().parent
+AUTHOR = (("author", "satnono"), ("copyright", "CC0: satnono example, no rights reserved"))
+
+HEART = """
+.rr...rr.
+rpprrrrrr
+rpprrrrrr
+rrrrrrrrr
+.rrrrrrr.
+..rrrrr..
+...rrr...
+....r....
+"""
+
+DUCK = """
+...............
+.....####......
+....######.....
+....##.###.....
+..#########....
+....#######....
+.....#####.....
+.....#####...##
+...##########.#
+..############.
+..#############
+...###########.
+....#########..
+......#####....
+...............
+"""
+
+SAILBOAT = """
+..................yy
+......w..........yyy
+......ww..........yy
+......www...........
+......wwww..........
+......wwwww.........
+......wwwwww........
+......wwwwwww.......
+......wwwwwwww......
+......wwwwwwwww.....
+......k.............
+......k.............
+..nnnnnnnnnnnnnnn...
+...nnnnnnnnnnnnn....
+....nnnnnnnnnnn.....
+bbbbbbbbbbbbbbbbbbbb
+bbbb.bbbbbbbb.bbbbbb
+bbbbbbbbbbbbbbbbbbbb
+bb.bbbbbbb.bbbbbbb.b
+bbbbbbbbbbbbbbbbbbbb
+"""
+
+MUSHROOM = """
+.....rrrrrr.....
+...rrwwrrrrrr...
+..rrwwwrrrwwrr..
+.rrrwwrrrrwwwrr.
+.rrrrrrrrrrwwrr.
+rrwwrrrrrrrrrrrr
+rwwwwrrrwwrrrrrr
+rrwwrrrwwwwrrwrr
+.rrrrrrrwwrrwwr.
+...kkkkkkkkkk...
+.....cccccc.....
+.....ccckccc....
+.....cccccc.....
+.....cccccc.....
+....cccccccc....
+................
+"""
+
+PALETTES = {
+    "heart-color": (WHITE, Color("red", "r", "#d01c2a"), Color("pink", "p", "#ff9bb0")),
+    "sailboat-color": (
+        WHITE,
+        Color("sail", "w", "#f0e6c8"),
+        Color("mast", "k", "#3b2a1a"),
+        Color("hull", "n", "#8b4513"),
+        Color("sea", "b", "#1f6fd0"),
+        Color("sun", "y", "#ffd21f"),
+    ),
+    "mushroom-color": (
+        WHITE,
+        Color("cap", "r", "#c81e1e"),
+        Color("spot", "w", "#f4f4f4"),
+        Color("gill", "k", "#5a3b24"),
+        Color("stem", "c", "#e8d7b0"),
+    ),
+}
+
+
+def from_art(art: str, palette: tuple[Color, ...]) -> Grid:
+    index = {color.char: i for i, color in enumerate(palette)}
+    index["."] = 0
+    return tuple(tuple(index[ch] for ch in row) for row in art.strip().splitlines())
+
+
+def spiral(size: int) -> Grid:
+    """A square spiral with a one-cell corridor: line logic solves it."""
+    grid = [[0] * size for _ in range(size)]
+    top, left, bottom, right = 0, 0, size - 1, size - 1
+    while top <= bottom and left <= right:
+        for c in range(left, right + 1):
+            grid[top][c] = 1
+        for r in range(top, bottom + 1):
+            grid[r][right] = 1
+        if top + 2 <= bottom:
+            for c in range(left, right + 1):
+                grid[bottom][c] = 1
+        if left + 2 <= right:
+            for r in range(top + 2, bottom + 1):
+                grid[r][left] = 1
+        if top + 2 <= bottom and left + 2 <= right:
+            grid[top + 2][left + 1] = 1
+        top, left, bottom, right = top + 2, left + 2, bottom - 2, right - 2
+    return tuple(tuple(row) for row in grid)
+
+
+def rings(size: int) -> Grid:
+    """Concentric colored rings around the center: a 50x50 color puzzle."""
+    center = (size - 1) / 2
+    return tuple(
+        tuple(
+            0
+            if (d := math.hypot(r - center, c - center)) > center
+            else 1 + int(d // 4) % 3
+            for c in range(size)
+        )
+        for r in range(size)
+    )
+
+
+def switches(count: int) -> Grid:
+    """`count` separated 2x2 diagonal pairs: each can flip, so 2**count solutions."""
+    width = 3 * count + 1
+    grid = [[0] * width for _ in range(4)]
+    for k in range(count):
+        c = 3 * k + 1
+        grid[1][c] = grid[2][c + 1] = 1
+    # A frame row on top and bottom keeps the picture readable without breaking symmetry.
+    return tuple(tuple(row) for row in grid)
+
+
+def needs_search(size: int, seed: int) -> Grid:
+    """A random picture that is unique but that line logic alone cannot finish.
+
+    The seed was chosen by trying seeds until satnono reported exactly that (checked in tests).
+    """
+    rng = random.Random(seed)
+    return tuple(tuple(int(rng.random() < 0.5) for _ in range(size)) for _ in range(size))
+
+
+def examples() -> list[tuple[str, Puzzle]]:
+    def make(name: str, title: str, grid: Grid, palette: tuple[Color, ...] = BLACK_AND_WHITE,
+             keep_goal: bool = True) -> tuple[str, Puzzle]:  # fmt: skip
+        puzzle = puzzle_from_grid(grid, palette, title, keep_goal)
+        return name, Puzzle(
+            puzzle.width, puzzle.height, puzzle.rows, puzzle.columns, puzzle.palette,
+            puzzle.title, AUTHOR, puzzle.goal,
+        )  # fmt: skip
+
+    rings_palette = (
+        WHITE, Color("teal", "t", "#138086"), Color("orange", "o", "#f28c28"),
+        Color("plum", "p", "#7b3f8c"),
+    )  # fmt: skip
+    return [
+        make("heart-color", "Heart", from_art(HEART, PALETTES["heart-color"]), PALETTES["heart-color"]),
+        make("duck", "Duck", from_art(DUCK, BLACK_AND_WHITE)),
+        make("sailboat-color", "Sailboat", from_art(SAILBOAT, PALETTES["sailboat-color"]),
+             PALETTES["sailboat-color"]),  # fmt: skip
+        make("mushroom-color", "Mushroom", from_art(MUSHROOM, PALETTES["mushroom-color"]),
+             PALETTES["mushroom-color"]),  # fmt: skip
+        make("spiral-50", "Spiral 50x50", spiral(50)),
+        make("rings-50-color", "Rings 50x50", rings(50), rings_palette),
+        make("switches-8", "Eight switches (256 solutions)", switches(8), keep_goal=False),
+        make("needs-search-25", "Random 25x25 that needs search", needs_search(25, SEARCH_SEED)),
+    ]
+
+
+SEARCH_SEED = 40
+
+
+def main() -> None:
+    for name, puzzle in examples():
+        (HERE / f"{name}.non").write_text(write_non(puzzle), encoding="utf-8")
+        (HERE / f"{name}.xml").write_text(write_xml([puzzle]), encoding="utf-8")
+        print(f"wrote {name}: {puzzle.width}x{puzzle.height}, {len(puzzle.palette) - 1} colors")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Shared test helpers: brute-force references and hypothesis strategies."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from satnono.generate import puzzle_from_grid
+from satnono.model import BLACK_AND_WHITE, Block, Color, Grid, Puzzle
+from satnono.verify import runs
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+PALETTES = {
+    2: BLACK_AND_WHITE,
+    3: (BLACK_AND_WHITE[0], Color("red", "r", "#ff0000"), Color("blue", "b", "#0000ff")),
+    4: (
+        BLACK_AND_WHITE[0],
+        Color("red", "r", "#ff0000"),
+        Color("blue", "b", "#0000ff"),
+        Color("green", "g", "#00ff00"),
+    ),
+}
+
+
+def arrangements(clue: tuple[Block, ...], length: int, colors: int) -> list[tuple[int, ...]]:
+    """Every coloring of a line that matches the clue, by exhaustive enumeration."""
+    want = [(b.length, b.color) for b in clue]
+    return [line for line in itertools.product(range(colors), repeat=length) if runs(line) == want]
+
+
+def brute_force_line(
+    clue: tuple[Block, ...], domains: tuple[int, ...], colors: int
+) -> tuple[int, ...] | None:
+    narrowed = [0] * len(domains)
+    found = False
+    for line in arrangements(clue, len(domains), colors):
+        if all(domains[i] >> c & 1 for i, c in enumerate(line)):
+            found = True
+            for i, c in enumerate(line):
+                narrowed[i] |= 1 << c
+    return tuple(narrowed) if found else None
+
+
+def brute_force_solutions(puzzle: Puzzle) -> set[Grid]:
+    """All solutions: the product of row arrangements, filtered by the column clues."""
+    colors = len(puzzle.palette)
+    row_options = [arrangements(clue, puzzle.width, colors) for clue in puzzle.rows]
+    wanted = [[(b.length, b.color) for b in clue] for clue in puzzle.columns]
+    found = set()
+    for grid in itertools.product(*row_options):
+        if all(runs([row[c] for row in grid]) == wanted[c] for c in range(puzzle.width)):
+            found.add(tuple(grid))
+    return found
+
+
+@st.composite
+def grids(
+    draw: st.DrawFn, max_width: int = 5, max_height: int = 5, max_colors: int = 3
+) -> tuple[Grid, int]:
+    colors = draw(st.integers(2, max_colors))
+    width = draw(st.integers(1, max_width))
+    height = draw(st.integers(1, max_height))
+    cells = draw(
+        st.lists(
+            st.lists(st.integers(0, colors - 1), min_size=width, max_size=width),
+            min_size=height,
+            max_size=height,
+        )
+    )
+    return tuple(tuple(row) for row in cells), colors
+
+
+@st.composite
+def puzzles(
+    draw: st.DrawFn, max_width: int = 5, max_height: int = 5, max_colors: int = 3
+) -> Puzzle:
+    """A puzzle made from a random grid; sometimes one clue is altered so it may be unsolvable."""
+    grid, colors = draw(grids(max_width, max_height, max_colors))
+    puzzle = puzzle_from_grid(grid, PALETTES[colors], keep_goal=False)
+    if draw(st.booleans()) and draw(st.integers(0, 3)) == 0:
+        row = draw(st.integers(0, puzzle.height - 1))
+        clue = list(puzzle.rows[row])
+        if clue:
+            i = draw(st.integers(0, len(clue) - 1))
+            clue[i] = Block(max(1, clue[i].length + draw(st.sampled_from([-1, 1]))), clue[i].color)
+            rows = list(puzzle.rows)
+            rows[row] = tuple(clue)
+            puzzle = Puzzle(
+                puzzle.width, puzzle.height, tuple(rows), puzzle.columns, puzzle.palette
+            )
+    return puzzle

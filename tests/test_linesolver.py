@@ -1,0 +1,81 @@
+"""The exact line solver against brute force over every arrangement of small lines."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from satnono.automaton import line_automaton
+from satnono.linesolver import LineSolver
+from satnono.model import Block
+from satnono.verify import runs
+from support import brute_force_line
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[tuple[Block, ...], tuple[int, ...], int]:
+    """A clue taken from a random line, and random partial domains (often inconsistent)."""
+    colors = draw(st.integers(2, 4))
+    length = draw(st.integers(1, 8))
+    line = draw(st.lists(st.integers(0, colors - 1), min_size=length, max_size=length))
+    clue = tuple(Block(n, c) for n, c in runs(line))
+    full = (1 << colors) - 1
+    domains = tuple(draw(st.one_of(st.just(full), st.integers(1, full))) for _ in range(length))
+    return clue, domains, colors
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines())
+def test_line_solver_matches_brute_force(
+    case: tuple[tuple[Block, ...], tuple[int, ...], int],
+) -> None:
+    clue, domains, colors = case
+    solver = LineSolver(clue, len(domains), colors)
+    assert solver.solve(domains) == brute_force_line(clue, domains, colors)
+    # The cached answer is the same answer.
+    assert solver.solve(domains) == brute_force_line(clue, domains, colors)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines())
+def test_live_states_exist_exactly_when_the_line_fits(
+    case: tuple[tuple[Block, ...], tuple[int, ...], int],
+) -> None:
+    clue, domains, colors = case
+    solver = LineSolver(clue, len(domains), colors)
+    live = solver.live_states(domains)
+    assert (live is None) == (brute_force_line(clue, domains, colors) is None)
+    if live is not None:
+        assert live[0] == 1 and live[-1] == 1 << solver.automaton.accept
+
+
+def test_black_and_white_overlap() -> None:
+    # The classic overlap: a 6 in a line of 10 fixes the middle two cells.
+    solver = LineSolver((Block(6),), 10, 2)
+    result = solver.solve((3,) * 10)
+    assert result == (3, 3, 3, 3, 2, 2, 3, 3, 3, 3)
+
+
+def test_different_colors_need_no_gap() -> None:
+    # 2 red then 2 blue fill a line of 4 exactly: no gap between different colors.
+    solver = LineSolver((Block(2, 1), Block(2, 2)), 4, 3)
+    assert solver.solve((7, 7, 7, 7)) == (2, 2, 4, 4)
+    # The same colors need a gap, so they cannot fit in 4.
+    assert LineSolver((Block(2, 1), Block(2, 1)), 4, 3).solve((7,) * 4) is None
+
+
+def test_empty_clue_is_all_background() -> None:
+    assert LineSolver((), 3, 3).solve((7, 7, 7)) == (1, 1, 1)
+    assert LineSolver((), 2, 2).solve((3, 2)) is None
+
+
+def test_automaton_transitions() -> None:
+    automaton = line_automaton((Block(1, 1), Block(1, 1)), 2)
+    # States: 0 start, 1 first block, 2 gap, 3 second block.
+    assert automaton.next_state(0, 0) == 0
+    assert automaton.next_state(0, 1) == 1
+    assert automaton.next_state(1, 1) is None
+    assert automaton.next_state(1, 0) == 2
+    assert automaton.next_state(2, 0) == 2
+    assert automaton.next_state(3, 0) == 3
+    assert automaton.accept == 3

@@ -1,0 +1,102 @@
+"""The SAT backend against brute force, and the encoding's promise: unit propagation on the
+CNF deduces exactly what line propagation deduces."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+
+from satnono.backends import SearchOptions
+from satnono.cnf import encode_puzzle
+from satnono.errors import Contradiction
+from satnono.generate import puzzle_from_grid
+from satnono.model import Puzzle
+from satnono.propagate import Propagator, initial_domains
+from satnono.solutions import solve
+from support import PALETTES, brute_force_solutions, grids, puzzles
+
+
+@settings(max_examples=150, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_sat_counts_match_brute_force(puzzle: Puzzle) -> None:
+    expected = brute_force_solutions(puzzle)
+    result = solve(puzzle, limit=0)
+    assert result.complete
+    assert result.solutions_found == len(expected)
+    assert set(result.solutions) == expected
+    if not expected:
+        assert result.status == "unsolvable" and result.reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(max_width=7, max_height=7, max_colors=4))
+def test_the_picture_is_among_the_solutions(case: tuple) -> None:
+    grid, colors = case
+    puzzle = puzzle_from_grid(grid, PALETTES[colors])
+    result = solve(puzzle, limit=0)
+    assert grid in result.solutions
+
+
+@settings(max_examples=60, deadline=None)
+@given(grids(max_width=6, max_height=6, max_colors=3), st.data())
+def test_unit_propagation_equals_line_propagation(case: tuple, data: st.DataObject) -> None:
+    grid, colors = case
+    puzzle = puzzle_from_grid(grid, PALETTES[colors])
+    propagator = Propagator(puzzle)
+    domains = initial_domains(puzzle)
+    propagator.propagate(domains)
+    formula = encode_puzzle(propagator, domains)
+    if not formula.cell_literals:
+        return
+    # Assume a few residual cells take a color (not necessarily the picture's).
+    cells = sorted(formula.cell_literals)
+    chosen = data.draw(st.lists(st.sampled_from(cells), max_size=3, unique=True))
+    assumptions = []
+    assumed = list(domains)
+    for cell in chosen:
+        color, literal = data.draw(st.sampled_from(formula.cell_literals[cell]))
+        assumptions.append(literal)
+        assumed[cell] = 1 << color
+    try:
+        propagator.propagate(assumed)
+        line_result: list[int] | None = assumed
+    except Contradiction:
+        line_result = None
+    with Solver(name="minisat22", bootstrap_with=formula.clauses) as solver:
+        ok, implied = solver.propagate(assumptions=assumptions)
+    if line_result is None:
+        assert not ok
+        return
+    assert ok
+    true = set(implied) | set(assumptions)
+    for cell, options in formula.cell_literals.items():
+        possible = 0
+        for color, literal in options:
+            if -literal not in true:
+                possible |= 1 << color
+        assert possible == line_result[cell], f"cell {cell}"
+
+
+def test_every_pysat_solver_name_is_accepted() -> None:
+    from satnono.backends.sat import solver_names
+
+    names = solver_names()
+    assert names["cadical195"] == "cadical195"
+    assert names["g42"] == "glucose42"
+
+
+def test_solvers_agree_on_a_small_ambiguous_puzzle() -> None:
+    # A 2x2 diagonal: two solutions.
+    puzzle = puzzle_from_grid(((1, 0), (0, 1)))
+    for name in ("glucose42", "cadical195", "minisat22", "kissat404"):
+        result = solve(puzzle, limit=0, options=SearchOptions(solver=name), timeout=30)
+        assert result.solutions_found == 2 and result.complete, name
+
+
+def test_an_expired_deadline_is_a_timeout_for_every_kind_of_solver() -> None:
+    # Line logic cannot finish this one, so the search must start, and must stop at once.
+    puzzle = puzzle_from_grid(((1, 0), (0, 1)))
+    for name in ("cadical195", "glucose42"):  # killed in a child / interrupted in process
+        result = solve(puzzle, timeout=0, options=SearchOptions(solver=name))
+        assert result.status == "timeout" and result.solutions_found == 0, name
