@@ -25,6 +25,7 @@ from satnono.model import Puzzle
 
 EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
 app = typer.Typer(
     add_completion=False,
@@ -52,6 +53,10 @@ def handles_errors(command: F) -> F:
             raise _fail(f"error: {error}", EXIT_BAD_INPUT) from None
         except KeyboardInterrupt:
             raise _fail("interrupted", EXIT_INTERRUPTED) from None
+        except BrokenPipeError:
+            # The reader went away (`satnono solve ... | head`): stop quietly, like other tools.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(EXIT_BROKEN_PIPE) from None
         except typer.Exit:
             raise
         except Exception as error:
@@ -117,6 +122,16 @@ def _check_backend(name: str) -> str:
     return name
 
 
+def _options(backend: str, solver: str | None) -> SearchOptions:
+    """Check the search options before any work, so a typo fails even on easy puzzles."""
+    _check_backend(backend)
+    if solver is not None:
+        from satnono.backends.sat import canonical_solver
+
+        solver = canonical_solver(solver)
+    return SearchOptions(solver=solver)
+
+
 def _load(path: Path, fmt: str | None, index: int) -> Puzzle:
     return read_puzzle(path, fmt, index)
 
@@ -145,13 +160,10 @@ def solve(
     """Solve a puzzle: print its solutions and a verdict (unique, N solutions, no solution)."""
     from satnono.solutions import solve as run_solve
 
+    options = _options(backend, solver)
     loaded = _load(puzzle, fmt, index)
     result = run_solve(
-        loaded,
-        backend=_check_backend(backend),
-        limit=max_solutions,
-        timeout=timeout,
-        options=SearchOptions(solver=solver),
+        loaded, backend=backend, limit=max_solutions, timeout=timeout, options=options
     )
     if json_output:
         print(json.dumps(_solve_json(puzzle, result)))
@@ -228,11 +240,9 @@ def count(
     """Count the solutions: exact when the search finishes, otherwise a lower bound."""
     from satnono.solutions import count as run_count
 
+    options = _options(backend, solver)
     loaded = _load(puzzle, fmt, index)
-    counted = run_count(
-        loaded, backend=_check_backend(backend), limit=limit, timeout=timeout,
-        options=SearchOptions(solver=solver),
-    )  # fmt: skip
+    counted = run_count(loaded, backend=backend, limit=limit, timeout=timeout, options=options)
     if json_output:
         print(json.dumps({"file": str(puzzle), "count": counted.count, "exact": counted.exact,
                           "seconds": counted.seconds}))  # fmt: skip
