@@ -33,7 +33,7 @@ format: install
 	$(BIN)/ruff format satnono tests
 
 bench: install
-	$(BIN)/python -m satnono.bench ../shared/puzzles/webpbn-survey --output BENCHMARKS.md
+	$(BIN)/python -m satnono.bench ../shared/puzzles/webpbn-survey --backends sat,cpsat --output BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

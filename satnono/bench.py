@@ -8,53 +8,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import platform
 import re
-import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from satnono.errors import InputError
-from satnono.formats import format_of
-
-
-@dataclass(frozen=True)
-class Run:
-    puzzle: str
-    backend: str
-    seconds: float
-    verdict: str
-    cells_left: int | None
-    variables: int | None
-    clauses: int | None
-
-
-def run_one(path: Path, backend: str, limit: int, timeout: float) -> Run:
-    """One CLI process; its wall time includes start-up and imports."""
-    command = [
-        sys.executable, "-m", "satnono", "solve", str(path), "--json",
-        "--max-solutions", str(limit), "--backend", backend, "--timeout", str(timeout),
-    ]  # fmt: skip
-    started = time.perf_counter()
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30)
-    except subprocess.TimeoutExpired:
-        return Run(path.stem, backend, time.perf_counter() - started, "killed", None, None, None)
-    seconds = time.perf_counter() - started
-    try:
-        data: dict[str, Any] = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        error = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        return Run(path.stem, backend, seconds, f"error: {error[0]}", None, None, None)
-    stats = data.get("stats", {})
-    return Run(
-        path.stem, backend, seconds, data["status"], stats.get("cells_left"),
-        stats.get("cnf_variables"), stats.get("cnf_clauses"),
-    )  # fmt: skip
+from satnono.compare import SolveRun, puzzle_files, run_solve_process
 
 
 def expected_verdicts(folder: Path) -> dict[str, str]:
@@ -75,38 +34,47 @@ def expected_verdicts(folder: Path) -> dict[str, str]:
     return verdicts
 
 
-def table(runs: list[Run], backends: list[str], expected: dict[str, str]) -> list[str]:
+def table(runs: list[SolveRun], backends: list[str], expected: dict[str, str]) -> list[str]:
+    """Markdown rows: per puzzle the subject's size figures, wall seconds per backend, ratios."""
     first = backends[0]
     head = ["puzzle", "cells left", "CNF vars", "CNF clauses"]
     head += [f"{b} s" for b in backends] + ["verdict"]
-    if len(backends) > 1:
-        head += [f"{b} / {first}" for b in backends[1:]]
+    head += [f"{b} / {first}" for b in backends[1:]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    by_key = {(r.puzzle, r.backend): r for r in runs}
-    for name in sorted({r.puzzle for r in runs}, key=_puzzle_order):
+    by_key = {(Path(r.puzzle).stem, r.backend): r for r in runs}
+    for name in sorted({Path(r.puzzle).stem for r in runs}, key=_puzzle_order):
         main = by_key[(name, first)]
-        verdict = main.verdict
+        verdict = main.status
         if name in expected:
-            verdict += " ✓" if main.verdict == expected[name] else f" ✗ (expected {expected[name]})"
+            verdict += " ✓" if main.status == expected[name] else f" ✗ (expected {expected[name]})"
         row = [name, _text(main.cells_left), _text(main.variables), _text(main.clauses)]
-        row += [f"{by_key[(name, b)].seconds:.2f}" for b in backends] + [verdict]
-        row += [f"{by_key[(name, b)].seconds / main.seconds:.1f}x" for b in backends[1:]]
+        row += [_seconds(by_key[(name, b)]) for b in backends] + [verdict]
+        row += [f"{by_key[(name, b)].wall_seconds / main.wall_seconds:.1f}x" for b in backends[1:]]
         lines.append("| " + " | ".join(row) + " |")
-    totals = ["**total**", "", "", ""]
-    sums = {b: sum(r.seconds for r in runs if r.backend == b) for b in backends}
-    totals += [f"**{sums[b]:.2f}**" for b in backends]
-    right = sum(1 for r in runs if r.backend == first and expected.get(r.puzzle) == r.verdict)
+    sums = {b: sum(r.wall_seconds for r in runs if r.backend == b) for b in backends}
+    right = sum(
+        1 for r in runs if r.backend == first and expected.get(Path(r.puzzle).stem) == r.status
+    )
+    totals = ["**total**", "", "", ""] + [f"**{sums[b]:.2f}**" for b in backends]
     totals.append(f"{right}/{len(expected)} right" if expected else "")
     totals += [f"{sums[b] / sums[first]:.1f}x" for b in backends[1:]]
     lines.append("| " + " | ".join(totals) + " |")
-    slowest = max((r for r in runs if r.backend == first), key=lambda r: r.seconds)
-    lines.append("")
-    lines.append(f"Slowest with {first}: {slowest.puzzle}, {slowest.seconds:.2f} s.")
+    for backend in backends:
+        slowest = max((r for r in runs if r.backend == backend), key=lambda r: r.wall_seconds)
+        lines.append("")
+        lines.append(
+            f"Slowest with {backend}: {Path(slowest.puzzle).stem}, {slowest.wall_seconds:.2f} s."
+        )
     return lines
 
 
+def _seconds(run: SolveRun) -> str:
+    text = f"{run.wall_seconds:.2f}"
+    return text if run.finished else f"{text} ({run.status})"
+
+
 def _puzzle_order(name: str) -> tuple[int, str]:
-    head = name.split("-")[0]
+    head = Path(name).stem.split("-")[0]
     return (int(head) if head.isdigit() else 0, name)
 
 
@@ -138,18 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--section", default="survey")
     args = parser.parse_args(argv)
     backends = [b for b in args.backends.split(",") if b]
-    files = sorted(
-        (p for p in args.folder.iterdir() if p.is_file() and _is_puzzle(p)),
-        key=lambda p: _puzzle_order(p.stem),
-    )
-    if not files:
-        print(f"no puzzles in {args.folder}", file=sys.stderr)
-        return 2
+    files = sorted(puzzle_files([args.folder]), key=lambda p: _puzzle_order(p.stem))
     runs = []
     for path in files:
         for backend in backends:
-            run = run_one(path, backend, args.max_solutions, args.timeout)
-            print(f"{path.stem:28} {backend:10} {run.seconds:7.2f} s  {run.verdict}", flush=True)
+            run = run_solve_process(path, backend, args.max_solutions, args.timeout)
+            print(
+                f"{path.stem:28} {backend:10} {run.wall_seconds:7.2f} s  {run.status}", flush=True
+            )
             runs.append(run)
     expected = expected_verdicts(args.folder)
     command = " ".join(["python -m satnono.bench", *(argv if argv is not None else sys.argv[1:])])
@@ -172,16 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         args.output.write_text(replace_section(old, args.section, text), encoding="utf-8")
         print(f"updated {args.output}", file=sys.stderr)
     subject = [r for r in runs if r.backend == backends[0]]
-    wrong = [r for r in subject if expected.get(r.puzzle, r.verdict) != r.verdict]
+    wrong = [r for r in subject if expected.get(Path(r.puzzle).stem, r.status) != r.status]
     return 1 if wrong else 0
-
-
-def _is_puzzle(path: Path) -> bool:
-    try:
-        format_of(path)
-    except InputError:
-        return False
-    return True
 
 
 if __name__ == "__main__":

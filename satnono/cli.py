@@ -104,6 +104,10 @@ SolverOpt = Annotated[
     str | None,
     typer.Option("--solver", help="PySAT solver for the sat backend (default: glucose42)."),
 ]
+ThreadsOpt = Annotated[
+    int, typer.Option("--threads", min=1, help="Worker threads (cpsat backend).")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed for the search.")]
 TimeoutOpt = Annotated[
     float | None, typer.Option("--timeout", min=0, help="Give up after this many seconds.")
 ]
@@ -122,14 +126,14 @@ def _check_backend(name: str) -> str:
     return name
 
 
-def _options(backend: str, solver: str | None) -> SearchOptions:
+def _options(backend: str, solver: str | None, threads: int = 1, seed: int = 0) -> SearchOptions:
     """Check the search options before any work, so a typo fails even on easy puzzles."""
     _check_backend(backend)
     if solver is not None:
         from satnono.backends.sat import canonical_solver
 
         solver = canonical_solver(solver)
-    return SearchOptions(solver=solver)
+    return SearchOptions(solver=solver, threads=threads, seed=seed)
 
 
 def _load(path: Path, fmt: str | None, index: int) -> Puzzle:
@@ -148,6 +152,8 @@ def solve(
     puzzle: PuzzleArg,
     backend: BackendOpt = DEFAULT_BACKEND,
     solver: SolverOpt = None,
+    threads: ThreadsOpt = 1,
+    seed: SeedOpt = 0,
     max_solutions: Annotated[
         int, typer.Option("--max-solutions", min=0, help="Stop after N solutions; 0 finds all.")
     ] = 2,
@@ -160,7 +166,7 @@ def solve(
     """Solve a puzzle: print its solutions and a verdict (unique, N solutions, no solution)."""
     from satnono.solutions import solve as run_solve
 
-    options = _options(backend, solver)
+    options = _options(backend, solver, threads, seed)
     loaded = _load(puzzle, fmt, index)
     result = run_solve(
         loaded, backend=backend, limit=max_solutions, timeout=timeout, options=options
@@ -233,6 +239,8 @@ def count(
     timeout: TimeoutOpt = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     solver: SolverOpt = None,
+    threads: ThreadsOpt = 1,
+    seed: SeedOpt = 0,
     json_output: JsonOpt = False,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
@@ -240,7 +248,7 @@ def count(
     """Count the solutions: exact when the search finishes, otherwise a lower bound."""
     from satnono.solutions import count as run_count
 
-    options = _options(backend, solver)
+    options = _options(backend, solver, threads, seed)
     loaded = _load(puzzle, fmt, index)
     counted = run_count(loaded, backend=backend, limit=limit, timeout=timeout, options=options)
     if json_output:
@@ -320,6 +328,108 @@ def cnf(
         f"{left} residual cells" + (" (line logic solves this puzzle)" if not left else ""),
         err=True,
     )
+
+
+@app.command()
+@handles_errors
+def compare(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Puzzle files or folders.", show_default=False)
+    ],
+    backends: Annotated[
+        str, typer.Option("--backends", help="Comma-separated backends to compare.")
+    ] = "sat,cpsat,backtrack",
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0, help="Seconds per puzzle and backend.")
+    ] = 60.0,
+    max_solutions: Annotated[
+        int, typer.Option("--max-solutions", min=0, help="Stop after N solutions; 0 = all.")
+    ] = 2,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Processes at a time.")] = 1,
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Write the runs as CSV.")] = None,
+    plot_file: Annotated[
+        Path | None, typer.Option("--plot", help="Write a bar chart (.png or .svg).")
+    ] = None,
+) -> None:
+    """Run several backends on the same puzzles, each in its own killable process."""
+    from satnono import compare as comparing
+
+    chosen = [_check_backend(name.strip()) for name in backends.split(",") if name.strip()]
+    if not chosen:
+        raise InputError("no backend named", "--backends")
+    if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
+        raise InputError("the plot must be a .png or .svg file", plot_file)
+    files = comparing.puzzle_files(paths)
+    runs = _run_with_progress(comparing, files, chosen, max_solutions, timeout, jobs)
+    _print_comparison(runs, chosen)
+    problems = comparing.disagreements(runs)
+    console = _console(stderr=True)
+    for problem in problems:
+        console.print(f"[bold red]DISAGREEMENT[/] {problem}")
+    if csv_file is not None:
+        comparing.write_csv(runs, csv_file)
+    if plot_file is not None:
+        comparing.plot(runs, chosen, timeout, plot_file)
+    raise typer.Exit(1 if problems else 0)
+
+
+def _run_with_progress(
+    comparing: Any, files: list[Path], backends: list[str], limit: int, timeout: float, jobs: int
+) -> list[Any]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    console = _console(stderr=True)
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("solving", total=len(files) * len(backends))
+
+        def done(run: Any) -> None:
+            progress.update(task, advance=1, description=f"{run.puzzle} / {run.backend}")
+
+        try:
+            runs: list[Any] = comparing.run_all(files, backends, limit, timeout, jobs, done)
+        except KeyboardInterrupt:
+            comparing.kill_all()
+            raise
+    return runs
+
+
+def _print_comparison(runs: list[Any], backends: list[str]) -> None:
+    from rich.table import Table
+
+    table = Table(title="seconds per puzzle and backend (fastest in bold green)")
+    table.add_column("puzzle")
+    for backend in backends:
+        table.add_column(backend, justify="right")
+    table.add_column("verdict")
+    by_key = {(run.puzzle, run.backend): run for run in runs}
+    for puzzle in dict.fromkeys(run.puzzle for run in runs):
+        group = [by_key[(puzzle, backend)] for backend in backends]
+        finished = [run for run in group if run.finished]
+        fastest = min((run.seconds for run in finished), default=None)
+        cells = []
+        for run in group:
+            text = f"{run.seconds:.2f}" if run.finished else run.status
+            if run.finished and run.seconds == fastest:
+                text = f"[bold green]{text}[/]"
+            elif not run.finished:
+                text = f"[red]{text}[/]"
+            cells.append(text)
+        verdicts = sorted({_short_verdict(run) for run in finished})
+        table.add_row(puzzle, *cells, " / ".join(verdicts) if verdicts else "-")
+    totals = []
+    for backend in backends:
+        group = [run for run in runs if run.backend == backend]
+        solved = sum(1 for run in group if run.finished)
+        totals.append(f"{sum(run.seconds for run in group):.2f} ({solved}/{len(group)})")
+    table.add_row("[bold]total (solved)[/]", *totals, "")
+    _console().print(table)
+
+
+def _short_verdict(run: Any) -> str:
+    if run.status == "multiple":
+        return f"{run.solutions_found}{'' if run.complete else '+'} solutions"
+    return str(run.status)
 
 
 def main() -> None:

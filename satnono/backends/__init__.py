@@ -78,6 +78,9 @@ BACKENDS: dict[str, BackendInfo] = {
         BackendInfo(
             "sat", "satnono.backends.sat", "pysat", "CNF line automata solved by a PySAT solver"
         ),
+        BackendInfo(
+            "cpsat", "satnono.backends.cpsat", "ortools", "OR-tools CP-SAT, one automaton per line"
+        ),
     )
 }
 

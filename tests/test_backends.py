@@ -1,0 +1,61 @@
+"""Every installed backend against brute force and against the others.
+
+Backends are interchangeable only if they agree: same verdicts, same solution sets, on random
+puzzles (black-and-white and color), on the bundled examples and on part of the corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from satnono.backends import installed_backends
+from satnono.formats import read_puzzles
+from satnono.model import Puzzle
+from satnono.solutions import solve
+from support import EXAMPLES, SHARED, brute_force_solutions, puzzles
+
+OTHERS = [name for name in installed_backends() if name != "sat"]
+
+
+@pytest.mark.parametrize("backend", OTHERS)
+@settings(max_examples=40, deadline=None)
+@given(puzzle=puzzles(max_width=5, max_height=5, max_colors=3))
+def test_counts_match_brute_force(backend: str, puzzle: Puzzle) -> None:
+    expected = brute_force_solutions(puzzle)
+    result = solve(puzzle, backend=backend, limit=0)
+    assert result.complete
+    assert set(result.solutions) == expected
+    assert result.solutions_found == len(expected)
+
+
+def _agree(puzzle: Puzzle, backend: str, limit: int) -> None:
+    reference = solve(puzzle, backend="sat", limit=limit)
+    other = solve(puzzle, backend=backend, limit=limit, timeout=60)
+    assert other.status == reference.status
+    assert other.solutions_found == reference.solutions_found
+    if reference.complete:
+        assert set(other.solutions) == set(reference.solutions)
+
+
+@pytest.mark.parametrize("backend", OTHERS)
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.non")), ids=lambda p: p.stem)
+def test_examples_agree_with_sat(backend: str, path: Path) -> None:
+    for puzzle in read_puzzles(path):
+        _agree(puzzle, backend, limit=300)
+
+
+def _corpus_sample() -> list[Path]:
+    files = sorted((SHARED / "corpus").glob("*/*.non")) if SHARED.is_dir() else []
+    # Every 12th file keeps this quick; the full corpus runs through the sat backend.
+    return [p for p in files[::12] if p.stem != "frans_faase"]
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/puzzles is absent")
+@pytest.mark.parametrize("backend", OTHERS)
+@pytest.mark.parametrize("path", _corpus_sample(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_corpus_sample_agrees_with_sat(backend: str, path: Path) -> None:
+    for puzzle in read_puzzles(path):
+        _agree(puzzle, backend, limit=3)
