@@ -6,13 +6,13 @@ the file handling (encoding, size limits, error attribution) so that the parsers
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from satnono.errors import InputError
-from satnono.formats.non import looks_like_non, parse_non, write_non
-from satnono.formats.webpbn_xml import looks_like_xml, parse_xml, write_xml
 from satnono.model import Puzzle
 
 #: Files larger than this are refused before they are read (the largest real puzzle files are
@@ -22,25 +22,63 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Format:
+    """A file format; its module is imported on first use, so start-up pays only for one."""
+
     name: str
     suffixes: tuple[str, ...]
-    parse: Callable[[str], list[Puzzle]]
-    write: Callable[[Sequence[Puzzle]], str]
-    sniff: Callable[[str], bool]
+    module: str
+    functions: tuple[str, str, str]  # names of the parse, write and sniff functions
     summary: str
 
+    def _function(self, index: int) -> Callable[..., Any]:
+        function: Callable[..., Any] = getattr(
+            importlib.import_module(self.module), self.functions[index]
+        )
+        return function
 
-def _write_non_bundle(puzzles: Sequence[Puzzle]) -> str:
-    return "====\n".join(write_non(puzzle) for puzzle in puzzles)
+    def parse(self, text: str) -> list[Puzzle]:
+        puzzles: list[Puzzle] = self._function(0)(text)
+        return puzzles
+
+    def write(self, puzzles: Sequence[Puzzle]) -> str:
+        text: str = self._function(1)(puzzles)
+        return text
+
+    def sniff(self, text: str) -> bool:
+        return bool(self._function(2)(text))
+
+
+def _format(
+    name: str, suffixes: tuple[str, ...], module: str, summary: str, writer: str | None = None
+) -> Format:
+    """Format `name` whose module defines parse_<short>, write_<short> and looks_like_<short>."""
+    short = module.removeprefix("webpbn_")
+    functions = (f"parse_{short}", writer or f"write_{short}", f"looks_like_{short}")
+    return Format(name, suffixes, f"satnono.formats.{module}", functions, summary)
 
 
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("xml", (".xml", ".pbn"), parse_xml, write_xml, looks_like_xml,
-               "webpbn XML (pbn 0.3), black-and-white and color, several puzzles per file"),
-        Format("non", (".non", ".nonpack"), parse_non, _write_non_bundle, looks_like_non,
-               "Simpson's .non with mikix/nonogram-db colors and goal; ==== bundles"),
+        _format("xml", (".xml", ".pbn"), "webpbn_xml",
+                "webpbn XML (pbn 0.3), black-and-white and color, several puzzles per file"),
+        _format("non", (".non", ".nonpack"), "non",
+                "Simpson's .non with mikix/nonogram-db colors and goal; ==== bundles",
+                writer="write_non_bundle"),
+        # The formats below have no magic words; each sniffer is a trial parse, and their
+        # structures are disjoint (header shape, '#', '&' or ':' separators), so order is free.
+        _format("g", (".g",), "olsak",
+                "Olsak .g (grid solver; webpbn 'olsak' export), black-and-white and color"),
+        _format("mk", (".mk",), "mk",
+                "Olsak .mk: 'height width', rows, '#', columns; black-and-white"),
+        _format("nin", (".nin",), "nin",
+                "Wilk's .nin: 'width height', rows, columns; black-and-white"),
+        _format("cwd", (".cwd",), "cwd",
+                "Meshcheryakov/Sukhoy .cwd: height, width, rows, blank, columns; black-and-white"),
+        _format("syro", (".syr", ".syro"), "syro",
+                "Syromolotov JSolver: rows ending in 0, '#', columns, '#'; black-and-white"),
+        _format("makhorin", (), "makhorin",
+                "Makhorin pbnsol (webpbn export): '*' comments, rows, '&', columns; no suffix"),
     )
 }  # fmt: skip
 
@@ -108,7 +146,10 @@ def read_puzzle(path: str | Path, fmt: str | None = None, index: int = 1) -> Puz
 
 def write_puzzles(puzzles: Sequence[Puzzle], path: str | Path, fmt: str | None = None) -> None:
     chosen = format_of(path, None, fmt)
-    text = chosen.write(puzzles)
+    try:
+        text = chosen.write(puzzles)
+    except InputError as error:
+        raise error.at(path) from None
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as error:

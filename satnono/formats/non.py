@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from satnono.errors import InputError
 from satnono.model import (
@@ -239,6 +240,11 @@ def _parse_goal(
         else:
             raise InputError(f"goal uses {char!r}, which no clue uses", line=number)
     return tuple(tuple(cells[r * width : (r + 1) * width]) for r in range(height))
+
+
+def write_non_bundle(puzzles: Sequence[Puzzle]) -> str:
+    """Several puzzles in one file, separated by `====` lines (nonogram-db bundles)."""
+    return "====\n".join(write_non(puzzle) for puzzle in puzzles)
 
 
 def write_non(puzzle: Puzzle) -> str:
