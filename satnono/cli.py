@@ -225,7 +225,8 @@ def _print_result(result: Any, quiet: bool) -> None:
             f"{result.stats['cells_left']} of {result.stats['cells']} cells left after line logic"
         )
     if not quiet and result.solver:
-        details.append(f"{result.backend}/{result.solver}")
+        same = result.solver == result.backend
+        details.append(result.backend if same else f"{result.backend}/{result.solver}")
     console.out(f"{result.verdict} ({', '.join(details)})")
 
 

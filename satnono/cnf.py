@@ -58,14 +58,22 @@ class CnfFormula:
         self.add([t, -a, -b], family)
         return t
 
-    def decode(self, true: set[int], domains: Sequence[int]) -> list[int]:
+    def literal_meanings(self) -> dict[int, tuple[int, int]]:
+        """literal -> (cell, color) for every literal that says "this cell has this color"."""
+        return {
+            literal: (cell, color)
+            for cell, options in self.cell_literals.items()
+            for color, literal in options
+        }
+
+    def decode(self, true: Iterable[int], domains: Sequence[int]) -> list[int]:
         """Decided domains: `domains` with every residual cell set from its true literal."""
+        meanings = self._meanings()
         decided = list(domains)
-        for cell, options in self.cell_literals.items():
-            for color, literal in options:
-                if literal in true:
-                    decided[cell] = 1 << color
-                    break
+        for literal in true:
+            meaning = meanings.get(literal)
+            if meaning is not None:
+                decided[meaning[0]] = 1 << meaning[1]
         return decided
 
     def cell_variables(self) -> list[int]:
@@ -73,14 +81,17 @@ class CnfFormula:
             abs(lit) for options in self.cell_literals.values() for _, lit in options if lit > 0
         ]
 
-    def blocking_clause(self, true: set[int]) -> Clause:
+    def blocking_clause(self, true: Iterable[int]) -> Clause:
         """Forbids exactly this assignment of the residual cells (given its true literals)."""
-        return [
-            -literal
-            for options in self.cell_literals.values()
-            for _, literal in options
-            if literal in true
-        ]
+        meanings = self._meanings()
+        return [-literal for literal in true if literal in meanings]
+
+    def _meanings(self) -> dict[int, tuple[int, int]]:
+        # Computed once, after encoding: the formula's cells do not change while solving.
+        cached = self.__dict__.get("_meanings_cache")
+        if cached is None:
+            cached = self.__dict__["_meanings_cache"] = self.literal_meanings()
+        return cached
 
     def dimacs(self, comments: Iterable[str] = ()) -> str:
         lines = [f"c {comment}" for comment in comments]
@@ -89,14 +100,15 @@ class CnfFormula:
         return "\n".join(lines) + "\n"
 
 
-def encode_cells(formula: CnfFormula, domains: Sequence[int]) -> None:
+def encode_cells(formula: CnfFormula, domains: Sequence[int], cells: Iterable[int]) -> None:
     """One-hot color literals for every residual cell.
 
     A two-color cell is one variable (true = the higher palette index), which is the one-hot
     encoding with its two clauses resolved away; larger domains get one variable per color,
     at-least-one and pairwise at-most-one.
     """
-    for cell, domain in enumerate(domains):
+    for cell in cells:
+        domain = domains[cell]
         if not domain & (domain - 1):
             continue
         colors = colors_of(domain)
@@ -200,13 +212,25 @@ def _only_state(states: int) -> int:
     return states.bit_length() - 1
 
 
-def encode_puzzle(propagator: Propagator, domains: Sequence[int]) -> CnfFormula:
-    """The CNF of the residual puzzle: cell literals, then one automaton per unfinished line."""
+def encode_puzzle(
+    propagator: Propagator, domains: Sequence[int], lines: Sequence[int] | None = None
+) -> CnfFormula:
+    """The CNF of the residual puzzle: cell literals, then one automaton per unfinished line.
+
+    `lines` restricts the formula to one independent component (default: every line).
+    """
     formula = CnfFormula()
-    encode_cells(formula, domains)
-    for line, cells in enumerate(propagator.cells):
-        if any(domains[cell] & (domains[cell] - 1) for cell in cells):
-            encode_line_automaton(formula, propagator.solvers[line], cells, domains)
+    scope = range(len(propagator.cells)) if lines is None else lines
+    unfinished = [
+        line
+        for line in scope
+        if any(domains[cell] & (domains[cell] - 1) for cell in propagator.cells[line])
+    ]
+    encode_cells(
+        formula, domains, sorted({c for line in unfinished for c in propagator.cells[line]})
+    )
+    for line in unfinished:
+        encode_line_automaton(formula, propagator.solvers[line], propagator.cells[line], domains)
     return formula
 
 

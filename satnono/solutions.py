@@ -6,17 +6,19 @@ multiple, unsolvable, timeout) and the verification of every solution exist exac
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from satnono.backends import DEFAULT_BACKEND, Residual, SearchOptions, load_backend
+from satnono.components import components
 from satnono.deadline import Deadline
 from satnono.errors import Contradiction
 from satnono.model import Grid, Puzzle, find_contradiction
 from satnono.propagate import Propagator, domains_to_grid, initial_domains
-from satnono.verify import verify
+from satnono.verify import Verifier
 
 Status = Literal["unique", "multiple", "solved", "unsolvable", "timeout"]
 
@@ -85,9 +87,11 @@ def solve(
             backend, solver, reason, stats,
         )  # fmt: skip
 
+    verify = Verifier(puzzle)
+
     def accept(grid: Grid) -> bool:
         nonlocal found
-        verify(puzzle, grid)
+        verify(grid)
         found += 1
         if keep is None or len(kept) < keep:
             kept.append(grid)
@@ -108,23 +112,89 @@ def solve(
     finally:
         stats["propagation_seconds"] = round(time.perf_counter() - propagation_started, 4)
         stats["line_solves"] = propagator.stats.line_solves
-    residual = Residual(puzzle, propagator, tuple(domains))
-    stats["cells_left"] = residual.unknown
-    if not residual.unknown:
+    stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
+    if not stats["cells_left"]:
         accept(domains_to_grid(puzzle, domains))
         return finish("unique", True)
-    report = load_backend(backend).search(
-        residual, options, deadline, lambda d: accept(domains_to_grid(puzzle, d))
+    search = load_backend(backend).search
+    parts = components(propagator, domains)
+    stats["components"] = len(parts)
+    # Small components first (a contradiction there ends the search early); the largest one
+    # last, streaming: each of its solutions combines with every solution of the others.
+    parts.reverse()
+    chosen: list[list[Assignment]] = []
+    exhausted = True
+    solver: str | None = None
+    for part in parts[:-1]:
+        found_here: list[Assignment] = []
+        residual = Residual(puzzle, propagator, tuple(domains), part)
+        keep_part = _collector(found_here, residual.cells(), limit)
+
+        report = search(residual, options, deadline, keep_part)
+        _merge_stats(stats, report.stats)
+        solver = stats.pop("solver", solver)
+        if not found_here:
+            if report.timed_out:
+                return finish("timeout", False, solver=solver)
+            return finish("unsolvable", True, _no_grid(puzzle, part), solver)
+        exhausted = exhausted and report.exhausted
+        chosen.append(found_here)
+
+    def combine(decided: list[int]) -> bool:
+        for choice in itertools.product(*chosen):
+            grid = list(decided)
+            for assignment in choice:
+                for cell, domain in assignment:
+                    grid[cell] = domain
+            if not accept(domains_to_grid(puzzle, grid)):
+                return False
+        return True
+
+    report = search(
+        Residual(puzzle, propagator, tuple(domains), parts[-1]), options, deadline, combine
     )
-    stats.update(report.stats)
-    solver = stats.pop("solver", None)
+    _merge_stats(stats, report.stats)
+    solver = stats.pop("solver", solver)
+    exhausted = exhausted and report.exhausted
     if report.timed_out and found < 2:
         return finish("timeout", False, solver=solver)
     if found == 0:
         return finish("unsolvable", True, "search proved that no grid fits the clues", solver)
     if found == 1:
-        return finish("unique" if report.exhausted else "solved", report.exhausted, solver=solver)
-    return finish("multiple", report.exhausted, solver=solver)
+        return finish("unique" if exhausted else "solved", exhausted, solver=solver)
+    return finish("multiple", exhausted, solver=solver)
+
+
+#: One component's solution: (cell, decided domain) for each of its undecided cells.
+Assignment = tuple[tuple[int, int], ...]
+
+
+def _collector(into: list[Assignment], cells: list[int], limit: int) -> Callable[[list[int]], bool]:
+    def keep(decided: list[int]) -> bool:
+        into.append(tuple((cell, decided[cell]) for cell in cells))
+        return limit == 0 or len(into) < limit
+
+    return keep
+
+
+def _merge_stats(stats: dict[str, Any], more: dict[str, Any]) -> None:
+    """Add up numeric stats of several component searches; keep the last of the others.
+
+    Depths are not additive: the components are searched one after another, so the deepest
+    search is what describes the puzzle.
+    """
+    for key, value in more.items():
+        if key in stats and isinstance(value, int | float) and not isinstance(value, bool):
+            merged = max(stats[key], value) if key.startswith("max_") else stats[key] + value
+            stats[key] = round(merged, 4)
+        else:
+            stats[key] = value
+
+
+def _no_grid(puzzle: Puzzle, lines: tuple[int, ...]) -> str:
+    names = ", ".join(puzzle.line_name(line) for line in lines[:4])
+    more = "" if len(lines) <= 4 else f" and {len(lines) - 4} more lines"
+    return f"search proved that no grid fits the clues (the region of {names}{more})"
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,7 @@ def runs(cells: Sequence[int]) -> list[tuple[int, int]]:
 
 def line_clues(grid: Grid) -> tuple[list[list[tuple[int, int]]], list[list[tuple[int, int]]]]:
     """The (length, color) runs of every row and every column of a grid."""
-    columns = [runs([row[c] for row in grid]) for c in range(len(grid[0]) if grid else 0)]
-    return [runs(row) for row in grid], columns
+    return [runs(row) for row in grid], [runs(column) for column in zip(*grid, strict=True)]
 
 
 def problems(puzzle: Puzzle, grid: Grid) -> list[str]:
@@ -60,3 +59,37 @@ def verify(puzzle: Puzzle, grid: Grid) -> Grid:
             f"internal error: a solver returned a wrong grid ({', '.join(wrong[:5])})"
         )
     return grid
+
+
+class Verifier:
+    """`verify` for a stream of solutions of one puzzle, remembering lines already checked.
+
+    Successive solutions mostly repeat lines (they differ in a few regions), and whether a
+    line's contents match its clue depends on nothing else, so each distinct (line, contents)
+    pair is checked once. The check itself is the same run-length comparison as `problems`.
+    """
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        self.expected = [[(b.length, b.color) for b in clue] for clue in puzzle.rows] + [
+            [(b.length, b.color) for b in clue] for clue in puzzle.columns
+        ]
+        self.good: set[tuple[int, tuple[int, ...]]] = set()
+
+    def __call__(self, grid: Grid) -> Grid:
+        puzzle = self.puzzle
+        if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
+            return verify(puzzle, grid)
+        colors = len(puzzle.palette)
+        good, expected = self.good, self.expected
+        lines = enumerate((*grid, *zip(*grid, strict=True)))
+        for index, cells in lines:
+            key = (index, tuple(cells))
+            if key in good:
+                continue
+            if runs(cells) != expected[index] or any(not 0 <= c < colors for c in cells):
+                return verify(puzzle, grid)  # raises, naming every wrong line
+            if len(good) > 1_000_000:
+                good.clear()
+            good.add(key)
+        return grid

@@ -29,15 +29,40 @@ class SearchOptions:
 
 @dataclass(frozen=True)
 class Residual:
-    """The puzzle after line propagation: what is left for search."""
+    """The puzzle after line propagation: what is left for search.
+
+    `lines` narrows the search to one independent component (see satnono.components): only
+    those rows and columns, and their undecided cells, belong to this search; undecided cells
+    elsewhere are other components' business and stay undecided in the reported solutions.
+    """
 
     puzzle: Puzzle
     propagator: Propagator
     domains: tuple[int, ...]
+    lines: tuple[int, ...] | None = None
+
+    def scope(self) -> tuple[int, ...]:
+        """The lines this search must satisfy."""
+        return tuple(range(self.puzzle.line_count)) if self.lines is None else self.lines
+
+    def cells(self) -> list[int]:
+        """The undecided cells this search decides, in increasing order."""
+        domains = self.domains
+        if self.lines is None:
+            return [cell for cell, d in enumerate(domains) if d & (d - 1)]
+        cells = self.propagator.cells
+        return sorted(
+            {
+                cell
+                for line in self.lines
+                for cell in cells[line]
+                if domains[cell] & (domains[cell] - 1)
+            }
+        )
 
     @property
     def unknown(self) -> int:
-        return sum(1 for d in self.domains if d & (d - 1))
+        return len(self.cells())
 
 
 @dataclass
@@ -80,6 +105,12 @@ BACKENDS: dict[str, BackendInfo] = {
         ),
         BackendInfo(
             "cpsat", "satnono.backends.cpsat", "ortools", "OR-tools CP-SAT, one automaton per line"
+        ),
+        BackendInfo(
+            "backtrack",
+            "satnono.backends.backtrack",
+            None,
+            "propagation, probing and depth-first search in pure Python",
         ),
     )
 }

@@ -42,9 +42,8 @@ def build_model(residual: Residual) -> tuple[Any, dict[int, CellModel]]:
     model = cp_model.CpModel()
     cells: dict[int, CellModel] = {}
     domains = residual.domains
-    for cell, domain in enumerate(domains):
-        if not domain & (domain - 1):
-            continue
+    for cell in residual.cells():
+        domain = domains[cell]
         colors = colors_of(domain)
         if len(colors) == 2:
             # A Boolean is the cheapest form: value = low + (high - low) * b.
@@ -61,7 +60,8 @@ def build_model(residual: Residual) -> tuple[Any, dict[int, CellModel]]:
             literals.append((color, b))
         model.add_exactly_one(b for _, b in literals)
         cells[cell] = CellModel(value, literals)
-    for line, line_cells in enumerate(residual.propagator.cells):
+    for line in residual.scope():
+        line_cells = residual.propagator.cells[line]
         if not any(cell in cells for cell in line_cells):
             continue
         automaton = residual.propagator.solvers[line].automaton
