@@ -160,6 +160,32 @@ def switches(count: int) -> Grid:
     return tuple(tuple(row) for row in grid)
 
 
+def permutations(blocks: int, size: int) -> Grid:
+    """`blocks` size x size squares on the diagonal, square k in color k + 1; every row and
+    column of a square holds one cell of its color.
+
+    A cell outside the squares sees two different colors in its row and column clues, so it
+    is background, and the squares share no undecided line. Each square's solutions are its
+    permutation matrices (size! of them), so the puzzle has exactly (size!) ** blocks.
+    """
+    side = blocks * size
+    return tuple(
+        tuple(1 + r // size if r == c else 0 for c in range(side)) for r in range(side)
+    )
+
+
+def hue_palette(count: int) -> tuple[Color, ...]:
+    """`count` colors around the color wheel, named and lettered a, b, c, ..."""
+    import colorsys
+
+    colors = [WHITE]
+    for k in range(count):
+        red, green, blue = colorsys.hsv_to_rgb(k / count, 0.75, 0.85)
+        rgb = f"#{int(red * 255):02x}{int(green * 255):02x}{int(blue * 255):02x}"
+        colors.append(Color(f"hue{k + 1}", chr(ord("a") + k), rgb))
+    return tuple(colors)
+
+
 def needs_search(size: int, seed: int) -> Grid:
     """A random picture that is unique but that line logic alone cannot finish.
 
@@ -192,6 +218,10 @@ def examples() -> list[tuple[str, Puzzle]]:
         make("spiral-50", "Spiral 50x50", spiral(50)),
         make("rings-50-color", "Rings 50x50", rings(50), rings_palette),
         make("switches-8", "Eight switches (256 solutions)", switches(8), keep_goal=False),
+        make("permutations-11x6-color", "11 independent 6x6 permutation squares (720**11 solutions)",
+             permutations(11, 6), hue_palette(11), keep_goal=False),  # fmt: skip
+        make("permutation-9", "One 9x9 permutation square (9! = 362880 solutions)",
+             permutations(1, 9), keep_goal=False),  # fmt: skip
         make("needs-search-25", "Random 25x25 that needs search", needs_search(25, SEARCH_SEED)),
     ]
 
