@@ -1,17 +1,19 @@
-"""CNF encoding of the residual puzzle: one unrolled clue automaton per line.
+"""CNF encodings of the residual puzzle, one constraint per line, selectable by name.
 
-Specified in encodings/automaton-cnf.md; keep the two in agreement. Only cells with more than
-one color left get variables; decided cells are constants that fold away, and every line keeps
-only the automaton states that lie on some accepted path under the propagated domains.
+Specified in encodings/automaton-cnf.md and encodings/blocks-cnf.md; keep code and text in
+agreement. Only cells with more than one color left get variables; decided cells are constants
+that fold away, and every line keeps only what lies on some accepted path under the propagated
+domains. Several variants exist because no single one is fastest on every puzzle and solver,
+and racing different ones (the portfolio backend) turns that spread into a gain.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from satnono.linesolver import LineSolver, colors_of
-from satnono.model import Puzzle
+from satnono.model import BACKGROUND, Puzzle
 from satnono.propagate import Propagator
 
 Clause = list[int]
@@ -31,21 +33,32 @@ class CnfFormula:
     cell_literals: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     #: clause counts by family, for the stats and the specification's size table.
     families: dict[str, int] = field(default_factory=dict)
+    #: The encoding variant that built the formula (a key of ENCODINGS).
+    encoding: str = "blocks"
+    #: True when unit propagation alone refutes every non-solution once all cells are assigned
+    #: (enumeration may then accept a fully propagated assignment without a solver call).
+    checks_by_propagation: bool = True
 
     def new_variable(self) -> int:
         self.variables += 1
         return self.variables
 
-    def add(self, clause: Sequence[int], family: str) -> None:
+    def add(self, clause: list[int], family: str) -> None:
         """Add a clause, folding the constants TRUE and FALSE away."""
         if TRUE in clause:
             return
-        kept = [lit for lit in clause if lit != FALSE]
-        self.clauses.append(kept if kept else [FALSE])
-        self.families[family] = self.families.get(family, 0) + 1
+        if FALSE in clause:
+            clause = [lit for lit in clause if lit != FALSE] or [FALSE]
+        self.clauses.append(clause)
+        families = self.families
+        families[family] = families.get(family, 0) + 1
 
-    def conjunction(self, a: int, b: int, family: str) -> int:
-        """A literal equivalent to a AND b (a new variable only when neither is constant)."""
+    def conjunction(self, a: int, b: int, family: str, redundant: bool = True) -> int:
+        """A literal for a AND b (a new variable only when neither is constant).
+
+        Without `redundant` only t -> a and t -> b are stated, which is all that soundness
+        needs when t is used only positively (see encodings/automaton-cnf.md, lean variant).
+        """
         if a == TRUE:
             return b
         if b == TRUE:
@@ -53,9 +66,13 @@ class CnfFormula:
         if a == FALSE or b == FALSE:
             return FALSE
         t = self.new_variable()
-        self.add([-t, a], family)
-        self.add([-t, b], family)
-        self.add([t, -a, -b], family)
+        if redundant:
+            self.clauses += ([-t, a], [-t, b], [t, -a, -b])
+            count = 3
+        else:
+            self.clauses += ([-t, a], [-t, b])
+            count = 2
+        self.families[family] = self.families.get(family, 0) + count
         return t
 
     def literal_meanings(self) -> dict[int, tuple[int, int]]:
@@ -133,15 +150,25 @@ def color_literal(formula: CnfFormula, cell: int, domain: int, color: int) -> in
     return FALSE
 
 
+#: Encodes one unfinished line: (formula, line solver, the line's cells, all domains).
+LineEncoder = Callable[[CnfFormula, LineSolver, Sequence[int], Sequence[int]], None]
+
+
 def encode_line_automaton(
-    formula: CnfFormula, solver: LineSolver, cells: Sequence[int], domains: Sequence[int]
+    formula: CnfFormula,
+    solver: LineSolver,
+    cells: Sequence[int],
+    domains: Sequence[int],
+    redundant: bool = True,
 ) -> None:
     """Unroll the clue automaton over one line (see encodings/automaton-cnf.md).
 
     Transitions are literals equivalent to (source state AND cell color). A state entered by a
     single transition *is* that transition, and a transition that is its source state's only
     way out *is* that state, so inside a block the states collapse into one variable per
-    start position and only branching points cost fresh variables.
+    start position and only branching points cost fresh variables. Without `redundant` only
+    the clauses that define the language are kept (the lean variant): the backward half of
+    line propagation (state-continues, transition-implies-state, color-support) is dropped.
     """
     line = [domains[cell] for cell in cells]
     live = solver.live_states(line)
@@ -150,19 +177,22 @@ def encode_line_automaton(
         return
     automaton = solver.automaton
     entry, loops = automaton.entry_color, automaton.loops
+    last_state = len(entry) - 1
+    add, conjunction, new_variable = formula.add, formula.conjunction, formula.new_variable
     # Literal of each live state at the current boundary; a lone live state is certain.
     current = {_only_state(live[0]): TRUE}
     for j, cell in enumerate(cells):
         domain = line[j]
         colors = colors_of(domain)
+        undecided = len(colors) > 1
         after = live[j + 1]
         # Transitions (source, color, target) between live states.
         transitions: list[tuple[int, int, int]] = []
         for q in current:
             for color in colors:
-                if q + 1 < len(entry) and entry[q + 1] == color and after >> (q + 1) & 1:
+                if q < last_state and entry[q + 1] == color and after >> (q + 1) & 1:
                     transitions.append((q, color, q + 1))
-                elif color == 0 and loops >> q & 1 and after >> q & 1:
+                elif color == BACKGROUND and loops >> q & 1 and after >> q & 1:
                     transitions.append((q, color, q))
         out_count: dict[int, int] = {}
         for q, _, _ in transitions:
@@ -174,36 +204,47 @@ def encode_line_automaton(
         supports: dict[int, list[int]] = {}
         for q, color, target in transitions:
             source = current[q]
-            x = color_literal(formula, cell, domain, color)
+            x = color_literal(formula, cell, domain, color) if undecided else TRUE
             if out_count[q] == 1:
                 # The source's only way out: the transition is the source state itself.
                 transition = source
-                formula.add([-source, x], "state-implies-color")
+                if undecided:
+                    add([-source, x], "state-implies-color")
             else:
-                transition = formula.conjunction(source, x, "transition")
-            supports.setdefault(color, []).append(transition)
-            outgoing.setdefault(q, []).append(transition)
+                transition = conjunction(source, x, "transition", redundant)
+            if redundant:
+                supports.setdefault(color, []).append(transition)
+                outgoing.setdefault(q, []).append(transition)
             incoming.setdefault(target, []).append(transition)
         for target, into in incoming.items():
             if single_after:
                 state = TRUE
-                formula.add(into, "state-support")
+                add(into, "state-support")
             elif len(into) == 1:
                 state = into[0]
             else:
-                state = formula.new_variable()
-                for transition in into:
-                    formula.add([-transition, state], "transition-implies-state")
-                formula.add([-state, *into], "state-support")
+                state = new_variable()
+                if redundant:
+                    for transition in into:
+                        add([-transition, state], "transition-implies-state")
+                add([-state, *into], "state-support")
             following[target] = state
-        for q, out in outgoing.items():
-            if len(out) > 1:
-                formula.add([-current[q], *out], "state-continues")
-        if domain & (domain - 1):
-            for color in colors:
-                x = color_literal(formula, cell, domain, color)
-                formula.add([-x, *supports.get(color, [])], "color-support")
+        if redundant:
+            for q, out in outgoing.items():
+                if len(out) > 1:
+                    add([-current[q], *out], "state-continues")
+            if undecided:
+                for color in colors:
+                    x = color_literal(formula, cell, domain, color)
+                    add([-x, *supports.get(color, [])], "color-support")
         current = following
+
+
+def encode_line_automaton_lean(
+    formula: CnfFormula, solver: LineSolver, cells: Sequence[int], domains: Sequence[int]
+) -> None:
+    """The automaton without its redundant clauses (encodings/automaton-cnf.md, lean)."""
+    encode_line_automaton(formula, solver, cells, domains, redundant=False)
 
 
 def _only_state(states: int) -> int:
@@ -212,14 +253,159 @@ def _only_state(states: int) -> int:
     return states.bit_length() - 1
 
 
+def block_starts(solver: LineSolver, line: Sequence[int]) -> list[list[int]] | None:
+    """Each block's feasible start cells under the domains `line`, or None when none fits.
+
+    Block i starts at cell p iff the automaton advances into the block's first state while
+    reading cell p on some accepted path: the state before it is live at boundary p, the
+    first state is live at boundary p + 1 and cell p may take the block's color.
+    """
+    live = solver.live_states(line)
+    if live is None:
+        return None
+    starts = []
+    first = 1
+    previous = None
+    for block in solver.clue:
+        if previous is not None and previous.color == block.color:
+            first += 1  # the mandatory gap state
+        before, color = first - 1, block.color
+        starts.append(
+            [
+                p
+                for p in range(len(line))
+                if live[p] >> before & 1 and live[p + 1] >> first & 1 and line[p] >> color & 1
+            ]
+        )
+        first += block.length
+        previous = block
+    return starts
+
+
+def encode_line_blocks(
+    formula: CnfFormula, solver: LineSolver, cells: Sequence[int], domains: Sequence[int]
+) -> None:
+    """Block start positions in order encoding (see encodings/blocks-cnf.md).
+
+    y(i, p) means "block i starts at cell p or later". Every clause has at most three
+    literals and no auxiliary variable is needed beyond the starts: a cell is painted with
+    block i's color when block i covers it, and is background when it lies in a gap.
+    """
+    line = [domains[cell] for cell in cells]
+    starts = block_starts(solver, line)
+    if starts is None:
+        formula.add([FALSE], "line-contradiction")
+        return
+    add = formula.add
+    clue = solver.clue
+    n = len(cells)
+
+    def x(j: int, color: int) -> int:
+        return color_literal(formula, cells[j], line[j], color)
+
+    if not clue:
+        for j in range(n):
+            add([x(j, BACKGROUND)], "gap-background")
+        return
+    # at[i][p] for p in lo..hi + 1; y(i, p) is TRUE below lo and FALSE above hi.
+    bounds = [(s[0], s[-1]) for s in starts]
+    at: list[list[int]] = []
+    for lo, hi in bounds:
+        at.append([TRUE] + [formula.new_variable() for _ in range(lo + 1, hi + 1)] + [FALSE])
+
+    def y(i: int, p: int) -> int:
+        lo, hi = bounds[i]
+        if p <= lo:
+            return TRUE
+        if p > hi:
+            return FALSE
+        return at[i][p - lo]
+
+    for i, block in enumerate(clue):
+        lo, hi = bounds[i]
+        feasible = set(starts[i])
+        for p in range(lo + 1, hi):
+            add([-y(i, p + 1), y(i, p)], "start-order")
+            if p not in feasible:
+                add([-y(i, p), y(i, p + 1)], "start-hole")
+        if i + 1 < len(clue):
+            distance = block.length + (clue[i + 1].color == block.color)
+            for p in range(lo + 1, hi + 1):
+                add([-y(i, p), y(i + 1, p + distance)], "block-order")
+        for j in range(lo, hi + block.length):
+            add([y(i, j + 1), -y(i, j - block.length + 1), x(j, block.color)], "cover-color")
+    # Gap g lies after block g - 1 and before block g (g = 0: before the first block).
+    for g in range(len(clue) + 1):
+        first = 0 if g == 0 else bounds[g - 1][0] + clue[g - 1].length
+        last = n - 1 if g == len(clue) else bounds[g][1] - 1
+        for j in range(first, last + 1):
+            clause = [x(j, BACKGROUND)]
+            if g < len(clue):
+                clause.append(-y(g, j + 1))
+            if g > 0:
+                clause.append(y(g - 1, j - clue[g - 1].length + 1))
+            add(clause, "gap-background")
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A named CNF encoding variant of the line constraint."""
+
+    name: str
+    summary: str
+    encode_line: LineEncoder
+    #: Unit propagation refutes any full cell assignment that breaks a line.
+    checks_by_propagation: bool
+
+
+ENCODINGS: dict[str, Encoding] = {
+    e.name: e
+    for e in (
+        Encoding(
+            "automaton",
+            "state-per-position automaton, unit propagation = line solving",
+            encode_line_automaton,
+            True,
+        ),
+        Encoding(
+            "automaton-lean",
+            "the automaton without its redundant (backward) clauses",
+            encode_line_automaton_lean,
+            False,
+        ),
+        Encoding("blocks", "block start positions in order encoding", encode_line_blocks, False),
+    )
+}
+
+#: Measured (BENCHMARKS.md, portfolio section): a third of the automaton's size and several
+#: times faster on the hard survey puzzles with every solver tried, and faster to enumerate.
+DEFAULT_ENCODING = "blocks"
+
+
+def check_encoding(name: str | None) -> str:
+    """The encoding's name, or the default for None; an unknown name is an input error."""
+    if name is None:
+        return DEFAULT_ENCODING
+    if name not in ENCODINGS:
+        from satnono.errors import InputError
+
+        known = ", ".join(ENCODINGS)
+        raise InputError(f"unknown encoding {name!r}; choose one of: {known}", "--encoding")
+    return name
+
+
 def encode_puzzle(
-    propagator: Propagator, domains: Sequence[int], lines: Sequence[int] | None = None
+    propagator: Propagator,
+    domains: Sequence[int],
+    lines: Sequence[int] | None = None,
+    encoding: str | None = None,
 ) -> CnfFormula:
-    """The CNF of the residual puzzle: cell literals, then one automaton per unfinished line.
+    """The CNF of the residual puzzle: cell literals, then one constraint per unfinished line.
 
     `lines` restricts the formula to one independent component (default: every line).
     """
-    formula = CnfFormula()
+    chosen = ENCODINGS[check_encoding(encoding)]
+    formula = CnfFormula(encoding=chosen.name, checks_by_propagation=chosen.checks_by_propagation)
     scope = range(len(propagator.cells)) if lines is None else lines
     unfinished = [
         line
@@ -229,14 +415,16 @@ def encode_puzzle(
     encode_cells(
         formula, domains, sorted({c for line in unfinished for c in propagator.cells[line]})
     )
+    encode_line = chosen.encode_line
     for line in unfinished:
-        encode_line_automaton(formula, propagator.solvers[line], propagator.cells[line], domains)
+        encode_line(formula, propagator.solvers[line], propagator.cells[line], domains)
     return formula
 
 
 def variable_comments(puzzle: Puzzle, formula: CnfFormula) -> Iterator[str]:
     """DIMACS comment lines naming the cell and color of every cell variable."""
-    yield f"satnono residual encoding of a {puzzle.width}x{puzzle.height} puzzle"
+    size = f"{puzzle.width}x{puzzle.height}"
+    yield f"satnono residual encoding ({formula.encoding}) of a {size} puzzle"
     yield "variable 1 is the constant true; cells are (row, column), 1-based"
     for cell, options in formula.cell_literals.items():
         row, column = divmod(cell, puzzle.width)

@@ -7,6 +7,7 @@ line) when the grid would not fit the terminal's width otherwise.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,30 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 UNKNOWN_RGB = "#808080"
+
+
+class PlainConsole:
+    """The part of rich's Console that grids need, for pipes and files.
+
+    Output that is not a terminal gets plain rows anyway, so it need not pay for importing
+    rich (tens of milliseconds, a large share of a line-solvable puzzle's whole run).
+    """
+
+    is_terminal = False
+    no_color = True
+    color_system = None
+
+    def out(self, text: str = "", highlight: bool = False) -> None:
+        sys.stdout.write(text + "\n")
+
+
+def grid_console() -> Console | PlainConsole:
+    """rich's Console on a terminal (colored cells), a PlainConsole elsewhere."""
+    if not sys.stdout.isatty():
+        return PlainConsole()
+    from rich.console import Console
+
+    return Console(highlight=False)
 
 
 def domain_rows(puzzle: Puzzle, domains: Sequence[int]) -> list[str]:
@@ -31,7 +56,7 @@ def domain_rows(puzzle: Puzzle, domains: Sequence[int]) -> list[str]:
     ]
 
 
-def print_domains(console: Console, puzzle: Puzzle, domains: Sequence[int]) -> None:
+def print_domains(console: Console | PlainConsole, puzzle: Puzzle, domains: Sequence[int]) -> None:
     """Print a solved or partly solved grid; decided grids are domains of one color each."""
     rows = domain_rows(puzzle, domains)
     if not console.is_terminal or console.no_color or console.color_system is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from satnono.backends import DEFAULT_BACKEND, Residual, SearchOptions, load_backend
@@ -58,6 +58,24 @@ class SolveResult:
         return f"at least {n} solutions"
 
 
+@dataclass
+class Progress:
+    """How far a solve has got: updated by the pipeline, read by a live display.
+
+    It is also what an interrupted run still knows: the grid after line logic (`domains`)
+    and the count of verified solutions.
+    """
+
+    phase: str = "reading"
+    cells: int = 0
+    cells_left: int | None = None
+    components: int = 0
+    component: int = 0
+    solutions: int = 0
+    domains: tuple[int, ...] | None = None
+    started: float = field(default_factory=time.perf_counter)
+
+
 def solve(
     puzzle: Puzzle,
     *,
@@ -67,14 +85,19 @@ def solve(
     options: SearchOptions | None = None,
     keep: int | None = None,
     on_solution: Callable[[Grid], None] | None = None,
+    progress: Progress | None = None,
 ) -> SolveResult:
     """Find up to `limit` solutions (0 = all), verified; keep at most `keep` of them.
 
-    `on_solution` sees each verified solution as soon as it is found (for streaming).
+    `on_solution` sees each verified solution as soon as it is found (for streaming);
+    `progress`, when given, is kept up to date for a live display or an interrupted run.
     """
     started = time.perf_counter()
     deadline = Deadline(timeout)
-    options = options or SearchOptions()
+    # Backends that cannot stream to on_solution (the portfolio's workers) need the limit.
+    options = replace(options or SearchOptions(), limit=limit)
+    progress = progress or Progress()
+    progress.cells = puzzle.width * puzzle.height
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
     kept: list[Grid] = []
     found = 0
@@ -93,6 +116,7 @@ def solve(
         nonlocal found
         verify(grid)
         found += 1
+        progress.solutions = found
         if keep is None or len(kept) < keep:
             kept.append(grid)
         if on_solution is not None:
@@ -104,6 +128,7 @@ def solve(
         return finish("unsolvable", True, reason)
     propagator = Propagator(puzzle)
     domains = initial_domains(puzzle)
+    progress.phase = "line logic"
     propagation_started = time.perf_counter()
     try:
         propagator.propagate(domains)
@@ -113,6 +138,8 @@ def solve(
         stats["propagation_seconds"] = round(time.perf_counter() - propagation_started, 4)
         stats["line_solves"] = propagator.stats.line_solves
     stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
+    progress.cells_left = stats["cells_left"]
+    progress.domains = tuple(domains)
     if not stats["cells_left"]:
         accept(domains_to_grid(puzzle, domains))
         return finish("unique", True)
@@ -125,7 +152,9 @@ def solve(
     chosen: list[list[Assignment]] = []
     exhausted = True
     solver: str | None = None
-    for part in parts[:-1]:
+    progress.components = len(parts)
+    progress.phase = "search"
+    for progress.component, part in enumerate(parts[:-1], start=1):
         found_here: list[Assignment] = []
         residual = Residual(puzzle, propagator, tuple(domains), part)
         keep_part = _collector(found_here, residual.cells(), limit)
@@ -140,8 +169,15 @@ def solve(
         exhausted = exhausted and report.exhausted
         chosen.append(found_here)
 
+    ran_out = False
+
     def combine(decided: list[int]) -> bool:
+        # The product can be astronomically long: the deadline is checked per grid here too.
+        nonlocal ran_out
         for choice in itertools.product(*chosen):
+            if deadline.expired():
+                ran_out = True
+                return False
             grid = list(decided)
             for assignment in choice:
                 for cell, domain in assignment:
@@ -150,13 +186,14 @@ def solve(
                 return False
         return True
 
+    progress.component = len(parts)
     report = search(
         Residual(puzzle, propagator, tuple(domains), parts[-1]), options, deadline, combine
     )
     _merge_stats(stats, report.stats)
     solver = stats.pop("solver", solver)
-    exhausted = exhausted and report.exhausted
-    if report.timed_out and found < 2:
+    exhausted = exhausted and report.exhausted and not ran_out
+    if (report.timed_out or ran_out) and found < 2:
         return finish("timeout", False, solver=solver)
     if found == 0:
         return finish("unsolvable", True, "search proved that no grid fits the clues", solver)
@@ -203,6 +240,9 @@ class CountResult:
     exact: bool
     seconds: float
     result: SolveResult
+    #: Why a count is only a lower bound: "limit" (the count is then exactly the limit) or
+    #: "timeout"; None when the count is exact.
+    stopped: Literal["limit", "timeout"] | None = None
 
 
 def count(
@@ -213,6 +253,33 @@ def count(
     timeout: float | None = None,
     options: SearchOptions | None = None,
 ) -> CountResult:
-    """The number of solutions: exact when the search finished, else a lower bound."""
-    result = solve(puzzle, backend=backend, limit=limit, timeout=timeout, options=options, keep=0)
-    return CountResult(result.solutions_found, result.complete, result.seconds, result)
+    """The number of solutions: exact when counting finished, else a lower bound.
+
+    Counting is satnono.counting (enumeration for small components, a cached counting search
+    for large ones), not enumeration of whole grids: counts far beyond what could be listed
+    come out exact. `limit` > 0 caps the count: it is then reported as exactly `limit`.
+    """
+    from satnono.counting import count_solutions
+
+    started = time.perf_counter()
+    counted = count_solutions(
+        puzzle, backend=backend, limit=limit, deadline=Deadline(timeout), options=options
+    )
+    seconds = round(time.perf_counter() - started, 4)
+    n = counted.count
+    status: Status
+    if counted.stopped == "timeout":
+        status = "timeout"
+    elif n == 0:
+        status = "unsolvable"
+    elif n == 1:
+        status = "unique" if counted.exact else "solved"
+    else:
+        status = "multiple"
+    solutions = () if counted.witness is None else (counted.witness,)
+    result = SolveResult(
+        puzzle=puzzle, status=status, complete=counted.exact, solutions=solutions,
+        solutions_found=n, seconds=seconds, backend=backend, solver=counted.solver,
+        reason=counted.reason, stats=counted.stats,
+    )  # fmt: skip
+    return CountResult(n, counted.exact, seconds, result, stopped=counted.stopped)

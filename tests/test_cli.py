@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from satnono.backends import DEFAULT_BACKEND
 from satnono.cli import app
 from satnono.formats import read_puzzle
 from support import EXAMPLES
@@ -60,7 +61,7 @@ def test_solve_json_black_and_white() -> None:
     data = json.loads(out)
     assert set(data) >= SOLVE_FIELDS
     assert data["status"] == "unique" and data["complete"] is True
-    assert data["solutions_found"] == 1 and data["backend"] == "sat"
+    assert data["solutions_found"] == 1 and data["backend"] == DEFAULT_BACKEND
     assert data["width"] == data["height"] == 25 and data["colors"] == 2
     (rows,) = data["solutions"]
     assert len(rows) == 25 and set("".join(rows)) <= {".", "#"}
@@ -165,3 +166,18 @@ def test_cnf_writes_dimacs_with_a_variable_map(tmp_path: Path, name: str) -> Non
 def test_version() -> None:
     code, out, _ = run("--version")
     assert code == 0 and out.startswith("satnono ")
+
+
+def test_json_lines_streams_every_solution_then_a_summary() -> None:
+    code, out, _ = run("solve", str(EXAMPLES / "switches-8.non"), "--max-solutions", "0",
+                       "--json-lines")  # fmt: skip
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    solutions = {tuple(line["solution"]) for line in lines[:-1]}
+    assert len(solutions) == len(lines) - 1 == 256
+    summary = lines[-1]
+    assert "solution" not in summary and "solutions" not in summary
+    assert summary["status"] == "multiple" and summary["solutions_found"] == 256
+    assert summary["complete"] is True
+    code, _, err = run("solve", str(EXAMPLES / "duck.non"), "--json", "--json-lines")
+    assert code == 2 and "--json-lines" in err

@@ -7,6 +7,7 @@ cache lives in tmp_path through SATNONO_CACHE_DIR.
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import subprocess
 import sys
@@ -366,3 +367,44 @@ def test_resolve_refuses_bad_ids(argument: str, closed_url: str) -> None:
     with pytest.raises(InputError, match="is not a webpbn puzzle id") as caught:
         resolve_puzzle_source(argument, closed_url)
     assert caught.value.path == argument
+
+
+# The commands a user types: `satnono fetch webpbn ID` and `satnono solve webpbn:ID`.
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    from typer.testing import CliRunner
+
+    from satnono.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_fetch_command_prints_the_cached_file_and_saves_a_copy(
+    server: Endpoint, hermetic: Path, tmp_path: Path
+) -> None:
+    code, out, _ = _cli("fetch", "webpbn", str(VALID), "--url", server.url)
+    assert code == 0 and Path(out.strip()) == hermetic / "webpbn" / f"{VALID}.xml"
+    target = tmp_path / "tiny.non"
+    code, out, _ = _cli("fetch", "webpbn", str(VALID), "--url", server.url, "-o", str(target))
+    assert code == 0 and server.count() == 1  # the second time came from the cache
+    assert read_puzzle(target).rows == read_puzzle(hermetic / "webpbn" / f"{VALID}.xml").rows
+
+
+def test_solve_webpbn_id_uses_the_environment_endpoint(
+    server: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SATNONO_WEBPBN_URL", server.url)
+    code, out, _ = _cli("solve", f"webpbn:{VALID}", "--json")
+    assert code == 0, out
+    assert json.loads(out)["status"] == "unique"
+
+
+def test_offline_fetch_and_unknown_site_exit_2(closed_url: str) -> None:
+    code, _, err = _cli("fetch", "webpbn", "5", "--url", closed_url)
+    assert code == 2 and closed_url in err and "Traceback" not in err
+    code, _, err = _cli("fetch", "nonograms.org", "5")
+    assert code == 2 and "unknown site" in err
+    code, _, err = _cli("solve", "webpbn:abc")
+    assert code == 2 and "not a webpbn puzzle id" in err

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from satnono.backends import SearchOptions
+from satnono.backends.sat import ALL_TRUE
 from satnono.cnf import encode_puzzle
 from satnono.errors import Contradiction
 from satnono.generate import puzzle_from_grid
@@ -46,7 +47,7 @@ def test_unit_propagation_equals_line_propagation(case: tuple, data: st.DataObje
     propagator = Propagator(puzzle)
     domains = initial_domains(puzzle)
     propagator.propagate(domains)
-    formula = encode_puzzle(propagator, domains)
+    formula = encode_puzzle(propagator, domains, encoding="automaton")
     if not formula.cell_literals:
         return
     # Assume a few residual cells take a color (not necessarily the picture's).
@@ -100,3 +101,13 @@ def test_an_expired_deadline_is_a_timeout_for_every_kind_of_solver() -> None:
     for name in ("cadical195", "glucose42"):  # killed in a child / interrupted in process
         result = solve(puzzle, timeout=0, options=SearchOptions(solver=name))
         assert result.status == "timeout" and result.solutions_found == 0, name
+
+
+@settings(max_examples=40, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3), st.sampled_from([1, 7, ALL_TRUE]))
+def test_phase_seeds_change_the_path_not_the_answer(puzzle: Puzzle, seed: int) -> None:
+    expected = brute_force_solutions(puzzle)
+    for name in ("glucose3", "minisat22"):
+        options = SearchOptions(solver=name, seed=seed, encoding="blocks")
+        result = solve(puzzle, backend="sat", limit=0, options=options)
+        assert result.complete and set(result.solutions) == expected

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -25,6 +26,10 @@ class SearchOptions:
     solver: str | None = None  # PySAT solver name (sat backend)
     threads: int = 1
     seed: int = 0
+    encoding: str | None = None  # CNF encoding variant, a key of satnono.cnf.ENCODINGS
+    #: Solutions the caller wants at most (0 = all). Backends that stream through on_solution
+    #: may ignore it; the portfolio needs it inside its workers, which cannot call back.
+    limit: int = 0
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,12 @@ BACKENDS: dict[str, BackendInfo] = {
             "sat", "satnono.backends.sat", "pysat", "CNF line automata solved by a PySAT solver"
         ),
         BackendInfo(
+            "portfolio",
+            "satnono.backends.portfolio",
+            "pysat",
+            "several sat configurations race in parallel processes; the first answer wins",
+        ),
+        BackendInfo(
             "cpsat", "satnono.backends.cpsat", "ortools", "OR-tools CP-SAT, one automaton per line"
         ),
         BackendInfo(
@@ -115,7 +126,18 @@ BACKENDS: dict[str, BackendInfo] = {
     )
 }
 
-DEFAULT_BACKEND = "sat"
+
+def usable_cores() -> int:
+    """Cores this process may run on (its affinity mask, not the machine's core count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+#: A race needs a second core to pay for itself; on one core the best single configuration
+#: (the sat backend) wins.
+DEFAULT_BACKEND = "portfolio" if usable_cores() > 1 else "sat"
 
 
 def installed_backends() -> list[str]:

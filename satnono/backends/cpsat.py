@@ -122,6 +122,10 @@ class CpSatBackend:
                     break
                 if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     if status == cp_model.UNKNOWN:
+                        left = deadline.remaining()
+                        if left is None or left > 0.1:
+                            # CP-SAT catches SIGINT itself and just stops: give Ctrl-C back.
+                            raise KeyboardInterrupt
                         report.timed_out = True
                         break
                     raise RuntimeError(f"CP-SAT returned {solver.status_name(status)}")

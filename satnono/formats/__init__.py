@@ -111,7 +111,16 @@ def read_text(path: str | Path) -> str:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise InputError(f"file is {size} bytes; the limit is {MAX_FILE_BYTES}", path)
-        data = path.read_bytes()
+        # Devices and pipes report no size (/dev/zero never ends): count while reading.
+        chunks: list[bytes] = []
+        total = 0
+        with path.open("rb") as file:
+            while chunk := file.read(1 << 20):
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > MAX_FILE_BYTES:
+                    raise InputError(f"file is over {MAX_FILE_BYTES} bytes, the limit", path)
+        data = b"".join(chunks)
     except FileNotFoundError:
         raise InputError("no such file", path) from None
     except IsADirectoryError:

@@ -7,9 +7,10 @@ lone `0` for an empty line, one puzzle per file, black and white only.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from satnono.errors import InputError
+from satnono.formats.limits import MAX_LINES, check_blocks, check_lines, shown
 from satnono.model import BLACK_AND_WHITE, MAX_SIDE, Block, Clue, Puzzle
 
 #: (1-based line number, line text without its newline)
@@ -20,8 +21,33 @@ _SEPARATORS = re.compile(r"[\s,]+")
 _DIGITS = re.compile(r"[0-9]{1,7}")
 
 
+#: Line ends as editors count them; str.splitlines() also breaks at form feeds, \x1c-\x1e, \x85
+#: and U+2028, which would make the line numbers in error messages disagree with the editor's.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a text, without their ends; a final line end starts no new line."""
+    lines = _LINE_END.split(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def numbered_lines(text: str) -> list[Line]:
-    return list(enumerate(text.splitlines(), start=1))
+    """The numbered lines of a text; more than MAX_LINES are refused before the text is split."""
+    check_lines(text, MAX_LINES)
+    return list(enumerate(split_lines(text), start=1))
+
+
+_LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n)|([^\r\n]+)\Z")
+
+
+def iter_lines(text: str) -> Iterator[Line]:
+    """The numbered lines of a text one at a time, for files that may hold many puzzles."""
+    for number, match in enumerate(_LINE.finditer(text), start=1):
+        line = match.group(1)
+        yield number, line if line is not None else match.group(2)
 
 
 def last_line(lines: Sequence[Line]) -> int:
@@ -31,7 +57,7 @@ def last_line(lines: Sequence[Line]) -> int:
 
 def whole_number(token: str, what: str, number: int) -> int:
     if not _DIGITS.fullmatch(token):
-        raise InputError(f"{what}: expected a whole number, got {token!r}", line=number)
+        raise InputError(f"{what}: expected a whole number, got {shown(token)}", line=number)
     return int(token)
 
 
@@ -50,7 +76,7 @@ def numbers(text: str, number: int) -> list[int]:
         if not token:
             continue
         if not _DIGITS.fullmatch(token):
-            raise InputError(f"cannot read {token!r} as a block length", line=number)
+            raise InputError(f"cannot read {shown(token)} as a block length", line=number)
         values.append(int(token))
     return values
 
@@ -59,6 +85,7 @@ def clue(values: Sequence[int], number: int) -> Clue:
     """A clue from its block lengths; a lone 0 (or nothing) is an empty line."""
     if list(values) == [0]:
         return ()
+    check_blocks(len(values), number)
     for value in values:
         if value == 0:
             raise InputError("a block of length 0 (a lone 0 marks an empty line)", line=number)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from satnono.errors import InputError
 from satnono.formats import _plain
+from satnono.formats.limits import shown
 from satnono.model import Clue, Puzzle
 
 
@@ -29,7 +30,7 @@ def parse_cwd(text: str) -> list[Puzzle]:
         parts = line.split()
         if len(parts) != 1:
             raise InputError(
-                f"expected the {what} alone on its line, got {line.strip()!r}", line=number
+                f"expected the {what} alone on its line, got {shown(line)}", line=number
             )
         sizes.append(_plain.side(parts[0], what, number))
     height, width = sizes
@@ -43,7 +44,7 @@ def parse_cwd(text: str) -> list[Puzzle]:
     number, separator = lines[at]
     if separator.strip():
         raise InputError(
-            f"expected a blank line between the row and column clues, got {separator.strip()!r}",
+            f"expected a blank line between the row and column clues, got {shown(separator)}",
             line=number,
         )
     columns = _section(lines, at + 1, width, "column")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from satnono.errors import InputError
 from satnono.formats import _plain
+from satnono.formats.limits import shown
 from satnono.model import Puzzle
 
 
@@ -24,7 +25,7 @@ def parse_mk(text: str) -> list[Puzzle]:
     number, header = lines[start]
     parts = header.split()
     if len(parts) != 2:
-        raise InputError(f"expected 'height width', got {header.strip()!r}", line=number)
+        raise InputError(f"expected 'height width', got {shown(header)}", line=number)
     height = _plain.side(parts[0], "height", number)
     width = _plain.side(parts[1], "width", number)
     body = lines[start + 1 :]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from satnono.errors import InputError
 from satnono.formats import _plain
+from satnono.formats.limits import shown
 from satnono.model import Puzzle
 
 
@@ -23,7 +24,7 @@ def parse_nin(text: str) -> list[Puzzle]:
     number, header = lines[start]
     parts = header.split()
     if len(parts) != 2:
-        raise InputError(f"expected 'width height', got {header.strip()!r}", line=number)
+        raise InputError(f"expected 'width height', got {shown(header)}", line=number)
     width = _plain.side(parts[0], "width", number)
     height = _plain.side(parts[1], "height", number)
     clues = _plain.take_clues(lines[start + 1 :], height + width, "row and column", number)

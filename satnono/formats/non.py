@@ -12,7 +12,18 @@ import re
 from collections.abc import Sequence
 
 from satnono.errors import InputError
+from satnono.formats import _plain
+from satnono.formats.limits import (
+    MAX_DIGITS,
+    MAX_LINES,
+    check_blocks,
+    check_colors,
+    check_puzzles,
+    color_char,
+    shown,
+)
 from satnono.model import (
+    BLACK,
     BLACK_AND_WHITE,
     MAX_SIDE,
     WHITE,
@@ -27,13 +38,15 @@ from satnono.model import (
 
 _STRING_KEYS = {"catalogue": "source", "title": "title", "by": "author", "copyright": "copyright"}
 _KEYS = {"width", "height", "rows", "columns", "goal", "color", "license", *_STRING_KEYS}
-_BLOCK = re.compile(r"(\d+)(.?)")
+_BLOCK = re.compile(r"([0-9]+)(.?)")
+_NUMBER = re.compile(r"[0-9]+")
 _RGB = re.compile(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
 
 
 def looks_like_non(text: str) -> bool:
     """Content sniffing for files without a telling suffix."""
-    keys = {line.split(maxsplit=1)[0] for line in text.splitlines()[:400] if line.strip()}
+    lines = _plain.split_lines(text[:100_000])[:400]
+    keys = {line.split(maxsplit=1)[0] for line in lines if line.strip()}
     return {"width", "height", "rows", "columns"} <= keys
 
 
@@ -41,14 +54,18 @@ def parse_non(text: str) -> list[Puzzle]:
     """Every puzzle in a `.non` file or `====`-separated bundle."""
     puzzles: list[Puzzle] = []
     chunk: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in _plain.iter_lines(text):
         if line.strip() == "====":
             if any(content.strip() for _, content in chunk):
+                check_puzzles(len(puzzles) + 1, number)
                 puzzles.append(_parse_one(chunk))
             chunk = []
         else:
             chunk.append((number, line))
+            if len(chunk) > MAX_LINES:
+                raise InputError(f"a puzzle of more than {MAX_LINES} lines", line=number)
     if any(content.strip() for _, content in chunk) or not puzzles:
+        check_puzzles(len(puzzles) + 1, chunk[0][0] if chunk else 1)
         puzzles.append(_parse_one(chunk))
     return puzzles
 
@@ -63,12 +80,12 @@ def _unquote(value: str, number: int) -> str:
 
 
 def _parse_size(key: str, value: str, number: int) -> int:
-    try:
-        size = int(value)
-    except ValueError:
-        raise InputError(
-            f"{key}: expected a whole number, got {value.strip()!r}", line=number
-        ) from None
+    digits = value.strip()
+    if not _NUMBER.fullmatch(digits):
+        raise InputError(f"{key}: expected a whole number, got {shown(value)}", line=number)
+    if len(digits) > MAX_DIGITS:
+        raise InputError(f"{key} {shown(digits)} is outside 1..{MAX_SIDE}", line=number)
+    size = int(digits)
     if not 1 <= size <= MAX_SIDE:
         raise InputError(f"{key} {size} is outside 1..{MAX_SIDE}", line=number)
     return size
@@ -79,19 +96,19 @@ def _parse_clue(text: str, number: int) -> list[tuple[int, str]]:
     tokens = [t for t in re.split(r"[,\s]+", text.strip()) if t]
     if tokens == ["0"]:
         return []
+    check_blocks(len(tokens), number)
     blocks = []
     for token in tokens:
         match = _BLOCK.fullmatch(token)
         if match is None:
-            raise InputError(f"bad clue {text.strip()!r}: cannot read {token!r}", line=number)
-        length = int(match.group(1))
+            raise InputError(f"bad clue {shown(text)}: cannot read {shown(token)}", line=number)
+        digits = match.group(1)
+        length = int(digits) if len(digits) <= MAX_DIGITS else MAX_SIDE + 1
         if length == 0:
-            raise InputError(f"bad clue {text.strip()!r}: a block of length 0", line=number)
+            raise InputError(f"bad clue {shown(text)}: a block of length 0", line=number)
         if length > MAX_SIDE:
-            raise InputError(
-                f"bad clue {text.strip()!r}: block longer than {MAX_SIDE}", line=number
-            )
-        blocks.append((length, match.group(2)))
+            raise InputError(f"bad clue {shown(text)}: block longer than {MAX_SIDE}", line=number)
+        blocks.append((length, color_char(match.group(2), number) if match.group(2) else ""))
     return blocks
 
 
@@ -141,9 +158,10 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
             parts = value.split()
             if len(parts) != 2 or len(parts[0]) != 1 or not _RGB.fullmatch(parts[1]):
                 raise InputError(
-                    f"color: expected 'color <char> #rrggbb', got {line!r}", line=number
+                    f"color: expected 'color <char> #rrggbb', got {shown(line)}", line=number
                 )
-            declared[parts[0]] = _normalize_rgb(parts[1])
+            declared[color_char(parts[0], number)] = _normalize_rgb(parts[1])
+            check_colors(len(declared), number)
         elif key == "goal":
             goal = (number, _unquote(value, number))
         elif key in _STRING_KEYS:
@@ -156,7 +174,7 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
             info.append(("license", _unquote(value, number)))
         elif key[0].isdigit():
             raise InputError(
-                f"clue line {line!r} outside the rows and columns sections", line=number
+                f"clue line {shown(line)} outside the rows and columns sections", line=number
             )
         # Any other line is an unknown key, which the format says to ignore.
     end = lines[-1][0] if lines else 1
@@ -191,6 +209,7 @@ def _build(
     if used:
         chars = list(declared)
         chars += [c for c in dict.fromkeys(used) if c not in declared]
+        check_colors(len(chars), all_blocks[0][0])
         for number, (length, char) in all_blocks:
             if not char:
                 raise InputError(
@@ -260,7 +279,7 @@ def write_non(puzzle: Puzzle) -> str:
             out.append(f"license {_quote(value)}")
     out += [f"width {puzzle.width}", f"height {puzzle.height}", ""]
     color = not puzzle.is_black_and_white
-    if color:
+    if color or puzzle.palette[1].rgb != BLACK.rgb:  # one color that is not black is kept too
         out += [f"color {c.char} {c.rgb}" for c in puzzle.palette[1:]]
         out.append("")
     for key, clues in (("rows", puzzle.rows), ("columns", puzzle.columns)):
@@ -274,4 +293,4 @@ def write_non(puzzle: Puzzle) -> str:
 
 
 def _quote(text: str) -> str:
-    return '"' + html.escape(text, quote=True).replace("\n", " ") + '"'
+    return '"' + " ".join(_plain.split_lines(html.escape(text, quote=True))) + '"'

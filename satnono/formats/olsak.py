@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from satnono.errors import InputError
 from satnono.formats import _plain
+from satnono.formats.limits import MAX_DIGITS, check_blocks, check_colors, color_char, shown
 from satnono.model import (
     BLACK,
     BLACK_AND_WHITE,
@@ -91,10 +92,10 @@ def _declarations(lines: list[_plain.Line], at: int) -> tuple[dict[str, _Declare
             continue
         if line.startswith(":"):
             return declared, i + 1
-        inchar = line[0]
+        inchar = color_char(line[0], number)
         if line[1:2] != ":":
             raise InputError(
-                f"color declaration: expected '<letter>:<char> <color>', got {raw.strip()!r}",
+                f"color declaration: expected '<letter>:<char> <color>', got {shown(raw)}",
                 line=number,
             )
         if inchar in "/\\":
@@ -107,7 +108,9 @@ def _declarations(lines: list[_plain.Line], at: int) -> tuple[dict[str, _Declare
         if not words:
             raise InputError(f"color {inchar!r}: no color after {line[:3]!r}", line=number)
         name, rgb = _color(words[0], words[1:], inchar, len(declared), number)
-        declared[inchar] = _Declared(name, line[2:3] or " ", rgb)
+        outchar = line[2:3]
+        declared[inchar] = _Declared(name, outchar if outchar.isprintable() else " ", rgb)
+        check_colors(len(declared) - ("0" in declared), number)
     raise InputError(
         "the file ends in the color declarations, before the ':' line of the row clues",
         line=_plain.last_line(lines),
@@ -127,7 +130,7 @@ def _color(
         return (comment[0] if comment else fallback), rgb
     if _NAME.fullmatch(word):
         return word, default_rgb(word, position)
-    raise InputError(f"cannot read the color {word!r} (an X11 name or #rrggbb)", line=number)
+    raise InputError(f"cannot read the color {shown(word)} (an X11 name or #rrggbb)", line=number)
 
 
 def _section(lines: list[_plain.Line], at: int, kind: str) -> tuple[list[_plain.Line], int | None]:
@@ -148,23 +151,25 @@ def _blocks(text: str, number: int, declared: dict[str, _Declared] | None) -> li
     tokens = _TOKEN.findall(text)
     if tokens == ["0"]:
         return []
-    blocks = []
+    blocks: list[tuple[int, str]] = []
     for token in tokens:
         if "/" in token or "\\" in token:
-            raise InputError(f"triangle blocks are not supported: {token!r}", line=number)
+            raise InputError(f"triangle blocks are not supported: {shown(token)}", line=number)
         pieces = list(_BLOCK.finditer(token))
         if not pieces or "".join(p.group(0) for p in pieces) != token:
-            raise InputError(f"cannot read the block {token!r}", line=number)
+            raise InputError(f"cannot read the block {shown(token)}", line=number)
         for piece in pieces:
             digits, letter = piece.groups()
-            length = int(digits) if len(digits) <= 7 else MAX_SIDE + 1
+            length = int(digits) if len(digits) <= MAX_DIGITS else MAX_SIDE + 1
             if length == 0:
                 raise InputError("a block of length 0", line=number)
             if length > MAX_SIDE:
+                shown_length = digits if len(digits) <= MAX_DIGITS else shown(digits)
                 raise InputError(
-                    f"a block of length {digits} is longer than {MAX_SIDE}", line=number
+                    f"a block of length {shown_length} is longer than {MAX_SIDE}", line=number
                 )
             blocks.append((length, _letter(letter, number, declared)))
+            check_blocks(len(blocks), number)
     return blocks
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from satnono.errors import InputError
 from satnono.formats import _plain
+from satnono.formats.limits import shown
 from satnono.model import Clue, Puzzle
 
 
@@ -39,7 +40,7 @@ def parse_syro(text: str) -> list[Puzzle]:
         values = _plain.numbers(line, number)
         if not values or values[-1] != 0:
             raise InputError(
-                f"a clue line must end with 0 (the terminator), got {line!r}", line=number
+                f"a clue line must end with 0 (the terminator), got {shown(line)}", line=number
             )
         sections[-1].append(_plain.clue(values[:-1] or [0], number))
         _plain.count_limit(sections[-1], "row" if len(sections) == 1 else "column", number)

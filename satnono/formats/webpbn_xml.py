@@ -12,9 +12,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError, TreeBuilder
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax import saxutils
 
 from satnono.errors import InputError
+from satnono.formats.limits import (
+    MAX_DIGITS,
+    MAX_PUZZLES,
+    check_blocks,
+    check_colors,
+    check_puzzles,
+    shown,
+)
 from satnono.model import (
     BLACK,
     MAX_SIDE,
@@ -30,6 +38,9 @@ from satnono.model import (
 
 _HTML_ENTITIES = {name: chr(code) for name, code in html.entities.name2codepoint.items()}
 _RGB = re.compile(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
+_LENGTH = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
+#: Characters XML 1.0 cannot hold, even as character references; the writer replaces them.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 #: Metadata elements kept in Puzzle.info, in the order the DTD gives them.
 _INFO_TAGS = ("source", "id", "author", "authorid", "copyright", "description", "note")
 
@@ -54,7 +65,7 @@ class _LineTreeBuilder(TreeBuilder):
 
 
 def parse_xml(text: str) -> list[Puzzle]:
-    from defusedxml import DefusedXmlException
+    from defusedxml import DefusedXmlException, EntitiesForbidden, ExternalReferenceForbidden
     from defusedxml.ElementTree import DefusedXMLParser
 
     builder = _LineTreeBuilder()
@@ -69,8 +80,21 @@ def parse_xml(text: str) -> list[Puzzle]:
         line = error.position[0] if error.position else None
         message = str(error).split(":")[0]
         raise InputError(f"not well-formed XML: {message}", line=line) from None
+    except EntitiesForbidden as error:
+        raise InputError(
+            f"refused: the file declares the entity {shown(error.name)}; entity declarations are "
+            "not read (they make XML bombs and external entities)",
+            line=parser.parser.CurrentLineNumber,
+        ) from None
+    except ExternalReferenceForbidden as error:
+        raise InputError(
+            f"refused: a reference to the external resource {shown(error.sysid or '')}",
+            line=parser.parser.CurrentLineNumber,
+        ) from None
     except DefusedXmlException as error:
-        raise InputError(f"refused: {error}") from None
+        raise InputError(
+            f"refused: {type(error).__name__}", line=parser.parser.CurrentLineNumber
+        ) from None
     lines = builder.lines
 
     def line_of(element: Element) -> int | None:
@@ -81,9 +105,13 @@ def parse_xml(text: str) -> list[Puzzle]:
     elif root.tag == "puzzleset":
         elements = root.findall("puzzle")
     else:
-        raise InputError(f"root element is <{root.tag}>, expected <puzzleset>", line=line_of(root))
+        raise InputError(
+            f"root element is <{root.tag[:40]}>, expected <puzzleset>", line=line_of(root)
+        )
     if not elements:
         raise InputError("no <puzzle> element", line=line_of(root))
+    if len(elements) > MAX_PUZZLES:
+        check_puzzles(len(elements), line_of(elements[MAX_PUZZLES]))
     return [_parse_puzzle(element, line_of) for element in elements]
 
 
@@ -94,7 +122,9 @@ def _text(element: Element | None) -> str:
 def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
     kind = puzzle.get("type", "grid")
     if kind != "grid":
-        raise InputError(f"puzzle type {kind!r} is not supported (only grid)", line=line_of(puzzle))
+        raise InputError(
+            f"puzzle type {shown(kind)} is not supported (only grid)", line=line_of(puzzle)
+        )
     default_name = puzzle.get("defaultcolor", "black")
     background_name = puzzle.get("backgroundcolor", "white")
     declared: dict[str, Color] = {}
@@ -105,12 +135,14 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
         rgb = _text(element)
         if not _RGB.fullmatch(rgb):
             raise InputError(
-                f"color {name!r}: {rgb!r} is not a hex RGB value", line=line_of(element)
+                f"color {shown(name)}: {shown(rgb)} is not a hex RGB value", line=line_of(element)
             )
         digits = rgb.lstrip("#").lower()
         if len(digits) == 3:
             digits = "".join(d * 2 for d in digits)
-        declared[name] = Color(name, element.get("char", ""), "#" + digits)
+        char = element.get("char", "")
+        usable = len(char) == 1 and char.isprintable()  # else make_palette picks a letter
+        declared[name] = Color(name, char if usable else "", "#" + digits)
     background = declared.get(background_name, Color(background_name, ".", WHITE.rgb))
 
     clue_sets: dict[str, list[tuple[Element, list[tuple[int, str]]]]] = {}
@@ -118,7 +150,7 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
         kind = section.get("type", "")
         if kind not in ("rows", "columns"):
             raise InputError(
-                f"<clues type={kind!r}>: expected rows or columns", line=line_of(section)
+                f"<clues type={shown(kind)}>: expected rows or columns", line=line_of(section)
             )
         if kind in clue_sets:
             raise InputError(f"<clues type={kind!r}> given twice", line=line_of(section))
@@ -145,6 +177,7 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
                     )
     if not names:
         names = [default_name]
+    check_colors(len(names), line_of(puzzle))
     colors = [declared.get(n) or Color(n, "", BLACK.rgb if n == "black" else "") for n in names]
     colors = [
         c if c.rgb else Color(c.name, c.char, default_rgb(c.name, i)) for i, c in enumerate(colors)
@@ -166,11 +199,16 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
 
 
 def _parse_line(line: Element, default: str, line_of: Any) -> list[tuple[int, str]]:
+    counts = line.findall("count")
+    check_blocks(len(counts), line_of(line))
     blocks = []
-    for count in line.findall("count"):
+    for count in counts:
         text = _text(count)
-        if not text.isdigit() or int(text) > MAX_SIDE:
-            raise InputError(f"<count>{text}</count> is not a block length", line=line_of(count))
+        if not _LENGTH.fullmatch(text) or int(text) > MAX_SIDE:
+            raise InputError(
+                f"<count> holds {shown(text)}, not a block length (1..{MAX_SIDE})",
+                line=line_of(count),
+            )
         length = int(text)
         if length == 0:
             continue  # some exporters write an empty line as a single 0
@@ -204,7 +242,7 @@ def _parse_goal(
         try:
             cells.append(tuple(by_char[char] for char in body))
         except KeyError as error:
-            raise InputError(f"goal image uses undeclared color character {error.args[0]!r}",
+            raise InputError(f"goal image uses undeclared color character {shown(error.args[0])}",
                              line=line_of(image)) from None  # fmt: skip
     if len(cells) != height or any(len(row) != width for row in cells):
         raise InputError(f"goal image is not {width}x{height}", line=line_of(image))
@@ -222,6 +260,16 @@ def write_xml(puzzles: Sequence[Puzzle]) -> str:
         out += _write_puzzle(puzzle)
     out.append("</puzzleset>")
     return "\n".join(out) + "\n"
+
+
+def escape(text: str) -> str:
+    """Text as XML character data; characters XML cannot hold become U+FFFD."""
+    return saxutils.escape(_NOT_XML.sub("\ufffd", text))
+
+
+def quoteattr(text: str) -> str:
+    """Text as a quoted XML attribute value; characters XML cannot hold become U+FFFD."""
+    return saxutils.quoteattr(_NOT_XML.sub("\ufffd", text))
 
 
 def _write_puzzle(puzzle: Puzzle) -> list[str]:

@@ -1,0 +1,306 @@
+"""What a puzzle author needs to know: how far line logic and probing get, how deep the search
+goes, how many solutions there are and, when there are several, which cells differ.
+
+Difficulty labels (the `difficulty` field; the terminal adds the depth to "needs search"):
+
+- "line-solvable": line logic alone (each row and column on its own, repeated) fixes every cell.
+- "needs probing": line logic stalls, but probing finishes it: assume a color in a cell,
+  propagate, and rule the color out on a contradiction (or keep what every color agrees on).
+- "needs search": unique, but only a backtracking search with guesses nested
+  `search_max_depth` deep settles it.
+- "ambiguous": at least two solutions; `differing_cells` says where they disagree.
+- "no solution": the clues contradict each other; `reason` says where.
+- "unknown": the timeout passed before the search could tell.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
+from satnono.backends.backtrack import probe_fixpoint
+from satnono.deadline import Deadline, Timeout
+from satnono.errors import Contradiction
+from satnono.model import Grid, Puzzle, find_contradiction
+from satnono.propagate import Propagator, initial_domains
+from satnono.solutions import count, solve
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+Difficulty = Literal[
+    "line-solvable", "needs probing", "needs search", "ambiguous", "no solution", "unknown"
+]
+
+#: The search whose depth is reported: the backtrack backend is the one that has a depth.
+SEARCH_BACKEND = "backtrack"
+#: Differing cells listed in the terminal; the JSON and the picture have all of them.
+SHOWN_CELLS = 24
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything `satnono analyze` reports; cells are flat indices (row * width + column).
+
+    Counts that were not measured (the clues contradict, or the timeout passed first) are None.
+    """
+
+    puzzle: Puzzle
+    line_solvable: bool
+    cells_fixed_by_lines: int | None
+    #: True when probing fixes every cell; None when it did not run to the end.
+    probing_solves: bool | None
+    cells_fixed_by_probing: int | None
+    search_max_depth: int
+    search_nodes: int
+    #: Solutions found, or the exact number with `solutions_exact`; a lower bound otherwise.
+    solutions: int
+    solutions_exact: bool
+    #: True when the count is a lower bound because the search stopped at max_solutions.
+    stopped_at_limit: bool
+    difficulty: Difficulty
+    #: Cells whose color is not the same in all the `compared` solutions the search found.
+    differing_cells: tuple[int, ...]
+    compared: int
+    #: The first solution found, if any.
+    solution: Grid | None
+    #: Every color each cell has in some solution found (a cell's single color when it agrees);
+    #: without a solution, the state line logic and probing reached.
+    domains: tuple[int, ...] | None
+    reason: str | None
+    timed_out: bool
+    seconds: float
+
+    @property
+    def cells(self) -> int:
+        return self.puzzle.width * self.puzzle.height
+
+    @property
+    def label(self) -> str:
+        """The difficulty as people read it: a search says how deep it had to guess."""
+        if self.difficulty == "needs search":
+            return f"needs search (depth {self.search_max_depth})"
+        if self.difficulty == "unknown":
+            return "unknown (timeout)"
+        return self.difficulty
+
+
+def analyze(
+    puzzle: Puzzle,
+    *,
+    max_solutions: int = 2,
+    exact_count: bool = False,
+    timeout: float | None = None,
+) -> Analysis:
+    """Analyze a puzzle within one shared deadline.
+
+    The search runs before probing, so that a short timeout is spent finding solutions (what
+    the exit code depends on) rather than on statistics; `exact_count` counts with the default
+    backend afterwards, which enumerates much faster than the backtrack search.
+    """
+    if max_solutions == 1:
+        raise ValueError("telling unique from ambiguous needs at least two solutions")
+    started = time.perf_counter()
+    deadline = Deadline(timeout)
+
+    def elapsed() -> float:
+        return round(time.perf_counter() - started, 4)
+
+    reason = find_contradiction(puzzle)
+    propagator = Propagator(puzzle)
+    domains = initial_domains(puzzle)
+    if reason is None:
+        try:
+            propagator.propagate(domains)
+        except Contradiction as error:
+            reason = str(error)
+    if reason is not None:
+        return Analysis(
+            puzzle, False, None, None, None, 0, 0, 0, True, False, "no solution", (), 0, None,
+            None, reason, False, elapsed(),
+        )  # fmt: skip
+    by_lines = _decided(domains)
+
+    union = [0] * len(domains)
+
+    def merge(grid: Grid) -> None:
+        for cell, color in enumerate(color for row in grid for color in row):
+            union[cell] |= 1 << color
+
+    result = solve(
+        puzzle, backend=SEARCH_BACKEND, limit=max_solutions, timeout=deadline.remaining(),
+        keep=1, on_solution=merge,
+    )  # fmt: skip
+    found, exact = result.solutions_found, result.complete
+    timed_out = result.status == "timeout"
+    stopped = not exact and not timed_out
+
+    # Probing starts where line logic stopped; it is not measured after a search timeout.
+    probed: tuple[int, ...] | None = tuple(domains)
+    probing_solves: bool | None = True if by_lines == len(domains) else None
+    by_probing: int | None = by_lines if probing_solves else None
+    if not probing_solves and not timed_out:
+        try:
+            probed = probe_fixpoint(Residual(puzzle, propagator, tuple(domains)), deadline)
+        except Timeout:
+            probing_solves = by_probing = None
+            timed_out = True
+        else:
+            by_probing = None if probed is None else _decided(probed)
+            probing_solves = by_probing == len(domains)
+
+    if exact_count and not exact and not timed_out:
+        backend = DEFAULT_BACKEND if DEFAULT_BACKEND in installed_backends() else SEARCH_BACKEND
+        counted = count(puzzle, backend=backend, timeout=deadline.remaining())
+        found, exact, stopped = max(found, counted.count), counted.exact, False
+        timed_out = timed_out or not exact
+
+    depth = int(result.stats.get("max_depth", 0))
+    difficulty: Difficulty
+    if found >= 2:
+        difficulty = "ambiguous"
+    elif found == 0:
+        difficulty = "unknown" if result.status == "timeout" else "no solution"
+    elif not result.complete:
+        difficulty = "unknown"
+    elif by_lines == len(domains):
+        difficulty = "line-solvable"
+    elif probing_solves or (probing_solves is None and depth == 0):
+        difficulty = "needs probing"
+    else:
+        difficulty = "needs search"
+    solution = result.solutions[0] if result.solutions else None
+    differing = tuple(cell for cell, d in enumerate(union) if d & (d - 1))
+    return Analysis(
+        puzzle, by_lines == len(domains), by_lines, probing_solves, by_probing, depth,
+        int(result.stats.get("nodes", 0)), found, exact, stopped, difficulty, differing,
+        result.solutions_found, solution,
+        tuple(union) if solution is not None else probed, result.reason, timed_out, elapsed(),
+    )  # fmt: skip
+
+
+def _decided(domains: Sequence[int]) -> int:
+    """Cells with a single color left."""
+    return sum(1 for d in domains if not d & (d - 1))
+
+
+def row_column(puzzle: Puzzle, cell: int) -> tuple[int, int]:
+    """A cell as people count it: (row, column), both from 1."""
+    row, column = divmod(cell, puzzle.width)
+    return row + 1, column + 1
+
+
+def to_json(analysis: Analysis, path: Path, picture: Path | None = None) -> dict[str, Any]:
+    """The stable JSON object of `satnono analyze --json`; cells are [row, column] from 1."""
+    puzzle = analysis.puzzle
+    return {
+        "file": str(path),
+        "title": puzzle.title,
+        "width": puzzle.width,
+        "height": puzzle.height,
+        "colors": len(puzzle.palette),
+        "cells": analysis.cells,
+        "line_solvable": analysis.line_solvable,
+        "cells_fixed_by_lines": analysis.cells_fixed_by_lines,
+        "probing_solves": analysis.probing_solves,
+        "cells_fixed_by_probing": analysis.cells_fixed_by_probing,
+        "search_backend": SEARCH_BACKEND,
+        "search_max_depth": analysis.search_max_depth,
+        "search_nodes": analysis.search_nodes,
+        "solutions": analysis.solutions,
+        "solutions_exact": analysis.solutions_exact,
+        "difficulty": analysis.difficulty,
+        "label": analysis.label,
+        "differing_cells": [list(row_column(puzzle, c)) for c in analysis.differing_cells],
+        "solutions_compared": analysis.compared,
+        "reason": analysis.reason,
+        "timed_out": analysis.timed_out,
+        "picture": None if picture is None else str(picture),
+        "seconds": analysis.seconds,
+    }
+
+
+def _cells_text(puzzle: Puzzle, cells: Sequence[int]) -> str:
+    shown = ", ".join(
+        f"({r}, {c})" for r, c in (row_column(puzzle, x) for x in cells[:SHOWN_CELLS])
+    )
+    more = len(cells) - SHOWN_CELLS
+    return shown + (f" and {more} more (--json lists all)" if more > 0 else "")
+
+
+def _fixed(count: int | None, total: int, finishes: bool | None) -> str:
+    if count is None:
+        return "not measured (timeout)" if finishes is None else "proves there is no solution"
+    return f"fixes {count} of {total} cells" + ("" if finishes else ", then stalls")
+
+
+def summary_lines(analysis: Analysis, max_solutions: int) -> list[str]:
+    """The plain-text report, one finding per line."""
+    puzzle, cells = analysis.puzzle, analysis.cells
+    colors = len(puzzle.palette) - 1
+    palette = "black and white" if colors == 1 else f"{colors} colors"
+    lines = [f"size          {puzzle.width}x{puzzle.height}, {cells} cells, {palette}"]
+    if analysis.cells_fixed_by_lines is not None:
+        by_lines = _fixed(analysis.cells_fixed_by_lines, cells, analysis.line_solvable)
+        by_probing = _fixed(analysis.cells_fixed_by_probing, cells, analysis.probing_solves)
+        lines += [f"line logic    {by_lines}", f"probing       {by_probing}"]
+    nodes = analysis.search_nodes
+    if nodes:
+        lines.append(
+            f"search        depth {analysis.search_max_depth}, {nodes} node{'s' * (nodes > 1)}"
+            f" ({SEARCH_BACKEND})"
+        )
+    n = analysis.solutions
+    if analysis.solutions_exact:
+        counted = f"{n} (exact)"
+    elif analysis.stopped_at_limit:
+        counted = f"at least {n} (stopped at --max-solutions {max_solutions}; --count counts)"
+    elif n:
+        counted = f"at least {n} (timeout)"
+    else:
+        counted = "none found yet (timeout)"
+    lines.append(f"solutions     {counted}")
+    if analysis.difficulty == "no solution":
+        lines.append(f"reason        {analysis.reason}")
+    lines.append(f"difficulty    {analysis.label}")
+    if analysis.differing_cells:
+        cells_text = _cells_text(puzzle, analysis.differing_cells)
+        lines.append(
+            f"differing     {len(analysis.differing_cells)} cells between the {analysis.compared}"
+            f" solutions found (row, column): {cells_text}"
+        )
+    return lines
+
+
+def print_report(console: Console, analysis: Analysis, max_solutions: int) -> None:
+    """The report, and for an ambiguous puzzle the grid with its differing cells as '?'."""
+    from satnono.render import print_domains
+
+    for line in summary_lines(analysis, max_solutions):
+        console.out(line, highlight=False)
+    if analysis.differing_cells and analysis.domains is not None:
+        console.out("")
+        console.out("the solutions found, '?' where they differ:", highlight=False)
+        print_domains(console, analysis.puzzle, analysis.domains)
+    console.out(f"({analysis.seconds:.2f} s)", highlight=False)
+
+
+def picture_of(analysis: Analysis) -> tuple[tuple[int, ...] | None, tuple[int, ...], str]:
+    """What -o draws: domains, highlighted cells and caption.
+
+    The first solution with the differing cells outlined, so an author sees where a clue must
+    change; without a solution, whatever logic had fixed (nothing when the clues contradict).
+    """
+    caption = analysis.label
+    if analysis.solution is not None:
+        domains = tuple(1 << color for row in analysis.solution for color in row)
+        if analysis.differing_cells:
+            caption = f"ambiguous: the {len(analysis.differing_cells)} outlined cells differ"
+        return domains, analysis.differing_cells, caption
+    if analysis.difficulty == "no solution":
+        caption = f"no solution: {analysis.reason}"
+    return analysis.domains, (), caption

@@ -1,0 +1,95 @@
+"""Ctrl-C and closed pipes: exit 130 or 141, no traceback, no process left behind.
+
+A real SIGINT to a real `satnono` process, in its own session so that every process it
+started can be checked for afterwards; and a reader that stops reading, like `| head -1`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from satnono.backends import installed_backends
+from support import EXAMPLES
+
+# 9! solutions, streamed: long enough to be interrupted on any backend.
+LONG = str(EXAMPLES / "permutation-9.non")
+
+
+def _interrupt(args: list[str], after: float) -> tuple[int, str, str, int]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "satnono", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(after)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail("satnono did not stop on Ctrl-C")
+    return process.returncode, out, err, process.pid
+
+
+def _group_is_gone(group: int) -> bool:
+    for _ in range(50):
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    os.killpg(group, signal.SIGKILL)
+    return False
+
+
+@pytest.mark.parametrize("backend", installed_backends())
+def test_ctrl_c_reports_progress_and_exits_130(backend: str) -> None:
+    code, out, err, group = _interrupt(
+        ["solve", LONG, "--backend", backend, "--max-solutions", "0"], after=2.5
+    )
+    assert code == 130, err
+    assert "Traceback" not in err + out
+    assert "interrupted:" in out
+    assert _group_is_gone(group)
+
+
+def test_ctrl_c_with_json_gives_one_object() -> None:
+    code, out, err, group = _interrupt(["solve", LONG, "--max-solutions", "0", "--json"], 2.5)
+    assert code == 130, err
+    import json
+
+    data = json.loads(out)
+    assert data["status"] == "interrupted" and data["complete"] is False
+    assert data["solutions_found"] >= len(data["solutions"])
+    assert _group_is_gone(group)
+
+
+@pytest.mark.parametrize("output", [[], ["--json-lines"]])
+def test_closed_pipe_exits_141_quietly(output: list[str]) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "satnono", "solve", LONG, "--max-solutions", "0", *output],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()
+    try:
+        code = process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("satnono kept running after its reader went away")
+    assert code == 141
+    assert process.stderr.read() == b""
+    assert _group_is_gone(process.pid)
