@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -21,7 +22,7 @@ from satnono import __version__
 from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, installed_backends
 from satnono.errors import InputError
 from satnono.formats import FORMATS, read_puzzle, read_puzzles, write_puzzles
-from satnono.model import Puzzle
+from satnono.model import Grid, Puzzle
 
 EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
@@ -102,12 +103,27 @@ BackendOpt = Annotated[
 ]
 SolverOpt = Annotated[
     str | None,
-    typer.Option("--solver", help="PySAT solver for the sat backend (default: glucose42)."),
+    typer.Option(
+        "--solver",
+        help="PySAT solver for the sat backend (default: glucose3); portfolio races only it.",
+    ),
+]
+EncodingOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--encoding",
+        help="CNF encoding: blocks (default), automaton, automaton-lean; see encodings/.",
+    ),
 ]
 ThreadsOpt = Annotated[
     int, typer.Option("--threads", min=1, help="Worker threads (cpsat backend).")
 ]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed for the search.")]
+SeedOpt = Annotated[
+    int,
+    typer.Option(
+        "--seed", help="Random seed for the search (sat: random initial phases, -1 all true)."
+    ),
+]
 TimeoutOpt = Annotated[
     float | None, typer.Option("--timeout", min=0, help="Give up after this many seconds.")
 ]
@@ -126,24 +142,46 @@ def _check_backend(name: str) -> str:
     return name
 
 
-def _options(backend: str, solver: str | None, threads: int = 1, seed: int = 0) -> SearchOptions:
+def _options(
+    backend: str, solver: str | None, threads: int = 1, seed: int = 0, encoding: str | None = None
+) -> SearchOptions:
     """Check the search options before any work, so a typo fails even on easy puzzles."""
     _check_backend(backend)
     if solver is not None:
         from satnono.backends.sat import canonical_solver
 
         solver = canonical_solver(solver)
-    return SearchOptions(solver=solver, threads=threads, seed=seed)
+    if encoding is not None:
+        from satnono.cnf import check_encoding
+
+        encoding = check_encoding(encoding)
+    return SearchOptions(solver=solver, threads=threads, seed=seed, encoding=encoding)
+
+
+def _source(path: Path) -> Path:
+    """The file to read: `webpbn:ID` is fetched from webpbn (or the cache) first."""
+    if not str(path).startswith("webpbn:"):
+        return path
+    from satnono.fetch import resolve_puzzle_source
+
+    return resolve_puzzle_source(str(path))
 
 
 def _load(path: Path, fmt: str | None, index: int) -> Puzzle:
-    return read_puzzle(path, fmt, index)
+    return read_puzzle(_source(path), fmt, index)
 
 
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    console = Console(stderr=stderr, highlight=False)
+    # rich exits 1 on a closed pipe; let handles_errors give the usual 141 instead.
+    console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
+    return console
+
+
+def _raise_broken_pipe() -> None:
+    raise BrokenPipeError
 
 
 @app.command()
@@ -152,6 +190,7 @@ def solve(
     puzzle: PuzzleArg,
     backend: BackendOpt = DEFAULT_BACKEND,
     solver: SolverOpt = None,
+    encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
     seed: SeedOpt = 0,
     max_solutions: Annotated[
@@ -159,23 +198,177 @@ def solve(
     ] = 2,
     timeout: TimeoutOpt = None,
     json_output: JsonOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict.")] = False,
+    json_lines: Annotated[
+        bool,
+        typer.Option(
+            "--json-lines",
+            help="Stream one JSON object per verified solution as it is found, then a summary.",
+        ),
+    ] = False,
+    svg: Annotated[
+        Path | None, typer.Option("--svg", help="Also draw the (first) solution as SVG.")
+    ] = None,
+    png: Annotated[
+        Path | None, typer.Option("--png", help="Also draw the (first) solution as PNG.")
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only the verdict; no live progress.")
+    ] = False,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
-    """Solve a puzzle: print its solutions and a verdict (unique, N solutions, no solution)."""
+    """Solve a puzzle: print its solutions and a verdict (unique, N solutions, no solution).
+
+    PUZZLE may be a file or webpbn:ID (downloaded once, then read from the cache).
+    """
+    from satnono.progress import live_progress
+    from satnono.solutions import Progress
     from satnono.solutions import solve as run_solve
 
-    options = _options(backend, solver, threads, seed)
+    if json_output and json_lines:
+        raise InputError("choose one of --json and --json-lines", "--json-lines")
+    options = _options(backend, solver, threads, seed, encoding)
     loaded = _load(puzzle, fmt, index)
-    result = run_solve(
-        loaded, backend=backend, limit=max_solutions, timeout=timeout, options=options
-    )
-    if json_output:
-        print(json.dumps(_solve_json(puzzle, result)))
+    progress = Progress()
+    # --json keeps every solution for its one object; text and --json-lines print each one as
+    # it is found and keep only the first (for --svg/--png), however many there are.
+    found: list[Grid] = []
+    text = _TextStream(loaded, quiet)
+
+    def on_solution(grid: Grid) -> None:
+        if json_lines:
+            print(json.dumps({"solution": loaded.grid_rows(grid)}), flush=True)
+            if not found:
+                found.append(grid)
+        elif json_output:
+            found.append(grid)
+        else:
+            text.add(grid)
+
+    live = not (quiet or json_output or json_lines)
+    try:
+        with live_progress(progress, live):
+            result = run_solve(
+                loaded, backend=backend, limit=max_solutions, timeout=timeout, options=options,
+                keep=0, on_solution=on_solution, progress=progress,
+            )  # fmt: skip
+    except KeyboardInterrupt:
+        if json_output or json_lines:
+            _report_interrupted_json(puzzle, loaded, None if json_lines else found, progress)
+        else:
+            text.interrupted(progress)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    first = text.first if text.first is not None else (found[0] if found else None)
+    for picture in (svg, png):
+        if picture is not None:
+            _draw_result(loaded, result, first, progress, picture)
+    if json_output or json_lines:
+        data = _solve_json(puzzle, result, [] if json_lines else found)
+        if json_lines:
+            del data["solutions"]
+        print(json.dumps(data))
     else:
-        _print_result(result, quiet)
+        text.finish(result)
     raise typer.Exit(_exit_code(result.status, result.solutions_found))
+
+
+class _TextStream:
+    """Prints solutions as they are found; "solution N:" heads each once there are several.
+
+    The first one is held back until a second one shows up (or the search ends), because a
+    lone solution is printed without a heading.
+    """
+
+    def __init__(self, puzzle: Puzzle, quiet: bool) -> None:
+        from satnono.render import grid_console
+
+        self.puzzle = puzzle
+        self.quiet = quiet
+        self.console = grid_console()
+        self.first: Grid | None = None
+        self.count = 0
+
+    def add(self, grid: Grid) -> None:
+        self.count += 1
+        if self.count == 1:
+            self.first = grid
+            return
+        if self.count == 2:
+            self._print(self.first, 1)
+        self._print(grid, self.count)
+
+    def _print(self, grid: Grid | None, number: int | None) -> None:
+        from satnono.propagate import grid_to_domains
+        from satnono.render import print_domains
+
+        if self.quiet or grid is None:
+            return
+        if number is not None:
+            self.console.out(f"solution {number}:")
+        print_domains(self.console, self.puzzle, grid_to_domains(grid))
+        self.console.out("")
+
+    def finish(self, result: Any) -> None:
+        """The lone solution, if that is what there is, then the verdict line."""
+        if self.count == 1:
+            self._print(self.first, None)
+        details = [f"{result.seconds:.2f} s"]
+        if not self.quiet and "cells_left" in result.stats:
+            details.append(
+                f"{result.stats['cells_left']} of {result.stats['cells']} cells left after "
+                "line logic"
+            )
+        if not self.quiet and result.solver:
+            same = result.solver == result.backend
+            details.append(result.backend if same else f"{result.backend}/{result.solver}")
+        self.console.out(f"{result.verdict} ({', '.join(details)})")
+
+    def interrupted(self, progress: Any) -> None:
+        """After Ctrl-C: the solution held back, or the grid as line logic left it."""
+        from satnono.progress import describe
+        from satnono.render import print_domains
+
+        if self.count == 1:
+            self._print(self.first, 1)
+        elif not self.count and progress.domains is not None:
+            self.console.out("after line logic ('?' = undecided):")
+            print_domains(self.console, self.puzzle, progress.domains)
+            self.console.out("")
+        self.console.out(f"interrupted: {describe(progress)}")
+
+
+def _report_interrupted_json(
+    path: Path, puzzle: Puzzle, found: list[Grid] | None, progress: Any
+) -> None:
+    """What a Ctrl-C leaves, as one object: the solutions so far and the partial grid.
+
+    `found` is None after --json-lines, which has streamed the solutions already.
+    """
+    from satnono.render import domain_rows
+
+    seconds = round(time.perf_counter() - progress.started, 4)
+    data: dict[str, Any] = {
+        "file": str(path), "width": puzzle.width, "height": puzzle.height,
+        "status": "interrupted", "complete": False, "solutions_found": progress.solutions,
+        "seconds": seconds,
+    }  # fmt: skip
+    if found is not None:
+        data["solutions"] = [puzzle.grid_rows(grid) for grid in found]
+    if progress.domains is not None:
+        data["partial"] = domain_rows(puzzle, progress.domains)
+    print(json.dumps(data))
+
+
+def _draw_result(
+    puzzle: Puzzle, result: Any, first: Grid | None, progress: Any, path: Path
+) -> None:
+    """The first solution; else the grid as line logic left it (undecided cells hatched)."""
+    from satnono.picture import write_picture
+    from satnono.propagate import grid_to_domains
+
+    domains = grid_to_domains(first) if first is not None else progress.domains
+    caption = f"{puzzle.title}: {result.verdict}" if puzzle.title else result.verdict
+    write_picture(puzzle, domains, path, caption=caption)
 
 
 def _exit_code(status: str, found: int) -> int:
@@ -184,7 +377,7 @@ def _exit_code(status: str, found: int) -> int:
     return EXIT_TIMEOUT if status == "timeout" else EXIT_UNSOLVABLE
 
 
-def _solve_json(path: Path, result: Any) -> dict[str, Any]:
+def _solve_json(path: Path, result: Any, solutions: list[Grid]) -> dict[str, Any]:
     puzzle = result.puzzle
     data = {
         "file": str(path),
@@ -198,7 +391,7 @@ def _solve_json(path: Path, result: Any) -> dict[str, Any]:
         "status": result.status,
         "complete": result.complete,
         "solutions_found": result.solutions_found,
-        "solutions": [puzzle.grid_rows(grid) for grid in result.solutions],
+        "solutions": [puzzle.grid_rows(grid) for grid in solutions],
         "seconds": result.seconds,
         "stats": result.stats,
     }
@@ -207,49 +400,36 @@ def _solve_json(path: Path, result: Any) -> dict[str, Any]:
     return data
 
 
-def _print_result(result: Any, quiet: bool) -> None:
-    from satnono.propagate import grid_to_domains
-    from satnono.render import print_domains
-
-    console = _console()
-    if not quiet:
-        many = len(result.solutions) > 1
-        for number, grid in enumerate(result.solutions, start=1):
-            if many:
-                console.out(f"solution {number}:")
-            print_domains(console, result.puzzle, grid_to_domains(grid))
-            console.out("")
-    details = [f"{result.seconds:.2f} s"]
-    if not quiet and "cells_left" in result.stats:
-        details.append(
-            f"{result.stats['cells_left']} of {result.stats['cells']} cells left after line logic"
-        )
-    if not quiet and result.solver:
-        same = result.solver == result.backend
-        details.append(result.backend if same else f"{result.backend}/{result.solver}")
-    console.out(f"{result.verdict} ({', '.join(details)})")
-
-
 @app.command()
 @handles_errors
 def count(
     puzzle: PuzzleArg,
     limit: Annotated[
-        int, typer.Option("--limit", min=0, help="Stop counting at N; 0 = no limit.")
+        int,
+        typer.Option(
+            "--limit",
+            min=0,
+            help="Stop once the count reaches N, reported as 'at least N'; 0 = no limit.",
+        ),
     ] = 0,
     timeout: TimeoutOpt = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     solver: SolverOpt = None,
+    encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
     seed: SeedOpt = 0,
     json_output: JsonOpt = False,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
-    """Count the solutions: exact when the search finishes, otherwise a lower bound."""
+    """Count the solutions exactly, however many; --limit or --timeout make it a lower bound.
+
+    Small independent regions are enumerated by the backend, large ones counted by a cached
+    search (satnono.counting), so counts far beyond what could be listed come out exact.
+    """
     from satnono.solutions import count as run_count
 
-    options = _options(backend, solver, threads, seed)
+    options = _options(backend, solver, threads, seed, encoding)
     loaded = _load(puzzle, fmt, index)
     counted = run_count(loaded, backend=backend, limit=limit, timeout=timeout, options=options)
     if json_output:
@@ -258,12 +438,15 @@ def count(
     else:
         n = counted.count
         noun = "solution" if n == 1 else "solutions"
+        size = f", about {n:.2e}" if n >= 10**15 else ""
         if counted.exact:
-            text = f"{n} {noun} (exact)"
-        elif counted.result.status == "timeout" or (limit == 0 or n < limit):
-            text = f"at least {n} {noun} (timeout)"
-        else:
+            text = f"{n} {noun} (exact{size})"
+        elif counted.stopped == "limit":
             text = f"at least {n} {noun} (stopped at --limit {limit})"
+        elif n:
+            text = f"at least {n} {noun} (timeout: a lower bound{size})"
+        else:
+            text = "timeout before any solution was counted"
         if counted.result.reason:
             text += f": {counted.result.reason}"
         typer.echo(f"{text} ({counted.seconds:.2f} s)")
@@ -281,7 +464,7 @@ def convert(
     to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
 ) -> None:
     """Convert puzzles between formats (every puzzle in the file)."""
-    puzzles = read_puzzles(source, from_format)
+    puzzles = read_puzzles(_source(source), from_format)
     write_puzzles(puzzles, target, to_format)
     noun = "puzzle" if len(puzzles) == 1 else "puzzles"
     typer.echo(f"wrote {len(puzzles)} {noun} to {target}", err=True)
@@ -294,15 +477,17 @@ def cnf(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="DIMACS file to write (default: stdout).")
     ] = None,
+    encoding: EncodingOpt = None,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
     """Write the CNF of the residual puzzle (after line propagation) in DIMACS."""
-    from satnono.cnf import encode_puzzle, variable_comments
+    from satnono.cnf import check_encoding, encode_puzzle, variable_comments
     from satnono.errors import Contradiction
     from satnono.model import find_contradiction
     from satnono.propagate import Propagator, initial_domains
 
+    encoding = check_encoding(encoding)
     loaded = _load(puzzle, fmt, index)
     reason = find_contradiction(loaded)
     propagator = Propagator(loaded)
@@ -314,7 +499,7 @@ def cnf(
             reason = str(error)
     if reason is not None:
         raise _fail(f"no solution: {reason}; no CNF written", EXIT_UNSOLVABLE)
-    formula = encode_puzzle(propagator, domains)
+    formula = encode_puzzle(propagator, domains, encoding=encoding)
     text = formula.dimacs(variable_comments(loaded, formula))
     if output is None:
         sys.stdout.write(text)
@@ -329,6 +514,195 @@ def cnf(
         f"{left} residual cells" + (" (line logic solves this puzzle)" if not left else ""),
         err=True,
     )
+
+
+@app.command()
+@handles_errors
+def analyze(
+    puzzle: PuzzleArg,
+    exact_count: Annotated[
+        bool, typer.Option("--count", help="Count the solutions exactly instead of stopping.")
+    ] = False,
+    max_solutions: Annotated[
+        int,
+        typer.Option("--max-solutions", min=0, help="Solutions to look for (at least 2; 0 = all)."),
+    ] = 2,
+    timeout: TimeoutOpt = None,
+    json_output: JsonOpt = False,
+    picture: Annotated[
+        Path | None,
+        typer.Option(
+            "--picture", "-o", help="Draw the solution, differing cells outlined (.svg or .png)."
+        ),
+    ] = None,
+    fmt: FormatOpt = None,
+    index: IndexOpt = 1,
+) -> None:
+    """Tell a puzzle author how hard a puzzle is, whether it is unique, and where it is not.
+
+    Difficulty: line-solvable, needs probing, needs search (depth d), ambiguous, no solution.
+    """
+    from satnono import analyze as analyzing
+    from satnono.picture import PICTURE_SUFFIXES, write_picture
+
+    if max_solutions == 1:
+        raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "--max-solutions")
+    if picture is not None and picture.suffix.lower() not in PICTURE_SUFFIXES:
+        raise InputError("the picture must be a .svg or .png file", picture)
+    loaded = _load(puzzle, fmt, index)
+    analysis = analyzing.analyze(
+        loaded, max_solutions=max_solutions, exact_count=exact_count, timeout=timeout
+    )
+    if picture is not None:
+        domains, highlight, caption = analyzing.picture_of(analysis)
+        write_picture(loaded, domains, picture, highlight, caption)
+    if json_output:
+        print(json.dumps(analyzing.to_json(analysis, puzzle, picture)))
+    else:
+        analyzing.print_report(_console(), analysis, max_solutions)
+    unknown = analysis.difficulty == "unknown"
+    raise typer.Exit(_exit_code("timeout" if unknown else "", analysis.solutions))
+
+
+@app.command()
+@handles_errors
+def fetch(
+    site: Annotated[str, typer.Argument(help="Where from: webpbn.", show_default=False)],
+    puzzle_id: Annotated[int, typer.Argument(help="The puzzle's id on the site.", min=1)],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Also save it here; the suffix picks the format."),
+    ] = None,
+    url: Annotated[
+        str | None,
+        typer.Option("--url", help="Export endpoint (default: $SATNONO_WEBPBN_URL or webpbn's)."),
+    ] = None,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Download again even if cached.")
+    ] = False,
+) -> None:
+    """Download a puzzle (webpbn's XML export) into the cache and print where it is."""
+    from satnono.fetch import fetch_webpbn
+
+    if site != "webpbn":
+        raise InputError(f"unknown site {site!r}; satnono can fetch from: webpbn", "fetch")
+    cached = fetch_webpbn(puzzle_id, url, refresh=refresh)
+    if output is None:
+        typer.echo(str(cached))
+        return
+    puzzles = read_puzzles(cached, "xml")
+    if output.suffix.lower() == ".xml":
+        try:
+            output.write_bytes(cached.read_bytes())
+        except OSError as error:
+            raise InputError(f"cannot write: {error.strerror or error}", output) from None
+    else:
+        write_puzzles(puzzles, output)
+    typer.echo(str(output))
+
+
+@app.command()
+@handles_errors
+def render(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="A puzzle file (or webpbn:ID), or the JSON that `satnono solve --json` printed.",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Picture to write: .svg or .png.")],
+    what: Annotated[
+        str,
+        typer.Option(
+            "--show",
+            help="solution (solve it first), logic (what line logic decides, the rest "
+            "hatched), goal (the picture stored in the file) or blank (clues only).",
+        ),
+    ] = "solution",
+    backend: BackendOpt = DEFAULT_BACKEND,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0, help="Time allowed for solving.")
+    ] = 60.0,
+    fmt: FormatOpt = None,
+    index: IndexOpt = 1,
+) -> None:
+    """Draw a puzzle with its clues on the margins and its cells in their real colors."""
+    from satnono.picture import write_picture
+
+    if what not in ("solution", "logic", "goal", "blank"):
+        raise InputError(f"--show takes solution, logic, goal or blank, not {what!r}", "--show")
+    domains: list[int] | None
+    if source.suffix.lower() == ".json":
+        puzzle, domains, caption = _solved_json(source)
+    else:
+        puzzle = _load(source, fmt, index)
+        domains, caption = _picture_of(puzzle, what, backend, timeout)
+    write_picture(puzzle, domains, output, caption=caption)
+    typer.echo(f"wrote {output} ({caption})", err=True)
+
+
+def _picture_of(
+    puzzle: Puzzle, what: str, backend: str, timeout: float
+) -> tuple[list[int] | None, str]:
+    """The cells to draw and a caption saying what they are."""
+    from satnono.propagate import grid_to_domains
+
+    name = puzzle.title or "puzzle"
+    if what == "blank":
+        return None, name
+    if what == "goal":
+        if puzzle.goal is None:
+            raise InputError("the file holds no goal picture; try --show solution", "--show")
+        return grid_to_domains(puzzle.goal), f"{name}: the goal stored in the file"
+    if what == "logic":
+        from satnono.errors import Contradiction
+        from satnono.propagate import Propagator, initial_domains
+
+        domains = initial_domains(puzzle)
+        try:
+            Propagator(puzzle).propagate(domains)
+        except Contradiction as error:
+            return None, f"{name}: no solution: {error}"
+        left = sum(1 for d in domains if d & (d - 1))
+        return domains, f"{name}: line logic leaves {left} of {len(domains)} cells"
+    from satnono.solutions import solve as run_solve
+
+    _check_backend(backend)
+    result = run_solve(puzzle, backend=backend, limit=2, timeout=timeout, keep=1)
+    if result.solutions:
+        return grid_to_domains(result.solutions[0]), f"{name}: {result.verdict}"
+    return None, f"{name}: {result.verdict}"
+
+
+def _solved_json(path: Path) -> tuple[Puzzle, list[int], str]:
+    """The puzzle and first solution recorded by `satnono solve --json`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows = data["solutions"][0]
+        puzzle_file = Path(data["file"])
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror or error}", path) from None
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise InputError(
+            "not the JSON of `satnono solve --json` with at least one solution", path
+        ) from None
+    puzzle = _load(puzzle_file, None, 1)
+    colors = {color.char: number for number, color in enumerate(puzzle.palette)}
+    if not isinstance(rows, list) or len(rows) != puzzle.height:
+        raise InputError(f"the solution is not {puzzle.height} rows of {puzzle_file}", path)
+    for row in rows:
+        if not isinstance(row, str) or len(row) != puzzle.width or set(row) - colors.keys():
+            raise InputError(f"a solution row does not fit {puzzle_file}: {row!r}", path)
+    grid = tuple(tuple(colors[char] for char in row) for row in rows)
+    from satnono.propagate import grid_to_domains
+    from satnono.verify import problems
+
+    wrong = problems(puzzle, grid)
+    if wrong:
+        raise InputError(f"the recorded solution does not fit the clues: {wrong[0]}", path)
+    domains = grid_to_domains(grid)
+    return puzzle, domains, f"{puzzle.title or puzzle_file.name}: the recorded solution"
 
 
 @app.command()
