@@ -11,9 +11,25 @@ import datetime
 import platform
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from satnono.compare import SolveRun, puzzle_files, run_solve_process
+
+
+def configuration(spec: str) -> tuple[str, list[str]]:
+    """`backend` or `backend/encoding/solver` -> (backend, extra `satnono solve` options).
+
+    The second form pins one SAT configuration, e.g. `sat/automaton/glucose42`, the
+    Foundation issue's default, kept as the "previous satnono" baseline.
+    """
+    backend, *rest = spec.split("/")
+    extra: list[str] = []
+    if rest:
+        extra += ["--encoding", rest[0]]
+    if len(rest) > 1:
+        extra += ["--solver", rest[1]]
+    return backend, extra
 
 
 def expected_verdicts(folder: Path) -> dict[str, str]:
@@ -100,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m satnono.bench", description=__doc__)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--output", type=Path, help="Markdown file to update (default: print)")
-    parser.add_argument("--backends", default="sat", help="comma-separated; first is the subject")
+    parser.add_argument(
+        "--backends",
+        default="sat",
+        help="comma-separated backend or backend/encoding/solver; the first is the subject",
+    )
     parser.add_argument("--max-solutions", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--section", default="survey")
@@ -110,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for path in files:
         for backend in backends:
-            run = run_solve_process(path, backend, args.max_solutions, args.timeout)
+            name, extra = configuration(backend)
+            run = run_solve_process(path, name, args.max_solutions, args.timeout, extra)
+            run = replace(run, backend=backend)
             print(
                 f"{path.stem:28} {backend:10} {run.wall_seconds:7.2f} s  {run.status}", flush=True
             )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from satnono.automaton import LineAutomaton, line_automaton
-from satnono.model import BACKGROUND, Clue
+from satnono.model import Clue
 
 Domains = tuple[int, ...]
 
@@ -38,17 +38,25 @@ class LineSolver:
     the domains tuple pays for itself many times over.
     """
 
-    __slots__ = ("_cache", "_steps", "automaton", "clue", "length")
+    __slots__ = ("_steps", "automaton", "cache", "clue", "length")
 
     def __init__(self, clue: Clue, length: int, colors: int) -> None:
         self.clue = clue
         self.length = length
         self.automaton: LineAutomaton = line_automaton(clue, colors)
-        # _steps[domain] = (advance mask, loop mask) of the union of the domain's colors.
-        self._steps: dict[int, tuple[int, int]] = {}
-        self._cache: dict[Domains, Domains] = {}
+        # _steps[domain]: what the automaton does on a cell with that domain (see _step).
+        self._steps: dict[int, _Step] = {}
+        #: domains -> narrowed domains, or () for a contradiction. Propagation reads it
+        #: directly: most lookups hit, and a hit then costs no call.
+        self.cache: dict[Domains, Domains] = {}
 
-    def _step(self, domain: int) -> tuple[int, int]:
+    def _step(self, domain: int) -> _Step:
+        """(advance mask, loop mask, background allowed, ((bit, entry mask) per color)).
+
+        The masks are the union over the domain's colors; the last two parts let the backward
+        pass test each color's support without looking anything else up (colors that enter
+        no state are left out of the last part).
+        """
         step = self._steps.get(domain)
         if step is None:
             masks = self.automaton.entry_masks
@@ -56,7 +64,9 @@ class LineSolver:
             for color in colors_of(domain):
                 advance |= masks[color]
             loop = self.automaton.loops if domain & 1 else 0
-            step = (advance, loop)
+            # The background also advances, into the mandatory gap between same-color blocks.
+            entries = tuple((1 << c, masks[c]) for c in colors_of(domain) if masks[c])
+            step = (advance, loop, bool(domain & 1), entries)
             self._steps[domain] = step
         return step
 
@@ -66,7 +76,7 @@ class LineSolver:
         states = 1
         step = self._steps
         for domain in domains:
-            advance, loop = step.get(domain) or self._step(domain)
+            advance, loop, _, _ = step.get(domain) or self._step(domain)
             states = ((states << 1) & advance) | (states & loop)
             reached.append(states)
         return reached
@@ -85,29 +95,34 @@ class LineSolver:
         live[-1] = accept
         step = self._steps
         for j in range(len(domains) - 1, -1, -1):
-            advance, loop = step.get(domains[j]) or self._step(domains[j])
+            advance, loop, _, _ = step.get(domains[j]) or self._step(domains[j])
             states = ((states & advance) >> 1) | (states & loop)
             live[j] = states & reached[j]
         return live
 
     def solve(self, domains: Domains) -> Domains | None:
         """The narrowed domains, or None when no arrangement of the clue fits."""
-        cache = self._cache
+        cache = self.cache
         result = cache.get(domains)
-        if result is not None:
-            return result or None
+        if result is None:
+            result = self.solve_uncached(domains)
+        return result or None
+
+    def solve_uncached(self, domains: Domains) -> Domains:
+        """Solve and remember the result; () stands for a contradiction."""
         result = self._solve(domains)
+        cache = self.cache
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
         cache[domains] = result
-        return result or None
+        return result
 
     def _solve(self, domains: Domains) -> Domains:
         step = self._steps
         reached = [1]
         states = 1
         for domain in domains:
-            advance, loop = step.get(domain) or self._step(domain)
+            advance, loop, _, _ = step.get(domain) or self._step(domain)
             states = ((states << 1) & advance) | (states & loop)
             if not states:
                 return _NO_SOLUTION
@@ -115,20 +130,24 @@ class LineSolver:
         accept = 1 << self.automaton.accept
         if not states & accept:
             return _NO_SOLUTION
-        masks = self.automaton.entry_masks
         loops = self.automaton.loops
         narrowed = list(domains)
         after = accept  # states co-reachable after cell j
         for j in range(len(domains) - 1, -1, -1):
             domain = domains[j]
-            before = reached[j]
+            advance, loop, background, entries = step[domain]
             if domain & (domain - 1):  # several colors left: keep the supported ones
+                before = reached[j]
+                kept = 1 if background and before & loops & after else 0
                 shifted = (before << 1) & after
-                kept = 0
-                for color in colors_of(domain):
-                    if shifted & masks[color] or (color == BACKGROUND and before & loops & after):
-                        kept |= 1 << color
+                if shifted:
+                    for bit, mask in entries:
+                        if shifted & mask:
+                            kept |= bit
                 narrowed[j] = kept
-            advance, loop = step[domain]
             after = ((after & advance) >> 1) | (after & loop)
         return tuple(narrowed)
+
+
+#: See LineSolver._step.
+_Step = tuple[int, int, bool, tuple[tuple[int, int], ...]]

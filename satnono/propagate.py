@@ -103,11 +103,14 @@ class Propagator:
                 queued[line] = 0
                 current = read[line](domains)
                 solves += 1
-                new = solvers[line].solve(current)
+                solver = solvers[line]
+                new = solver.cache.get(current)  # inlined solver.solve(): most lookups hit
                 if new is None:
-                    raise LineContradiction(puzzle, line)
+                    new = solver.solve_uncached(current)
                 if new == current:
                     continue
+                if not new:
+                    raise LineContradiction(puzzle, line)
                 cells = cells_of[line]
                 is_row = line < height
                 for k, value in enumerate(new):

@@ -208,7 +208,7 @@ class _Search:
                     implied[other] = union
         return implied
 
-    def _settle(self, candidates: Iterable[int]) -> bool:
+    def _settle(self, candidates: Iterable[int], root: bool = False) -> bool:
         """Probe the candidates, then the neighbors of whatever that narrows, until none is
         left; False on a contradiction.
 
@@ -216,9 +216,16 @@ class _Search:
         the last contradiction): what a change makes provable lies mostly next to it. Probing
         the whole grid at every node instead proves a little more per node, yet on 9-Dom it
         took 16,000 nodes and 120 s against about 1,000 nodes and 5 s (see _branch for why).
+
+        At the root, probing starts next to what is known (decided cells and the grid's edge)
+        and goes depth first: the neighbors of each change are probed next, where line logic
+        has the most to work with. That cut Light from 3,693 probes to 576 (0.80 s -> 0.29 s)
+        and Hot from 2,254 to 751 (0.64 -> 0.47 s). Below the root the same order made Lion's
+        tree twice as large (1,222 nodes against 621), so there the order stays arbitrary.
         """
         domains = self.domains
-        pending = set(candidates)
+        pending: list[int] | set[int]
+        pending = sorted(candidates, key=self._known_around) if root else set(candidates)
         while pending:
             cell = pending.pop()
             domain = domains[cell]
@@ -232,8 +239,19 @@ class _Search:
             if not self.unknown:
                 return True
             if outcome:
-                pending.update(self._near_changes())
+                near = self._near_changes()
+                if isinstance(pending, list):
+                    pending.extend(near)  # the last pushed is probed first
+                else:
+                    pending.update(near)
         return True
+
+    def _known_around(self, cell: int) -> int:
+        """Decided cells next to `cell`, counting the cells beyond the grid's edge as decided."""
+        domains = self.domains
+        around = self.neighbors.around(cell)
+        known = sum(1 for other in around if not domains[other] & (domains[other] - 1))
+        return known + 9 - len(around)
 
     def _near_changes(self) -> set[int]:
         """Undecided cells next to (or at) a cell narrowed since the last call.
@@ -255,7 +273,7 @@ class _Search:
         """Probe every cell, again and again until a whole sweep changes nothing."""
         while True:
             clock = self.clock
-            if not self._settle(self.cells):
+            if not self._settle(self.cells, root=True):
                 return False
             if self.clock == clock or not self.unknown:
                 return True
@@ -344,6 +362,16 @@ class _Neighborhoods(dict[int, list[int]]):
         super().__init__()
         self.width, self.height = width, height
         self.inside = set(cells)
+
+    def around(self, cell: int) -> list[int]:
+        """Every cell next to `cell`, in the search or not."""
+        width = self.width
+        row, column = divmod(cell, width)
+        return [
+            r * width + c
+            for r in range(max(0, row - 1), min(self.height, row + 2))
+            for c in range(max(0, column - 1), min(width, column + 2))
+        ]
 
     def __missing__(self, cell: int) -> list[int]:
         width, inside = self.width, self.inside
