@@ -38,7 +38,7 @@ format: install
 bench: install
 	$(BIN)/python -m compileall -q satnono
 	$(BIN)/python -m satnono.bench ../shared/puzzles/webpbn-survey \
-		--backends portfolio,sat,sat/automaton/glucose42,cpsat --output BENCHMARKS.md
+		--backends portfolio,sat,sat/automaton/glucose42,cpsat --repeat 3 --output BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
