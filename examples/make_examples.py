@@ -1,6 +1,7 @@
 """Regenerate the bundled example puzzles (.non and webpbn .xml) from the pictures below.
 
-All pictures are satnono's own pixel art or generated patterns. Run: python examples/make_examples.py
+All pictures are satnono's own pixel art or generated patterns.
+Run: python examples/make_examples.py
 """
 
 from __future__ import annotations
@@ -174,9 +175,7 @@ def rings(size: int) -> Grid:
     center = (size - 1) / 2
     return tuple(
         tuple(
-            0
-            if (d := math.hypot(r - center, c - center)) > center
-            else 1 + int(d // 4) % 3
+            0 if (d := math.hypot(r - center, c - center)) > center else 1 + int(d // 4) % 3
             for c in range(size)
         )
         for r in range(size)
@@ -203,9 +202,7 @@ def permutations(blocks: int, size: int) -> Grid:
     permutation matrices (size! of them), so the puzzle has exactly (size!) ** blocks.
     """
     side = blocks * size
-    return tuple(
-        tuple(1 + r // size if r == c else 0 for c in range(side)) for r in range(side)
-    )
+    return tuple(tuple(1 + r // size if r == c else 0 for c in range(side)) for r in range(side))
 
 
 def hue_palette(count: int) -> tuple[Color, ...]:
@@ -242,21 +239,32 @@ def examples() -> list[tuple[str, Puzzle]]:
         WHITE, Color("teal", "t", "#138086"), Color("orange", "o", "#f28c28"),
         Color("plum", "p", "#7b3f8c"),
     )  # fmt: skip
+
+    def art(name: str, title: str, picture: str) -> tuple[str, Puzzle]:
+        return make(name, title, from_art(picture, PALETTES[name]), PALETTES[name])
+
     return [
-        make("heart-color", "Heart", from_art(HEART, PALETTES["heart-color"]), PALETTES["heart-color"]),
+        art("heart-color", "Heart", HEART),
         make("duck", "Duck", from_art(DUCK, BLACK_AND_WHITE)),
-        make("sailboat-color", "Sailboat", from_art(SAILBOAT, PALETTES["sailboat-color"]),
-             PALETTES["sailboat-color"]),  # fmt: skip
-        make("mushroom-color", "Mushroom", from_art(MUSHROOM, PALETTES["mushroom-color"]),
-             PALETTES["mushroom-color"]),  # fmt: skip
+        art("sailboat-color", "Sailboat", SAILBOAT),
+        art("mushroom-color", "Mushroom", MUSHROOM),
         make("rocket-30", "Rocket", from_art(ROCKET, BLACK_AND_WHITE)),
         make("spiral-50", "Spiral 50x50", spiral(50)),
         make("rings-50-color", "Rings 50x50", rings(50), rings_palette),
         make("switches-8", "Eight switches (256 solutions)", switches(8), keep_goal=False),
-        make("permutations-11x6-color", "11 independent 6x6 permutation squares (720**11 solutions)",
-             permutations(11, 6), hue_palette(11), keep_goal=False),  # fmt: skip
-        make("permutation-9", "One 9x9 permutation square (9! = 362880 solutions)",
-             permutations(1, 9), keep_goal=False),  # fmt: skip
+        make(
+            "permutations-11x6-color",
+            "11 independent 6x6 permutation squares (720**11 solutions)",
+            permutations(11, 6),
+            hue_palette(11),
+            keep_goal=False,
+        ),
+        make(
+            "permutation-9",
+            "One 9x9 permutation square (9! = 362880 solutions)",
+            permutations(1, 9),
+            keep_goal=False,
+        ),
         make("needs-search-25", "Random 25x25 that needs search", needs_search(25, SEARCH_SEED)),
     ]
 

@@ -87,7 +87,10 @@ def _main(
 
 
 PuzzleArg = Annotated[
-    Path, typer.Argument(help="Puzzle file (.non, .xml, ...).", show_default=False)
+    Path,
+    typer.Argument(
+        help="Puzzle file (.non, .xml, ...) or webpbn:ID.", show_default=False, metavar="PUZZLE"
+    ),
 ]
 FormatOpt = Annotated[
     str | None,
@@ -462,9 +465,14 @@ def count(
 @app.command()
 @handles_errors
 def convert(
-    source: Annotated[Path, typer.Argument(help="Puzzle file to read.", show_default=False)],
+    source: Annotated[
+        Path, typer.Argument(help="Puzzle file to read.", show_default=False, metavar="IN")
+    ],
     target: Annotated[
-        Path, typer.Argument(help="File to write; its suffix picks the format.", show_default=False)
+        Path,
+        typer.Argument(
+            help="File to write; its suffix picks the format.", show_default=False, metavar="OUT"
+        ),
     ],
     from_format: Annotated[str | None, typer.Option("--from", help="Input format.")] = None,
     to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
@@ -573,8 +581,12 @@ def analyze(
 @app.command()
 @handles_errors
 def fetch(
-    site: Annotated[str, typer.Argument(help="Where from: webpbn.", show_default=False)],
-    puzzle_id: Annotated[int, typer.Argument(help="The puzzle's id on the site.", min=1)],
+    site: Annotated[
+        str, typer.Argument(help="Where from: webpbn.", show_default=False, metavar="SITE")
+    ],
+    puzzle_id: Annotated[
+        int, typer.Argument(help="The puzzle's id on the site.", min=1, metavar="ID")
+    ],
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Also save it here; the suffix picks the format."),
@@ -615,6 +627,7 @@ def render(
         typer.Argument(
             help="A puzzle file (or webpbn:ID), or the JSON that `satnono solve --json` printed.",
             show_default=False,
+            metavar="SOURCE",
         ),
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Picture to write: .svg or .png.")],
@@ -717,7 +730,8 @@ def _solved_json(path: Path) -> tuple[Puzzle, list[int], str]:
 @handles_errors
 def compare(
     paths: Annotated[
-        list[Path], typer.Argument(help="Puzzle files or folders.", show_default=False)
+        list[Path],
+        typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),
     ],
     backends: Annotated[
         str, typer.Option("--backends", help="Comma-separated backends to compare.")

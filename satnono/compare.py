@@ -240,7 +240,8 @@ def plot(runs: Sequence[SolveRun], backends: Sequence[str], timeout: float, path
     puzzles = list(dict.fromkeys(run.puzzle for run in runs))
     by_key = {(run.puzzle, run.backend): run for run in runs}
     width = 0.8 / len(backends)
-    figure, axes = plt.subplots(figsize=(max(8.0, 0.45 * len(puzzles) * len(backends)), 5))
+    count = len(puzzles) * len(backends)
+    figure, axes = plt.subplots(figsize=(min(18.0, max(8.0, 0.2 * count)), 6))
     for index, backend in enumerate(backends):
         xs = [p + (index - (len(backends) - 1) / 2) * width for p in range(len(puzzles))]
         group = [by_key[(puzzle, backend)] for puzzle in puzzles]

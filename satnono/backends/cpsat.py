@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from satnono.automaton import LineAutomaton
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
+from satnono.backends.stoppable import Stoppable
 from satnono.deadline import Deadline
 from satnono.linesolver import colors_of
 
@@ -141,15 +142,42 @@ def _new_solver(options: SearchOptions) -> Any:
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, options.threads)
     solver.parameters.random_seed = options.seed
+    # Ctrl-C and the deadline stop the search through stop_search() (see _StoppableCpSat);
+    # CP-SAT's own SIGINT catching made a Ctrl-C look like a timeout and the reverse.
+    solver.parameters.catch_sigint_signal = False
     return solver
 
 
-def _stopped_early(deadline: Deadline, report: SearchReport) -> None:
-    """CP-SAT stopped before the end: the deadline passed, or it caught a Ctrl-C itself."""
-    left = deadline.remaining()
-    if left is None or left > 0.1:
-        raise KeyboardInterrupt  # give the Ctrl-C back to the caller
+class _StoppableCpSat(Stoppable):
+    """A CP-SAT search in progress, stopped at its deadline or on Ctrl-C by stop_search()."""
+
+    def __init__(self, solver: Any, deadline: Deadline) -> None:
+        super().__init__(deadline)
+        self.solver = solver
+
+    def interrupt(self) -> None:
+        self.solver.stop_search()
+
+
+def _stopped_early(stoppable: _StoppableCpSat, report: SearchReport) -> None:
+    """CP-SAT stopped before the end: Ctrl-C, or the deadline (ours or its own time limit)."""
+    if stoppable.ctrl_c:
+        raise KeyboardInterrupt  # Python raises it here too, once it runs bytecode again
     report.timed_out = True
+
+
+def _solve(solver: Any, model: Any, deadline: Deadline, callback: Any = None) -> tuple[Any, Any]:
+    """solver.solve under the watcher; also returns the _StoppableCpSat that watched it.
+
+    The watcher's stop_search() is what makes Ctrl-C work, but CP-SAT's presolve does not look
+    at it (0.6 s late on frans_faase); its own time limit is checked there, so it is set too.
+    """
+    remaining = deadline.remaining()
+    if remaining is not None:
+        solver.parameters.max_time_in_seconds = remaining
+    with _StoppableCpSat(solver, deadline) as stoppable:
+        status = solver.solve(model, callback)
+    return status, stoppable
 
 
 def _block_and_solve(
@@ -166,20 +194,17 @@ def _block_and_solve(
     solver = _new_solver(options)
     stats = report.stats
     while True:
-        remaining = deadline.remaining()
-        if remaining is not None:
-            if remaining <= 0:
-                report.timed_out = True
-                return
-            solver.parameters.max_time_in_seconds = remaining
-        status = solver.solve(model)
+        if deadline.expired():
+            report.timed_out = True
+            return
+        status, stoppable = _solve(solver, model, deadline)
         stats["cpsat_conflicts"] += solver.num_conflicts
         stats["cpsat_branches"] += solver.num_branches
         if status == cp_model.INFEASIBLE:
             report.exhausted = True
             return
         if status == cp_model.UNKNOWN:
-            _stopped_early(deadline, report)
+            _stopped_early(stoppable, report)
             return
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             raise RuntimeError(f"CP-SAT returned {solver.status_name(status)}")
@@ -217,14 +242,11 @@ def _enumerate(
     solver = _new_solver(options)
     solver.parameters.num_workers = 1  # what enumerate-all supports
     solver.parameters.enumerate_all_solutions = True
-    remaining = deadline.remaining()
-    if remaining is not None:
-        if remaining <= 0:
-            report.timed_out = True
-            return
-        solver.parameters.max_time_in_seconds = remaining
+    if deadline.expired():
+        report.timed_out = True
+        return
     callback = Callback()
-    status = solver.solve(model, callback)
+    status, stoppable = _solve(solver, model, deadline, callback)
     report.stats["cpsat_conflicts"] += solver.num_conflicts
     report.stats["cpsat_branches"] += solver.num_branches
     if callback.error is not None:
@@ -234,7 +256,7 @@ def _enumerate(
     if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
         report.exhausted = True  # every solution reported (or there is none)
     elif status in (cp_model.FEASIBLE, cp_model.UNKNOWN):
-        _stopped_early(deadline, report)
+        _stopped_early(stoppable, report)
     else:
         raise RuntimeError(f"CP-SAT returned {solver.status_name(status)}")
 

@@ -1,74 +1,80 @@
-"""PySAT solvers that a deadline or Ctrl-C stops cleanly, through the solver's own interrupt().
+"""Solvers that a deadline or Ctrl-C stops cleanly, through the solver's own interrupt().
 
 Called from the main thread, PySAT's solve() and propagate() install a C handler for SIGINT
 that longjmps out of the running solver. When the signal lands inside malloc, or halfway through
 the growth of one of the solver's vectors, the heap is left corrupt and the process dies later
 with "free(): invalid pointer" (2 runs in 8 of `satnono solve permutation-9.non
---max-solutions 0` interrupted after 2.5 s). So while a solver is in use SIGINT stays blocked
-in the main thread, and one watcher thread takes it with sigtimedwait: it interrupts the solver,
-as a deadline does, and raises KeyboardInterrupt in the main thread, which sees it as soon as
-the solver call returns. The same watcher enforces the deadline, so no call needs a timer.
+--max-solutions 0` interrupted after 2.5 s); and when the kernel hands the signal to another
+thread (rich's display, OR-tools' pool), the longjmp crosses stacks. So satnono tells PySAT that
+no call is made from the main thread, which keeps PySAT's handler out, and Python's own handler
+stays in place. It writes every signal to a wakeup socket; one watcher thread reads it and
+interrupts the solvers in use, as it does when their deadline passes, and Python raises
+KeyboardInterrupt in the main thread as soon as the solver call returns. CP-SAT is stopped the
+same way, with its own SIGINT catching off (see satnono/backends/cpsat.py).
 """
 
 from __future__ import annotations
 
-import _thread
+import contextlib
 import os
+import select
 import signal
+import socket
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Self
 
 from satnono.deadline import Deadline
 
-#: Longest sleep of the watcher between looks at the solver it watches (seconds).
+#: Longest sleep of the watcher between looks at the solvers it watches (seconds).
 _POLL = 0.05
-_SIGINT = {signal.SIGINT}
-_CAN_WAIT = hasattr(signal, "sigtimedwait") and hasattr(signal, "pthread_sigmask")
 
 
-class StoppableSolver:
-    """A PySAT solver in use: `with StoppableSolver(...) as s:` then s.solve(), s.propagate().
+class Stoppable:
+    """A solver in use, stopped through `interrupt()` at its deadline or on Ctrl-C.
 
-    `interruptible` says whether the solver supports solve_limited() and interrupt(); the
-    others (CaDiCaL, Kissat, Lingeling) cannot be stopped mid-call, so their deadline and a
-    Ctrl-C take effect when the call returns. The SAT backend runs those in a child process
-    that it can kill instead.
+    `with` it around every call into the solver (or around a whole run of calls). Subclasses
+    say how to interrupt; `interruptible` False means the solver cannot be stopped mid-call,
+    so its deadline and a Ctrl-C take effect when the call returns.
     """
 
-    def __init__(self, solver: Any, deadline: Deadline, interruptible: bool) -> None:
-        self.solver = solver
+    def __init__(self, deadline: Deadline, interruptible: bool = True) -> None:
         self.deadline = deadline
         self.interruptible = interruptible
-        self._mask: set[int | signal.Signals] | None = None
-        self._timer: threading.Timer | None = None
         self._watcher: _Watcher | None = None
+        #: True while the watcher listens for Ctrl-C on this solver's behalf.
+        self.listening = False
+        #: Set when a Ctrl-C (rather than the deadline) made the watcher interrupt.
+        self.ctrl_c = False
 
-    def __enter__(self) -> StoppableSolver:
-        bounded = self.deadline.bounded and self.interruptible
-        if not _CAN_WAIT or threading.current_thread() is not threading.main_thread():
-            # PySAT installs no handler outside the main thread; only the deadline needs care.
-            if bounded:
-                self._timer = threading.Timer(self.deadline.remaining() or 0.0, self.interrupt)
-                self._timer.daemon = True
-                self._timer.start()
-            return self
-        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
-        # Only a Python handler wants Ctrl-C back; an ignored SIGINT (a worker process whose
-        # parent handles it) just stays blocked.
-        wants_sigint = callable(signal.getsignal(signal.SIGINT))
-        if wants_sigint or bounded:
+    def interrupt(self) -> None:
+        """Stop the running call (or make the next one return at once); thread-safe."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        if self.interruptible:
             self._watcher = _watcher()
-            self._watcher.watch(self, wants_sigint)
+            self._watcher.watch(self)
         return self
 
     def __exit__(self, *_: object) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
         if self._watcher is not None:
             self._watcher.unwatch(self)
-        if self._mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+            self._watcher = None
+
+
+class StoppableSolver(Stoppable):
+    """A PySAT solver in use: `with StoppableSolver(...) as s:` then s.solve(), s.propagate().
+
+    `interruptible` says whether the solver supports solve_limited() and interrupt(); the
+    others (CaDiCaL, Kissat, Lingeling) cannot be stopped mid-call. The SAT backend runs those
+    in a child process that it can kill instead.
+    """
+
+    def __init__(self, solver: Any, deadline: Deadline, interruptible: bool) -> None:
+        super().__init__(deadline, interruptible)
+        self.solver = solver
+        _keep_pysat_off_sigint()
 
     def solve(self, assumptions: Iterable[int] = ()) -> bool | None:
         """Satisfiable or not under `assumptions`; None when the deadline stopped the solver."""
@@ -90,93 +96,123 @@ class StoppableSolver:
         return bool(consistent), implied
 
     def interrupt(self) -> None:
-        """Stop the running call (or make the next one return at once); thread-safe."""
         if self.interruptible:
             self.solver.interrupt()
 
 
-class _Watcher:
-    """The thread that turns a blocked SIGINT or a passed deadline into solver.interrupt().
+def _keep_pysat_off_sigint() -> None:
+    """Make PySAT believe no call comes from the main thread, so it never installs its
+    longjmp handler for SIGINT (that is all PySAT uses the check for)."""
+    from pysat import _utils
 
-    It watches every solver in use in the main thread (they may nest: a counting search
-    checks with one solver while another enumerates).
+    _utils.MainThread.check = staticmethod(lambda: False)
+
+
+class _Watcher:
+    """The thread that turns a Ctrl-C or a passed deadline into interrupt() of each solver.
+
+    While a solver is in use in the main thread and Python handles SIGINT, the watcher's socket
+    is Python's wakeup fd: the interpreter writes the number of every signal it receives there,
+    whichever thread the kernel delivered it to.
     """
 
     def __init__(self) -> None:
-        self.lock = threading.Condition()
-        #: (solver, whether it wants Ctrl-C) for every solver in use.
-        self.watched: list[tuple[StoppableSolver, bool]] = []
-        thread = threading.Thread(target=self._run, name="satnono solver watcher", daemon=True)
-        # The thread must block SIGINT from its first instruction, or the kernel could hand it
-        # a Ctrl-C meant for the main thread: it inherits the mask it is started with.
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
-        try:
-            thread.start()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        self.lock = threading.Lock()
+        self.watched: list[Stoppable] = []
+        self.reader, self.writer = socket.socketpair()
+        self.reader.setblocking(False)
+        self.writer.setblocking(False)
+        #: The wakeup fd this watcher replaced (-1 for none), and how many users need it.
+        self.previous_fd = -1
+        self.listening = 0
+        self.thread = threading.Thread(target=self._run, name="satnono watcher", daemon=True)
+        self.thread.start()
 
-    def watch(self, solver: StoppableSolver, sigint: bool) -> None:
+    def watch(self, solver: Stoppable) -> None:
         with self.lock:
-            self.watched.append((solver, sigint))
-            self.lock.notify()
+            self.watched.append(solver)
+            if threading.current_thread() is threading.main_thread() and callable(
+                signal.getsignal(signal.SIGINT)
+            ):
+                if not self.listening:
+                    self.previous_fd = signal.set_wakeup_fd(
+                        self.writer.fileno(), warn_on_full_buffer=False
+                    )
+                self.listening += 1
+                solver.listening = True
+        self._wake()
 
-    def unwatch(self, solver: StoppableSolver) -> None:
+    def unwatch(self, solver: Stoppable) -> None:
         with self.lock:
-            self.watched = [entry for entry in self.watched if entry[0] is not solver]
+            self.watched = [other for other in self.watched if other is not solver]
+            if solver.listening:
+                solver.listening = False
+                self.listening -= 1
+                if not self.listening:
+                    signal.set_wakeup_fd(self.previous_fd)
+
+    def _wake(self) -> None:
+        """Make the watcher look at its list again now (its sleep ends on any byte)."""
+        with contextlib.suppress(OSError):
+            self.writer.send(b"\0")
 
     def _run(self) -> None:
-        lock = self.lock
         while True:
-            with lock:
-                while not self.watched:
-                    lock.wait()
+            with self.lock:
                 watched = list(self.watched)
-            timeout = _POLL
-            for solver, _ in watched:
+            timeout: float | None = _POLL if watched else None
+            for solver in watched:
                 remaining = solver.deadline.remaining()
                 if remaining:  # an expired deadline is enforced at each later look
-                    timeout = min(timeout, remaining)
-            if any(sigint for _, sigint in watched):
-                caught = signal.sigtimedwait(_SIGINT, timeout) is not None
-            else:
-                caught = False
-                with lock:
-                    lock.wait(timeout)
-            with lock:
-                for solver, _ in self.watched:
-                    if caught or solver.deadline.expired():
+                    timeout = min(timeout or _POLL, remaining)
+            ready, _, _ = select.select([self.reader], [], [], timeout)
+            sigint = False
+            if ready:
+                with contextlib.suppress(OSError):
+                    data = self.reader.recv(4096)
+                    sigint = signal.SIGINT in data
+                    self._forward(data)
+            with self.lock:
+                for solver in self.watched:
+                    if sigint:
+                        solver.ctrl_c = True
+                    if sigint or solver.deadline.expired():
                         solver.interrupt()
-            if caught:
-                # Raised in the main thread as soon as it runs Python code again.
-                _thread.interrupt_main()
+
+    def _forward(self, data: bytes) -> None:
+        """Signals also go to the wakeup fd that was there before (an event loop's, say)."""
+        signals = data.replace(b"\0", b"")
+        if signals and self.previous_fd != -1:
+            with contextlib.suppress(OSError):
+                os.write(self.previous_fd, signals)
 
 
 _WATCHER: _Watcher | None = None
+_WATCHER_LOCK = threading.Lock()
 
 
 def _watcher() -> _Watcher:
-    """The process's watcher, started on first use (only ever from the main thread)."""
+    """The process's watcher, started on first use."""
     global _WATCHER
-    if _WATCHER is None:
-        _WATCHER = _Watcher()
-    return _WATCHER
+    with _WATCHER_LOCK:
+        if _WATCHER is None:
+            _WATCHER = _Watcher()
+        return _WATCHER
 
 
 def _forget_watcher() -> None:
-    """A forked child has no watcher thread, whatever its parent had."""
-    global _WATCHER
+    """A forked child has no watcher thread, whatever its parent had, nor its wakeup socket."""
+    global _WATCHER, _WATCHER_LOCK
+    if _WATCHER is not None and _WATCHER.listening:
+        with contextlib.suppress(ValueError):  # only possible from the main thread
+            signal.set_wakeup_fd(-1)
     _WATCHER = None
+    _WATCHER_LOCK = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_watcher)
 
 
 def leave_ctrl_c_to_parent() -> None:
-    """In a child process whose parent handles Ctrl-C and kills it: never take SIGINT.
-
-    Blocked rather than only ignored, because PySAT replaces an ignored SIGINT by its own
-    handler for the length of every call.
-    """
-    if _CAN_WAIT:
-        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
+    """In a child process whose parent handles Ctrl-C and kills it: ignore SIGINT."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
