@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from satnono.deadline import Deadline, Timeout
 from satnono.linesolver import LineSolver, colors_of
 from satnono.model import BACKGROUND, Puzzle
 from satnono.propagate import Propagator
@@ -399,10 +400,13 @@ def encode_puzzle(
     domains: Sequence[int],
     lines: Sequence[int] | None = None,
     encoding: str | None = None,
+    deadline: Deadline | None = None,
 ) -> CnfFormula:
     """The CNF of the residual puzzle: cell literals, then one constraint per unfinished line.
 
     `lines` restricts the formula to one independent component (default: every line).
+    Raises Timeout when `deadline` passes first, looked at before each line: a wide residual
+    takes long (76 s for the 32 million clauses of a random 400 x 400 grid).
     """
     chosen = ENCODINGS[check_encoding(encoding)]
     formula = CnfFormula(encoding=chosen.name, checks_by_propagation=chosen.checks_by_propagation)
@@ -417,6 +421,8 @@ def encode_puzzle(
     )
     encode_line = chosen.encode_line
     for line in unfinished:
+        if deadline is not None and deadline.expired():
+            raise Timeout
         encode_line(formula, propagator.solvers[line], propagator.cells[line], domains)
     return formula
 

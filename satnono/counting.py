@@ -21,7 +21,7 @@ from satnono.backends import Residual, SearchOptions, load_backend
 from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import encode_puzzle
 from satnono.components import components
-from satnono.deadline import Deadline
+from satnono.deadline import Deadline, Timeout
 from satnono.errors import Contradiction
 from satnono.linesolver import colors_of
 from satnono.model import Grid, Puzzle, find_contradiction
@@ -118,12 +118,14 @@ def count_solutions(
     reason = find_contradiction(puzzle)
     if reason is not None:
         return Counted(0, True, reason=reason, stats=stats)
-    propagator = Propagator(puzzle)
     domains = initial_domains(puzzle)
     try:
-        propagator.propagate(domains)
+        propagator = Propagator(puzzle, deadline)
+        propagator.propagate(domains, deadline=deadline)
     except Contradiction as error:
         return Counted(0, True, reason=str(error), stats=stats)
+    except Timeout:
+        return Counted(0, False, "timeout", stats=stats)
     stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
     setup = _Setup(puzzle, propagator, domains, deadline or Deadline(None), limit or None, stats)
     enumerated = _enumerate(setup, backend, options or SearchOptions(), enumeration_limit)

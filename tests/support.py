@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -93,3 +94,21 @@ def puzzles(
                 puzzle.width, puzzle.height, tuple(rows), puzzle.columns, puzzle.palette
             )
     return puzzle
+
+
+def children(pid: int | None = None) -> list[int]:
+    """Processes whose parent is `pid` (default: this one), zombies included."""
+    pid = os.getpid() if pid is None else pid
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # Fields after the command name (which may hold spaces and parentheses).
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid:
+            found.append(int(entry))
+    return found

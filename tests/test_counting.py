@@ -22,6 +22,7 @@ from satnono.deadline import Deadline
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
 from satnono.model import Block, Puzzle
+from satnono.propagate import Propagator, initial_domains
 from satnono.solutions import count
 from support import EXAMPLES, brute_force_solutions, puzzles
 
@@ -41,6 +42,13 @@ class CountdownDeadline(Deadline):
     def expired(self) -> bool:
         self.checks -= 1
         return self.checks < 0
+
+
+def after_line_logic(puzzle: Puzzle, checks: int) -> CountdownDeadline:
+    """A countdown of `checks` that starts once the root's line logic has made its own."""
+    probe = CountdownDeadline(10**9)
+    Propagator(puzzle, probe).propagate(initial_domains(puzzle), deadline=probe)
+    return CountdownDeadline(10**9 - probe.checks + checks)
 
 
 def _counts(puzzle: Puzzle) -> list[tuple[int, bool]]:
@@ -114,14 +122,26 @@ def test_limits_on_the_examples() -> None:
     assert (result.count, result.exact, result.stopped) == (10**6, False, "limit")
 
 
-@pytest.mark.parametrize("checks", [0, 1, 3, 10, 30])
-def test_a_deadline_leaves_a_true_lower_bound(checks: int) -> None:
+def test_a_deadline_leaves_a_true_lower_bound() -> None:
+    # Later deadlines stop the count further on: in encoding, in enumeration, in the search.
     puzzle = read_puzzle(EXAMPLES / "permutation-9.non")
-    counted = count_solutions(
-        puzzle, backend="sat", deadline=CountdownDeadline(checks), enumeration_limit=1
-    )
-    assert not counted.exact and counted.stopped == "timeout"
-    assert 1 <= counted.count < PERMUTATION_9
+    counts = []
+    for checks in [0, 1, 3, 10, 20, 30, 50]:
+        deadline = after_line_logic(puzzle, checks)
+        counted = count_solutions(puzzle, backend="sat", deadline=deadline, enumeration_limit=1)
+        assert not counted.exact and counted.stopped == "timeout"
+        assert 0 <= counted.count < PERMUTATION_9
+        assert (counted.witness is not None) == (counted.count > 0)
+        counts.append(counted.count)
+    assert counts == sorted(counts) and counts[-1] > 1
+
+
+@pytest.mark.parametrize("checks", [0, 1, 5])
+def test_a_deadline_during_line_logic_counts_nothing(checks: int) -> None:
+    puzzle = read_puzzle(EXAMPLES / "rocket-30.non")  # line logic alone solves it
+    assert count_solutions(puzzle, backend="sat", deadline=after_line_logic(puzzle, 0)).exact
+    counted = count_solutions(puzzle, backend="sat", deadline=CountdownDeadline(checks))
+    assert (counted.count, counted.exact, counted.stopped) == (0, False, "timeout")
 
 
 @pytest.mark.parametrize("checks", [0, 5, 20])
@@ -137,8 +157,9 @@ def test_a_deadline_across_components_leaves_a_true_lower_bound(checks: int) -> 
 def test_a_deep_search_does_not_hit_the_recursion_limit() -> None:
     # A 40x40 permutation square: the first descent tries white in ~1,500 cells in a row.
     square = puzzle_from_grid(tuple(tuple(int(r == c) for c in range(40)) for r in range(40)))
+    # About 80 checks go to encoding the 80 lines for the enumeration, 30 to the search.
     counted = count_solutions(
-        square, backend="sat", deadline=CountdownDeadline(30), enumeration_limit=1,
+        square, backend="sat", deadline=after_line_logic(square, 110), enumeration_limit=1,
         sat_checks=False,
     )  # fmt: skip
     assert counted.stopped == "timeout" and counted.count >= 1

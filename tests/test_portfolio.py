@@ -7,7 +7,6 @@ tests also catch processes that multiprocessing itself has lost track of.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -23,29 +22,11 @@ from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
 from satnono.model import Puzzle
 from satnono.solutions import solve
-from support import EXAMPLES, SHARED, brute_force_solutions, puzzles
+from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def children(pid: int | None = None) -> list[int]:
-    """Processes whose parent is `pid` (default: this one), zombies included."""
-    pid = os.getpid() if pid is None else pid
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        # Fields after the command name (which may hold spaces and parentheses).
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
 
 
 @pytest.fixture

@@ -225,7 +225,7 @@ class _Search:
         """
         domains = self.domains
         pending: list[int] | set[int]
-        pending = sorted(candidates, key=self._known_around) if root else set(candidates)
+        pending = self._root_order(candidates) if root else set(candidates)
         while pending:
             cell = pending.pop()
             domain = domains[cell]
@@ -245,6 +245,19 @@ class _Search:
                 else:
                     pending.update(near)
         return True
+
+    def _root_order(self, cells: Iterable[int]) -> list[int]:
+        """`cells` by _known_around, the most known last (probed first).
+
+        It looks at the deadline as it goes: on a wide residual the neighborhoods this builds
+        take long (1 s for the 160,000 cells of a random 400 x 400 grid).
+        """
+        known: dict[int, int] = {}
+        for counted, cell in enumerate(cells):
+            if not counted & 1023 and self.deadline.expired():
+                raise _Timeout
+            known[cell] = self._known_around(cell)
+        return sorted(known, key=known.__getitem__)
 
     def _known_around(self, cell: int) -> int:
         """Decided cells next to `cell`, counting the cells beyond the grid's edge as decided."""

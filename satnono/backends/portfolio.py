@@ -8,21 +8,23 @@ fail on different puzzles turns that tail into the best case (BENCHMARKS.md, por
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from multiprocessing.connection import Connection, wait
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
-from satnono.backends.sat import ALL_TRUE, canonical_solver, die_with_parent, enumerate_models
+from satnono.backends.child import can_fork, die_with_parent
+from satnono.backends.sat import ALL_TRUE, canonical_solver, enumerate_models
 from satnono.backends.sat import BACKEND as SAT_BACKEND
 from satnono.backends.stoppable import leave_ctrl_c_to_parent
 from satnono.cnf import ENCODINGS, CnfFormula, check_encoding, encode_puzzle
-from satnono.deadline import Deadline
+from satnono.deadline import Deadline, Timeout
+
+if TYPE_CHECKING:  # multiprocessing is imported only when a race starts (start-up time)
+    from multiprocessing.connection import Connection
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ class PortfolioBackend:
             or len(cells) < SMALL_RESIDUAL
             or limit == 0
             or limit > MAX_RACED_LIMIT
-            or "fork" not in multiprocessing.get_all_start_methods()
+            or not can_fork()
         ):
             single = configs[0] if options.solver or options.encoding else SINGLE
             return _in_process(single, residual, options, deadline, on_solution)
@@ -135,9 +137,13 @@ class PortfolioBackend:
         shared: dict[str, CnfFormula] = {}
         for encoding in {c.encoding for c in configs}:
             if sum(c.encoding == encoding for c in configs) > 1:
-                shared[encoding] = encode_puzzle(
-                    residual.propagator, residual.domains, residual.lines, encoding
-                )
+                try:
+                    shared[encoding] = encode_puzzle(
+                        residual.propagator, residual.domains, residual.lines, encoding, deadline
+                    )
+                except Timeout:
+                    unfinished = {"solver": "portfolio"}
+                    return SearchReport(exhausted=False, timed_out=True, stats=unfinished)
         encode_seconds = time.perf_counter() - started
         workers: list[_Worker] = []
         try:
@@ -215,6 +221,8 @@ def _start(
     limit: int,
     formula: CnfFormula | None,
 ) -> _Worker:
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(
@@ -259,6 +267,8 @@ def _race(workers: list[_Worker], deadline: Deadline) -> _Worker | None:
 
 def _wait(receivers: list[Connection], timeout: float | None) -> list[Any]:
     """multiprocessing.connection.wait, a seam for the interruption tests."""
+    from multiprocessing.connection import wait
+
     return wait(receivers, timeout)
 
 

@@ -10,22 +10,16 @@ are all selectable, because the portfolio backend races different choices of the
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import multiprocessing
-import os
 import random
-import signal
-import sys
 import time
 from collections.abc import Iterator
-from multiprocessing.connection import Connection
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
-from satnono.backends.stoppable import StoppableSolver, leave_ctrl_c_to_parent
+from satnono.backends.child import Send, stream_from_child
+from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import CnfFormula, encode_puzzle
-from satnono.deadline import Deadline
+from satnono.deadline import Deadline, Timeout
 from satnono.errors import InputError
 
 #: Chosen by measurement: with the default encoding (blocks) and default phases, the fastest
@@ -91,7 +85,8 @@ def enumerate_models(
     interruptible = solver_name in _INTERRUPTIBLE
     incremental = solver_name not in _NON_INCREMENTAL
     blocking: list[list[int]] = []
-    stoppable = StoppableSolver(new_solver(solver_name, formula, seed), deadline, interruptible)
+    solver = new_solver(solver_name, formula, seed, deadline=deadline)
+    stoppable = StoppableSolver(solver, deadline, interruptible)
     try:
         with stoppable:
             while not incremental or len(blocking) < BLOCKING_PHASE:
@@ -119,18 +114,34 @@ def enumerate_models(
         stoppable.solver.delete()
 
 
+#: Clauses handed to the solver between two looks at the deadline (about 0.05 s of loading).
+LOAD_CHUNK = 50_000
+
+
 def new_solver(
-    solver_name: str, formula: CnfFormula, seed: int = 0, extra: list[list[int]] | None = None
+    solver_name: str,
+    formula: CnfFormula,
+    seed: int = 0,
+    extra: list[list[int]] | None = None,
+    deadline: Deadline | None = None,
 ) -> Any:
     """A PySAT solver loaded with the formula; a nonzero seed sets random initial phases.
 
     The phase is what a CDCL solver tries first for each variable, so different seeds send
     otherwise identical solvers down different branches: cheap diversity for the portfolio.
     Solvers without phase control (CaDiCaL 1.0.3, Kissat) ignore the seed.
+    Loading is done in chunks so that `deadline` can end it (raising Timeout): it takes
+    about 0.9 s per million clauses, 28 s for a random 400 x 400 grid.
     """
     from pysat.solvers import Solver
 
-    solver = Solver(name=solver_name, bootstrap_with=formula.clauses)
+    solver = Solver(name=solver_name)
+    clauses = formula.clauses
+    for start in range(0, len(clauses), LOAD_CHUNK):
+        if deadline is not None and deadline.expired():
+            solver.delete()
+            raise Timeout
+        solver.append_formula(clauses[start : start + LOAD_CHUNK])
     if extra:
         solver.append_formula(extra)
     if seed and solver_name not in _NO_PHASES:
@@ -197,9 +208,12 @@ class SatBackend:
     ) -> SearchReport:
         solver_name = canonical_solver(options.solver)
         started = time.perf_counter()
-        formula = encode_puzzle(
-            residual.propagator, residual.domains, residual.lines, options.encoding
-        )
+        try:
+            formula = encode_puzzle(
+                residual.propagator, residual.domains, residual.lines, options.encoding, deadline
+            )
+        except Timeout:
+            return SearchReport(exhausted=False, timed_out=True, stats={"solver": solver_name})
         stats: dict[str, Any] = {
             "solver": solver_name,
             "encoding": formula.encoding,
@@ -210,7 +224,12 @@ class SatBackend:
         if solver_name in _INTERRUPTIBLE:
             models: Iterator[Any] = enumerate_models(formula, solver_name, deadline, options.seed)
         else:
-            models = _in_child(formula, solver_name, deadline, options.seed)
+
+            def run(send: Send) -> None:  # no deadline: the child is killed when it passes
+                for item in enumerate_models(formula, solver_name, Deadline(None), options.seed):
+                    send(item)
+
+            models = stream_from_child(run, deadline, f"{solver_name} solver")
         report = SearchReport(exhausted=False, stats=stats)
         solve_started = time.perf_counter()
         try:
@@ -223,75 +242,14 @@ class SatBackend:
                     break
                 if not on_solution(formula.decode(item, residual.domains)):
                     break
+        except Timeout:  # loading the solver, or a solver in a child, ran into the deadline
+            report.timed_out = True
         finally:
             close = getattr(models, "close", None)
             if close is not None:
                 close()
             stats["solve_seconds"] = round(time.perf_counter() - solve_started, 4)
         return report
-
-
-def _in_child(
-    formula: CnfFormula, solver_name: str, deadline: Deadline, seed: int
-) -> Iterator[Any]:
-    """Run `enumerate_models` in a forked process, killed when the deadline passes."""
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(
-        target=_child_main, args=(os.getpid(), formula, solver_name, seed, sender), daemon=True
-    )
-    child.start()
-    sender.close()
-    try:
-        while True:
-            remaining = deadline.remaining()
-            if not receiver.poll(remaining):
-                yield "interrupted"
-                return
-            try:
-                item = receiver.recv()
-            except EOFError:
-                raise RuntimeError(f"the {solver_name} solver process died") from None
-            yield item
-            if item in ("exhausted", "interrupted"):
-                return
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        receiver.close()
-
-
-def _child_main(
-    parent: int, formula: CnfFormula, solver_name: str, seed: int, sender: Connection
-) -> None:
-    die_with_parent(parent)
-    leave_ctrl_c_to_parent()
-    try:
-        for item in enumerate_models(formula, solver_name, Deadline(None), seed):
-            sender.send(item)
-    except BrokenPipeError:
-        pass
-    finally:
-        sender.close()
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(parent: int) -> None:
-    """In a forked child: have the kernel SIGKILL it when its parent dies (Linux prctl).
-
-    A parent killed outright (SIGKILL, OOM) runs no clean-up code, so only the kernel can
-    guarantee that no solver process outlives it. `parent` is the pid seen before the fork:
-    if it already differs, the parent died before the request took effect.
-    """
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 BACKEND = SatBackend()

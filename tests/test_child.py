@@ -1,0 +1,91 @@
+"""Searches run in a forked child: CP-SAT under a deadline, PySAT solvers without interrupt().
+
+The child is the only stop that is always prompt (CP-SAT ignores its time limit while it loads
+a model), so it must give the in-process answers and never outlive the search that started it.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from satnono.backends import installed_backends
+from satnono.backends.child import Send, stream_from_child
+from satnono.deadline import Deadline, Timeout
+from satnono.formats import read_puzzle
+from satnono.solutions import solve
+from support import EXAMPLES, children
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+needs_cpsat = pytest.mark.skipif("cpsat" not in installed_backends(), reason="no OR-tools")
+
+
+@pytest.fixture
+def no_children_left() -> None:
+    assert children() == [], "a child was running before the test"
+    yield
+    assert children() == []
+
+
+def test_items_arrive_in_order_then_the_stream_ends(no_children_left: None) -> None:
+    def run(send: Send) -> None:
+        for n in range(5):
+            send(n)
+
+    assert list(stream_from_child(run, Deadline(30), "test")) == [0, 1, 2, 3, 4]
+
+
+def test_a_child_past_the_deadline_is_killed(no_children_left: None) -> None:
+    def run(send: Send) -> None:
+        send("first")
+        signal.pause()  # only a signal ends it
+
+    items = []
+    with pytest.raises(Timeout):
+        items.extend(stream_from_child(run, Deadline(0.3), "test", grace=0.1))
+    assert items == ["first"]
+
+
+def test_a_failing_child_is_an_error_naming_it(no_children_left: None) -> None:
+    def run(send: Send) -> None:
+        raise ValueError("broken")
+
+    with pytest.raises(RuntimeError, match="the test process failed: ValueError: broken"):
+        list(stream_from_child(run, Deadline(30), "test"))
+
+
+def test_a_consumer_that_stops_early_kills_the_child(no_children_left: None) -> None:
+    def run(send: Send) -> None:
+        n = 0
+        while True:
+            send(n)
+            n += 1
+
+    stream = stream_from_child(run, Deadline(None), "test")
+    assert next(stream) == 0
+    stream.close()
+
+
+@needs_cpsat
+@pytest.mark.parametrize("limit", [1, 2, 7, 0])
+def test_cpsat_under_a_deadline_gives_the_in_process_answers(
+    limit: int, no_children_left: None
+) -> None:
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")  # 256 solutions
+    here = solve(puzzle, backend="cpsat", limit=limit)
+    child = solve(puzzle, backend="cpsat", limit=limit, timeout=60)
+    assert (child.status, child.complete, child.solutions_found) == (
+        here.status, here.complete, here.solutions_found
+    )  # fmt: skip
+    if here.complete:
+        assert set(child.solutions) == set(here.solutions)
+
+
+@needs_cpsat
+def test_cpsat_stops_at_the_deadline_and_leaves_no_child(no_children_left: None) -> None:
+    puzzle = read_puzzle(EXAMPLES / "permutation-9.non")  # 9! solutions: takes minutes
+    result = solve(puzzle, backend="cpsat", limit=0, timeout=0.5)
+    assert (result.status, result.complete) == ("multiple", False)
+    assert 1 < result.solutions_found < 362880
