@@ -7,7 +7,6 @@ interrupt(), CP-SAT's model loading): killing a process is the only stop that is
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import sys
@@ -98,6 +97,8 @@ def die_with_parent(parent: int) -> None:
     if it already differs, the parent died before the request took effect.
     """
     if sys.platform.startswith("linux"):
+        import ctypes
+
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
