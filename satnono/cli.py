@@ -846,4 +846,30 @@ def main() -> None:
     ]
     if chosen:
         app.registered_commands = chosen
-    app()
+    try:
+        app()
+    except SystemExit as done:
+        _exit_now(done.code)
+    _exit_now(0)
+
+
+def _exit_now(code: object) -> None:
+    """Exit without Python's shutdown, once exit handlers ran and output is flushed.
+
+    The shutdown frees every object and module one by one: 30 to 50 ms of each run, a fifth
+    of a line-solvable puzzle's whole process, with nothing left to do that the operating
+    system does not do at exit. Only the console script does this, never the library.
+    """
+    import atexit
+
+    if isinstance(code, str):  # sys.exit("message"): Python prints it and exits 1
+        sys.stderr.write(code + "\n")
+        code = 1
+    status = code if isinstance(code, int) else 0 if code is None else 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said there
+            status = status or EXIT_BROKEN_PIPE
+    os._exit(status)
