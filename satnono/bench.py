@@ -11,25 +11,38 @@ import datetime
 import platform
 import re
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from satnono.compare import SolveRun, puzzle_files, run_solve_process
 
 
-def configuration(spec: str) -> tuple[str, list[str]]:
-    """`backend` or `backend/encoding/solver` -> (backend, extra `satnono solve` options).
+@dataclass(frozen=True)
+class Configuration:
+    """What one column of the table runs: `[backend[/encoding[/solver]]][@checkout]`.
 
-    The second form pins one SAT configuration, e.g. `sat/automaton/glucose42`, the
-    Foundation issue's default, kept as the "previous satnono" baseline.
+    `sat/automaton/glucose42` pins one SAT configuration (the Foundation issue's default);
+    `@/tmp/prev` runs the default backend of another satnono checkout (`python -m satnono`
+    from that folder imports its package), e.g. a `git worktree` of an earlier commit, so
+    that the previous satnono is timed in the same run as the current one.
     """
-    backend, *rest = spec.split("/")
-    extra: list[str] = []
-    if rest:
-        extra += ["--encoding", rest[0]]
-    if len(rest) > 1:
-        extra += ["--solver", rest[1]]
-    return backend, extra
+
+    spec: str
+    backend: str | None
+    options: tuple[str, ...]
+    checkout: Path | None
+
+    @classmethod
+    def parse(cls, spec: str) -> Configuration:
+        choice, _, checkout = spec.partition("@")
+        backend, *rest = choice.split("/")
+        options: list[str] = []
+        if rest:
+            options += ["--encoding", rest[0]]
+        if len(rest) > 1:
+            options += ["--solver", rest[1]]
+        folder = Path(checkout) if checkout else None
+        return cls(spec, backend or None, tuple(options), folder)
 
 
 def expected_verdicts(folder: Path) -> dict[str, str]:
@@ -119,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--backends",
         default="sat",
-        help="comma-separated backend or backend/encoding/solver; the first is the subject",
+        help="comma-separated [backend[/encoding[/solver]]][@checkout]; the first is the subject",
     )
     parser.add_argument("--max-solutions", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0)
@@ -130,20 +143,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     backends = [b for b in args.backends.split(",") if b]
     files = sorted(puzzle_files([args.folder]), key=lambda p: _puzzle_order(p.stem))
+    configurations = [Configuration.parse(spec) for spec in backends]
     runs = []
     for path in files:
-        for backend in backends:
-            name, extra = configuration(backend)
-            repeats = [
-                run_solve_process(path, name, args.max_solutions, args.timeout, extra)
-                for _ in range(max(1, args.repeat))
-            ]
+        repeats: dict[str, list[SolveRun]] = {spec: [] for spec in backends}
+        for _ in range(max(1, args.repeat)):  # interleaved, so that load drift hits all alike
+            for config in configurations:
+                run = run_solve_process(
+                    path, config.backend, args.max_solutions, args.timeout, config.options,
+                    config.checkout,
+                )  # fmt: skip
+                repeats[config.spec].append(run)
+        for spec, done in repeats.items():
             # The run of median wall time stands for all: the machine is shared and noisy.
-            run = sorted(repeats, key=lambda r: r.wall_seconds)[(len(repeats) - 1) // 2]
-            run = replace(run, backend=backend)
-            print(
-                f"{path.stem:28} {backend:10} {run.wall_seconds:7.2f} s  {run.status}", flush=True
-            )
+            run = sorted(done, key=lambda r: r.wall_seconds)[(len(done) - 1) // 2]
+            run = replace(run, backend=spec)
+            print(f"{path.stem:28} {spec:10} {run.wall_seconds:7.2f} s  {run.status}", flush=True)
             runs.append(run)
     expected = expected_verdicts(args.folder)
     command = " ".join(["python -m satnono.bench", *(argv if argv is not None else sys.argv[1:])])

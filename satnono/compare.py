@@ -60,28 +60,39 @@ _stopping = threading.Event()
 
 
 def run_solve_process(
-    path: Path, backend: str, limit: int, timeout: float, extra: Sequence[str] = ()
+    path: Path,
+    backend: str | None,
+    limit: int,
+    timeout: float,
+    extra: Sequence[str] = (),
+    checkout: Path | None = None,
 ) -> SolveRun:
-    """Run `satnono solve PATH --json` under a hard deadline (the process group is killed)."""
+    """Run `satnono solve PATH --json` under a hard deadline (the process group is killed).
+
+    `backend` None leaves the choice to satnono; `checkout` runs the satnono in that folder.
+    """
     command = [
-        sys.executable, "-m", "satnono", "solve", str(path), "--json", "--backend", backend,
+        sys.executable, "-m", "satnono", "solve", str(path.resolve()), "--json",
         "--max-solutions", str(limit), "--timeout", str(timeout), *extra,
     ]  # fmt: skip
+    if backend is not None:
+        command += ["--backend", backend]
+    name = backend or "default"
     started = time.perf_counter()
-    finished = run_killable(command, timeout + GRACE_SECONDS)
+    finished = run_killable(command, timeout + GRACE_SECONDS, checkout)
     wall = time.perf_counter() - started
     if finished is None:
-        return SolveRun(path.name, backend, "killed", timeout, wall, error="killed at deadline")
+        return SolveRun(path.name, name, "killed", timeout, wall, error="killed at deadline")
     returncode, stdout, stderr = finished
     try:
         data: dict[str, Any] = json.loads(stdout)
     except json.JSONDecodeError:
         lines = stderr.strip().splitlines() or [f"exit code {returncode}"]
-        return SolveRun(path.name, backend, "error", wall, wall, error=lines[-1])
+        return SolveRun(path.name, name, "error", wall, wall, error=lines[-1])
     stats = data.get("stats", {})
     return SolveRun(
         puzzle=path.name,
-        backend=backend,
+        backend=name,
         status=data["status"],
         seconds=float(data["seconds"]),
         wall_seconds=wall,
@@ -94,7 +105,9 @@ def run_solve_process(
     )
 
 
-def run_killable(command: Sequence[str], limit: float) -> tuple[int, str, str] | None:
+def run_killable(
+    command: Sequence[str], limit: float, cwd: Path | None = None
+) -> tuple[int, str, str] | None:
     """Run a command in its own process group; kill the whole group after `limit` seconds.
 
     Returns (exit code, stdout, stderr), or None when it had to be killed.
@@ -104,7 +117,7 @@ def run_killable(command: Sequence[str], limit: float) -> tuple[int, str, str] |
             raise KeyboardInterrupt
         process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True,
+            start_new_session=True, cwd=cwd,
         )  # fmt: skip
         _running.add(process)
     try:
