@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-solutions", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--section", default="survey")
+    parser.add_argument("--title", help="the section's heading (default: the command timed)")
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs per puzzle and backend; the median counts"
     )
@@ -163,10 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     expected = expected_verdicts(args.folder)
     command = " ".join(["python -m satnono.bench", *(argv if argv is not None else sys.argv[1:])])
     today = datetime.date.today().isoformat()
+    title = args.title or f"`satnono solve --max-solutions {args.max_solutions}` on `{args.folder}`"
     body = [
-        f"## `satnono solve --max-solutions {args.max_solutions}` on `{args.folder}`",
+        f"## {title}",
         "",
-        f"Measured {today} with `{command}` (`make bench`): fresh `satnono solve --json` "
+        f"Measured {today} with `{command}`: fresh `satnono solve --json` "
         f"processes, {args.repeat} per puzzle and backend, the median shown (timeout "
         f"{args.timeout:g} s), wall seconds including "
         f"start-up, on {platform.machine()} / Python {platform.python_version()} "
