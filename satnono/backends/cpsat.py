@@ -140,12 +140,12 @@ def _search_in_child(
         send(report)
 
     report = SearchReport(exhausted=False, timed_out=True, stats={"solver": "cp-sat"})
-    decided = list(residual.domains)
     items = stream_from_child(run, deadline, "CP-SAT", CHILD_GRACE)
     try:
         for item in items:
             if isinstance(item, SearchReport):
                 return item
+            decided = list(residual.domains)  # a new list each time, as in-process
             for cell, domain in zip(cells, item, strict=True):
                 decided[cell] = domain
             if not on_solution(decided):
