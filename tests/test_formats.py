@@ -134,6 +134,8 @@ def test_non_bundle() -> None:
         ("width 2\nheight 1\nrows\n1\ncolumns\n1\n", 5, "the file ends"),
         ('title "open\nwidth 1\n', 1, "unterminated string"),
         ("width 1\nheight 1\nrows\n1,0\n", 4, "block of length 0"),
+        ("width 1\nheight 1\nrows\n1 2000\n", 4, "block longer than 1000"),
+        ("width 1\nheight 1\nrows\n1 12345678901\n", 4, "block longer than 1000"),
     ],
 )
 def test_non_errors_name_the_line(text: str, line: int, message: str) -> None:
