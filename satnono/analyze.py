@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
 from satnono.backends.backtrack import probe_fixpoint
 from satnono.deadline import Deadline, Timeout
-from satnono.errors import Contradiction
-from satnono.model import Grid, Puzzle, find_contradiction
-from satnono.propagate import Propagator, initial_domains
+from satnono.model import Grid, Puzzle
+from satnono.propagate import initial_domains, propagate_root
 from satnono.solutions import count, solve
 
 if TYPE_CHECKING:
@@ -110,14 +109,8 @@ def analyze(
     def elapsed() -> float:
         return round(time.perf_counter() - started, 4)
 
-    reason = find_contradiction(puzzle)
-    propagator = Propagator(puzzle)
     domains = initial_domains(puzzle)
-    if reason is None:
-        try:
-            propagator.propagate(domains)
-        except Contradiction as error:
-            reason = str(error)
+    propagator, reason = propagate_root(puzzle, domains)
     if reason is not None:
         return Analysis(
             puzzle, False, None, None, None, 0, 0, 0, True, False, "no solution", (), 0, None,

@@ -497,20 +497,12 @@ def cnf(
 ) -> None:
     """Write the CNF of the residual puzzle (after line propagation) in DIMACS."""
     from satnono.cnf import check_encoding, encode_puzzle, variable_comments
-    from satnono.errors import Contradiction
-    from satnono.model import find_contradiction
-    from satnono.propagate import Propagator, initial_domains
+    from satnono.propagate import initial_domains, propagate_root
 
     encoding = check_encoding(encoding)
     loaded = _load(puzzle, fmt, index)
-    reason = find_contradiction(loaded)
-    propagator = Propagator(loaded)
     domains = initial_domains(loaded)
-    if reason is None:
-        try:
-            propagator.propagate(domains)
-        except Contradiction as error:
-            reason = str(error)
+    propagator, reason = propagate_root(loaded, domains)
     if reason is not None:
         raise _fail(f"no solution: {reason}; no CNF written", EXIT_UNSOLVABLE)
     formula = encode_puzzle(propagator, domains, encoding=encoding)
@@ -675,14 +667,12 @@ def _picture_of(
             raise InputError("the file holds no goal picture; try --show solution", "--show")
         return grid_to_domains(puzzle.goal), f"{name}: the goal stored in the file"
     if what == "logic":
-        from satnono.errors import Contradiction
-        from satnono.propagate import Propagator, initial_domains
+        from satnono.propagate import initial_domains, propagate_root
 
         domains = initial_domains(puzzle)
-        try:
-            Propagator(puzzle).propagate(domains)
-        except Contradiction as error:
-            return None, f"{name}: no solution: {error}"
+        reason = propagate_root(puzzle, domains)[1]
+        if reason is not None:
+            return None, f"{name}: no solution: {reason}"
         left = sum(1 for d in domains if d & (d - 1))
         return domains, f"{name}: line logic leaves {left} of {len(domains)} cells"
     from satnono.solutions import solve as run_solve

@@ -22,15 +22,15 @@ from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import encode_puzzle
 from satnono.components import components
 from satnono.deadline import Deadline, Timeout
-from satnono.errors import Contradiction
 from satnono.linesolver import colors_of
-from satnono.model import Grid, Puzzle, find_contradiction
+from satnono.model import Grid, Puzzle
 from satnono.propagate import (
     LineContradiction,
     Propagator,
     Trail,
     domains_to_grid,
     initial_domains,
+    propagate_root,
     undo,
 )
 from satnono.verify import verify
@@ -115,17 +115,13 @@ def count_solutions(
     the counting search ask a SAT solver whether a large sub-problem has any solution.
     """
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
-    reason = find_contradiction(puzzle)
-    if reason is not None:
-        return Counted(0, True, reason=reason, stats=stats)
     domains = initial_domains(puzzle)
     try:
-        propagator = Propagator(puzzle, deadline)
-        propagator.propagate(domains, deadline=deadline)
-    except Contradiction as error:
-        return Counted(0, True, reason=str(error), stats=stats)
+        propagator, reason = propagate_root(puzzle, domains, deadline)
     except Timeout:
         return Counted(0, False, "timeout", stats=stats)
+    if reason is not None:
+        return Counted(0, True, reason=reason, stats=stats)
     stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
     setup = _Setup(puzzle, propagator, domains, deadline or Deadline(None), limit or None, stats)
     enumerated = _enumerate(setup, backend, options or SearchOptions(), enumeration_limit)

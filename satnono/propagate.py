@@ -15,7 +15,7 @@ from operator import itemgetter
 from satnono.deadline import Deadline, Timeout
 from satnono.errors import Contradiction
 from satnono.linesolver import Domains, LineSolver
-from satnono.model import Clue, Grid, Puzzle
+from satnono.model import Clue, Grid, Puzzle, find_contradiction
 
 Trail = list[tuple[int, int]]  # (cell, domain before the change)
 
@@ -137,6 +137,25 @@ class Propagator:
         finally:
             self.stats.line_solves += solves
             self.stats.narrowed_cells += narrowed
+
+
+def propagate_root(
+    puzzle: Puzzle, domains: list[int], deadline: Deadline | None = None
+) -> tuple[Propagator, str | None]:
+    """Line logic over the whole grid from `domains` (initial_domains(puzzle), narrowed in place).
+
+    Returns the propagator and, when the clues or line logic prove that no grid fits, why.
+    Every solve, count, analysis and CNF starts here. Raises Timeout when the deadline passes
+    first; `domains` then holds what line logic had decided, all of it sound.
+    """
+    reason = find_contradiction(puzzle)
+    propagator = Propagator(puzzle, deadline)
+    if reason is None:
+        try:
+            propagator.propagate(domains, deadline=deadline)
+        except LineContradiction as error:
+            reason = str(error)
+    return propagator, reason
 
 
 def _reader(cells: tuple[int, ...]) -> Callable[[list[int]], Domains]:

@@ -15,9 +15,8 @@ from typing import Any, Literal
 from satnono.backends import DEFAULT_BACKEND, Residual, SearchOptions, load_backend
 from satnono.components import components
 from satnono.deadline import Deadline, Timeout
-from satnono.errors import Contradiction
-from satnono.model import Grid, Puzzle, find_contradiction
-from satnono.propagate import Propagator, domains_to_grid, initial_domains
+from satnono.model import Grid, Puzzle
+from satnono.propagate import domains_to_grid, initial_domains, propagate_root
 from satnono.verify import Verifier
 
 Status = Literal["unique", "multiple", "solved", "unsolvable", "timeout"]
@@ -123,24 +122,19 @@ def solve(
             on_solution(grid)
         return limit == 0 or found < limit
 
-    reason = find_contradiction(puzzle)
-    if reason is not None:
-        return finish("unsolvable", True, reason)
     domains = initial_domains(puzzle)
     progress.phase = "line logic"
     propagation_started = time.perf_counter()
-    propagator: Propagator | None = None
     try:
-        propagator = Propagator(puzzle, deadline)
-        propagator.propagate(domains, deadline=deadline)
-    except Contradiction as error:
-        return finish("unsolvable", True, str(error))
+        propagator, reason = propagate_root(puzzle, domains, deadline)
     except Timeout:
         progress.domains = tuple(domains)
         return finish("timeout", False)
     finally:
         stats["propagation_seconds"] = round(time.perf_counter() - propagation_started, 4)
-        stats["line_solves"] = propagator.stats.line_solves if propagator else 0
+    stats["line_solves"] = propagator.stats.line_solves
+    if reason is not None:
+        return finish("unsolvable", True, reason)
     stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
     progress.cells_left = stats["cells_left"]
     progress.domains = tuple(domains)

@@ -451,18 +451,15 @@ def measure(
 ) -> Table:
     """CPU seconds of every candidate on every puzzle of `folder` that the portfolio races."""
     from satnono.compare import puzzle_files
-    from satnono.errors import Contradiction
     from satnono.formats import read_puzzle
-    from satnono.propagate import Propagator, initial_domains
+    from satnono.propagate import initial_domains, propagate_root
 
     table: Table = {}
     for path in puzzle_files([folder]):
         puzzle = read_puzzle(path, None, 1)
-        propagator = Propagator(puzzle)
         domains = initial_domains(puzzle)
-        try:
-            propagator.propagate(domains)
-        except Contradiction:
+        propagator, reason = propagate_root(puzzle, domains)
+        if reason is not None:
             continue
         residual = Residual(puzzle, propagator, tuple(domains))
         if residual.unknown < SMALL_RESIDUAL:
