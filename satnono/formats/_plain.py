@@ -69,6 +69,21 @@ def side(token: str, what: str, number: int) -> int:
     return value
 
 
+def size_line(lines: Sequence[Line], first: str, second: str) -> tuple[int, int, int]:
+    """The first non-blank line read as two sides, e.g. 'width height': (first, second, index).
+
+    Both are checked as `side` checks them; `index` is the line's place in `lines`.
+    """
+    start = next((i for i, (_, line) in enumerate(lines) if line.strip()), None)
+    if start is None:
+        raise InputError(f"empty file: expected '{first} {second}'", line=1)
+    number, header = lines[start]
+    parts = header.split()
+    if len(parts) != 2:
+        raise InputError(f"expected '{first} {second}', got {shown(header)}", line=number)
+    return side(parts[0], first, number), side(parts[1], second, number), start
+
+
 def numbers(text: str, number: int) -> list[int]:
     """The whole numbers of one line, separated by spaces, tabs or commas."""
     values = []

@@ -13,21 +13,13 @@ from collections.abc import Sequence
 
 from satnono.errors import InputError
 from satnono.formats import _plain
-from satnono.formats.limits import shown
 from satnono.model import Puzzle
 
 
 def parse_mk(text: str) -> list[Puzzle]:
     lines = _plain.numbered_lines(text)
-    start = next((i for i, (_, line) in enumerate(lines) if line.strip()), None)
-    if start is None:
-        raise InputError("empty file: expected 'height width'", line=1)
-    number, header = lines[start]
-    parts = header.split()
-    if len(parts) != 2:
-        raise InputError(f"expected 'height width', got {shown(header)}", line=number)
-    height = _plain.side(parts[0], "height", number)
-    width = _plain.side(parts[1], "width", number)
+    height, width, start = _plain.size_line(lines, "height", "width")
+    number = lines[start][0]
     body = lines[start + 1 :]
     split = next((i for i, (_, line) in enumerate(body) if line.lstrip().startswith("#")), None)
     if split is None:

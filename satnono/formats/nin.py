@@ -10,23 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from satnono.errors import InputError
 from satnono.formats import _plain
-from satnono.formats.limits import shown
 from satnono.model import Puzzle
 
 
 def parse_nin(text: str) -> list[Puzzle]:
     lines = _plain.numbered_lines(text)
-    start = next((i for i, (_, line) in enumerate(lines) if line.strip()), None)
-    if start is None:
-        raise InputError("empty file: expected 'width height'", line=1)
-    number, header = lines[start]
-    parts = header.split()
-    if len(parts) != 2:
-        raise InputError(f"expected 'width height', got {shown(header)}", line=number)
-    width = _plain.side(parts[0], "width", number)
-    height = _plain.side(parts[1], "height", number)
+    width, height, start = _plain.size_line(lines, "width", "height")
+    number = lines[start][0]
     clues = _plain.take_clues(lines[start + 1 :], height + width, "row and column", number)
     return [_plain.build(clues[:height], clues[height:], _plain.last_line(lines))]
 
