@@ -160,11 +160,11 @@ class _Watcher:
         while True:
             with self.lock:
                 watched = list(self.watched)
-            timeout: float | None = _POLL if watched else None
-            for solver in watched:
-                remaining = solver.deadline.remaining()
-                if remaining:  # an expired deadline is enforced at each later look
-                    timeout = min(timeout or _POLL, remaining)
+            timeout: float | None = None  # nothing to watch: sleep until woken
+            if watched:
+                # An expired deadline (0 left) is enforced at each later look, every _POLL.
+                left = [solver.deadline.remaining() for solver in watched]
+                timeout = min([_POLL, *(seconds for seconds in left if seconds)])
             ready, _, _ = select.select([self.reader], [], [], timeout)
             sigint = False
             if ready:
