@@ -12,7 +12,7 @@ from pathlib import Path
 
 from satnono.formats.non import write_non
 from satnono.formats.webpbn_xml import write_xml
-from satnono.generate import puzzle_from_grid
+from satnono.generate import puzzle_from_grid, switch_board
 from satnono.model import BLACK_AND_WHITE, WHITE, Color, Grid, Puzzle
 
 HERE = Path(__file__).resolve().parent
@@ -182,17 +182,6 @@ def rings(size: int) -> Grid:
     )
 
 
-def switches(count: int) -> Grid:
-    """`count` separated 2x2 diagonal pairs: each can flip, so 2**count solutions."""
-    width = 3 * count + 1
-    grid = [[0] * width for _ in range(4)]
-    for k in range(count):
-        c = 3 * k + 1
-        grid[1][c] = grid[2][c + 1] = 1
-    # A frame row on top and bottom keeps the picture readable without breaking symmetry.
-    return tuple(tuple(row) for row in grid)
-
-
 def permutations(blocks: int, size: int) -> Grid:
     """`blocks` size x size squares on the diagonal, square k in color k + 1; every row and
     column of a square holds one cell of its color.
@@ -251,7 +240,13 @@ def examples() -> list[tuple[str, Puzzle]]:
         make("rocket-30", "Rocket", from_art(ROCKET, BLACK_AND_WHITE)),
         make("spiral-50", "Spiral 50x50", spiral(50)),
         make("rings-50-color", "Rings 50x50", rings(50), rings_palette),
-        make("switches-8", "Eight switches (256 solutions)", switches(8), keep_goal=False),
+        make("switches-8", "Eight switches (256 solutions)", switch_board(1, 8), keep_goal=False),
+        make(
+            "switchboard-10",
+            "A connected 10x10 board of switches (2**100 solutions)",
+            switch_board(10, 10),
+            keep_goal=False,
+        ),
         make(
             "permutations-11x6-color",
             "11 independent 6x6 permutation squares (720**11 solutions)",

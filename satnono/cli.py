@@ -8,6 +8,7 @@ backends, rich) are imported only by the commands that need them.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 import time
@@ -422,6 +423,22 @@ def count(
         ),
     ] = 0,
     timeout: TimeoutOpt = None,
+    approx: Annotated[
+        bool,
+        typer.Option(
+            "--approx",
+            help="Also race ApproxMC: an (epsilon, delta)-guaranteed estimate where no exact "
+            "count finishes.",
+        ),
+    ] = False,
+    epsilon: Annotated[
+        float | None,
+        typer.Option("--epsilon", help="With --approx: tolerance, within a factor 1+E (0.8)."),
+    ] = None,
+    delta: Annotated[
+        float | None,
+        typer.Option("--delta", help="With --approx: allowed failure probability D (0.2)."),
+    ] = None,
     backend: BackendOpt = DEFAULT_BACKEND,
     solver: SolverOpt = None,
     encoding: EncodingOpt = None,
@@ -433,33 +450,124 @@ def count(
 ) -> None:
     """Count the solutions exactly, however many; --limit or --timeout make it a lower bound.
 
-    Small independent regions are enumerated by the backend, large ones counted by a cached
-    search (satnono.counting), so counts far beyond what could be listed come out exact.
+    Small independent regions are enumerated by the backend; the others go to satnono's
+    cached counting search racing the Ganak model counter, so counts far beyond what could be
+    listed come out exact. --approx adds an ApproxMC estimate with its guarantee.
     """
     from satnono.solutions import count as run_count
 
+    approximation = _approximation(approx, epsilon, delta)
     options = _options(backend, solver, threads, seed, encoding)
     loaded = _load(puzzle, fmt, index)
-    counted = run_count(loaded, backend=backend, limit=limit, timeout=timeout, options=options)
+    counted = run_count(
+        loaded, backend=backend, limit=limit, timeout=timeout, options=options,
+        approximation=approximation,
+    )  # fmt: skip
     if json_output:
-        _print_json({"file": str(puzzle), "count": counted.count, "exact": counted.exact,
-                     "seconds": counted.seconds})  # fmt: skip
+        _print_json(_count_json(puzzle, counted))
     else:
-        n = counted.count
-        noun = "solution" if n == 1 else "solutions"
-        size = f", about {n:.2e}" if n >= 10**15 else ""
-        if counted.exact:
-            text = f"{n} {noun} (exact{size})"
-        elif counted.stopped == "limit":
-            text = f"at least {n} {noun} (stopped at --limit {limit})"
-        elif n:
-            text = f"at least {n} {noun} (timeout: a lower bound{size})"
-        else:
-            text = "timeout before any solution was counted"
-        if counted.result.reason:
-            text += f": {counted.result.reason}"
-        typer.echo(f"{text} ({counted.seconds:.2f} s)")
+        typer.echo(_count_text(counted, limit))
     raise typer.Exit(_exit_code(counted.result.status, counted.count))
+
+
+def _approximation(approx: bool, epsilon: float | None, delta: float | None) -> Any:
+    from satnono.counting import Approximation
+
+    if not approx:
+        for name, value in (("--epsilon", epsilon), ("--delta", delta)):
+            if value is not None:
+                raise InputError("only an estimate has a tolerance: add --approx", name)
+        return None
+    default = Approximation()
+    epsilon = default.epsilon if epsilon is None else epsilon
+    delta = default.delta if delta is None else delta
+    # Written as "not (a < x < b)" so that NaN is refused too.
+    if not 0 < epsilon < math.inf:
+        raise InputError(f"the tolerance must be a positive number, not {epsilon}", "--epsilon")
+    if not 0 < delta < 1:
+        raise InputError(f"the failure probability must be in (0, 1), not {delta}", "--delta")
+    return Approximation(epsilon, delta)
+
+
+def _count_json(path: Path, counted: Any) -> dict[str, Any]:
+    """The stable object of `satnono count --json`: file, count, exact, seconds come first."""
+    data: dict[str, Any] = {
+        "file": str(path),
+        "count": counted.count,
+        "exact": counted.exact,
+        "seconds": counted.seconds,
+        "method": [factor.method for factor in counted.factors],
+        "factors": [_factor_json(factor) for factor in counted.factors],
+    }
+    if counted.stopped is not None:
+        data["stopped"] = counted.stopped
+    if counted.approximation is not None:
+        guarantee = counted.approximation
+        data["approximate"] = None
+        if counted.estimate is not None:
+            data["approximate"] = {
+                "estimate": counted.estimate,
+                "epsilon": guarantee.epsilon,
+                "delta": guarantee.delta,
+            }
+    if counted.result.reason:
+        data["reason"] = counted.result.reason
+    return data
+
+
+def _factor_json(factor: Any) -> dict[str, Any]:
+    data = {
+        "method": factor.method,
+        "count": factor.count,
+        "exact": factor.exact,
+        "cells": factor.cells,
+        "lines": len(factor.lines),
+        "seconds": factor.seconds,
+    }
+    if factor.estimate is not None:
+        data.update(estimate=factor.estimate, epsilon=factor.epsilon, delta=factor.delta)
+    return data
+
+
+def _count_text(counted: Any, limit: int) -> str:
+    """One line: the count, whether it is exact, a bound or an estimate, and how it was made."""
+    n = counted.count
+    noun = "solution" if n == 1 else "solutions"
+    size = f", about {n:.2e}" if n >= 10**15 else ""
+    if counted.exact:
+        text = f"{n} {noun} (exact{size})"
+    elif counted.estimate is not None:
+        guarantee = counted.approximation
+        low = counted.estimate / (1 + guarantee.epsilon)
+        high = counted.estimate * (1 + guarantee.epsilon)
+        text = (
+            f"about {_approximately(counted.estimate)} solutions (ApproxMC estimate: with "
+            f"probability at least {1 - guarantee.delta:.0%} the true count lies within a "
+            f"factor {1 + guarantee.epsilon:g} of it, between {_approximately(low)} and "
+            f"{_approximately(high)}; at least {n} counted exactly)"
+        )
+    elif counted.stopped == "limit":
+        text = f"at least {n} {noun} (stopped at --limit {limit})"
+    elif n:
+        text = f"at least {n} {noun} (timeout: a lower bound{size})"
+    else:
+        text = "timeout before any solution was counted"
+    if counted.result.reason:
+        text += f": {counted.result.reason}"
+    methods = _methods_text(counted.factors)
+    return f"{text} ({counted.seconds:.2f} s{'; ' + methods if methods else ''})"
+
+
+def _approximately(value: float) -> str:
+    return f"{value:.3g}" if value >= 10**6 else f"{round(value)}"
+
+
+def _methods_text(factors: Any) -> str:
+    """How the factors were counted, e.g. 'ganak' or 'search x11, enumerate'."""
+    tally: dict[str, int] = {}
+    for factor in factors:
+        tally[factor.method] = tally.get(factor.method, 0) + 1
+    return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in tally.items())
 
 
 @app.command()

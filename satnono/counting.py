@@ -1,26 +1,41 @@
-"""Exact solution counting: enumerate small components, count large ones by a cached search.
+"""Exact and approximate solution counting: each independent component by the method that fits.
 
-Enumeration spends time on every solution, so it cannot reach counts like 10^30; a counting
-search instead multiplies the counts of independent parts and sums over branches, and a cache
-of sub-problem counts turns repeated sub-problems (a permutation square has 2^n, not n!) into
-one lookup each. Every count is a Python int, exact however large.
+The residual splits into independent components whose counts multiply. Each is first enumerated
+by the backend up to a small cap, which settles components with few solutions. The others go to
+a race: satnono's own counting search (line propagation, decomposition into sub-components and
+a cache of sub-problem counts: a permutation square has 2^n sub-problems, not n! solutions)
+against Ganak, an exact model counter run on the component's CNF in a forked child, which is far
+ahead where a region does not factorise line by line. The search runs alone for a head start,
+so components it settles at once never pay for a child. With `approximate`, ApproxMC joins the
+race and gives an (epsilon, delta)-guaranteed estimate where no exact count finishes.
+Every count is a Python int, exact however large; the rule and its measurements are in
+BENCHMARKS.md (counting section).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import sys
 import time
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any, Literal
 
 from satnono.backends import Residual, SearchOptions, load_backend
+from satnono.backends.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
 from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import encode_puzzle
 from satnono.components import components
+from satnono.counters import (
+    APPROXMC,
+    GANAK,
+    Estimate,
+    approxmc_count,
+    ganak_count,
+    installed,
+    share_of_guarantee,
+)
 from satnono.deadline import Deadline, Timeout
 from satnono.linesolver import colors_of
 from satnono.model import Grid, Puzzle
@@ -35,14 +50,20 @@ from satnono.propagate import (
 )
 from satnono.verify import verify
 
-#: Solutions a component may yield to the backend's enumeration before the counting search
-#: takes over. Chosen by measurement (sat backend, this 2-core machine): the search counts the
-#: eleven 720-solution squares of permutations-11x6-color in 0.3 s in all, while enumerating
-#: costs 0.1-0.3 ms a solution (1-1.5 ms with a --timeout, when every SAT call runs under a
-#: timer), so a larger cap only adds time there; yet enumeration stays 2-4x faster than the
-#: search on the hard survey puzzles with a handful of solutions (karate: 6, thing: 3).
+#: Solutions a component may yield to the backend's enumeration before the race takes over.
+#: Chosen by measurement (sat backend, this 2-core machine): the search counts the eleven
+#: 720-solution squares of permutations-11x6-color in 0.3 s in all, while enumerating costs
+#: 0.1-0.3 ms a solution (1-1.5 ms with a --timeout, when every SAT call runs under a timer),
+#: so a larger cap only adds time there; yet enumeration stays 2-4x faster than the search on
+#: the hard survey puzzles with a handful of solutions (karate: 6, thing: 3).
 #: 64 is also where the sat backend stops adding blocking clauses.
 ENUMERATION_LIMIT = 64
+
+#: Seconds the counting search runs alone on a component before Ganak (and ApproxMC) join the
+#: race in forked children. Chosen on the tuning set (BENCHMARKS.md, counting section): the
+#: search settles small components in milliseconds, where a child would cost more than the
+#: count; on the others a longer head start only delays Ganak.
+RACE_HEAD_START = 0.1
 
 #: Bytes of cache keys kept before the cache is emptied (keys dominate its memory).
 CACHE_BYTES = 200_000_000
@@ -55,8 +76,47 @@ SAT_CHECK_CELLS = 64
 #: Supports interrupt(), so the deadline stops a long check; fast on incremental calls.
 SAT_CHECK_SOLVER = "glucose42"
 
-#: Why a count is not exact: the --limit was reached, or the deadline passed.
-Stopped = Literal["limit", "timeout"]
+#: Why a count is not exact: the --limit was reached, the deadline passed, or an estimate
+#: answered first (with an approximation asked for).
+Stopped = Literal["limit", "timeout", "estimate"]
+#: How a factor was counted (`"method"` in `satnono count --json`).
+Method = Literal["enumerate", "search", "ganak", "approxmc"]
+SEARCH: Method = "search"
+
+
+@dataclass(frozen=True)
+class Approximation:
+    """The guarantee asked of an estimate: within a factor 1 + epsilon of the true count
+    with probability at least 1 - delta (ApproxMC's defaults)."""
+
+    epsilon: float = 0.8
+    delta: float = 0.2
+
+    def __post_init__(self) -> None:
+        # Written as "not (a < x)" so that NaN fails too.
+        if not self.epsilon > 0:
+            raise ValueError(f"epsilon must be positive, got {self.epsilon}")
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta must be between 0 and 1, got {self.delta}")
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One independent component: its count and the method that produced it.
+
+    `count` is exact when `exact`, else a lower bound (solutions really counted). `estimate`
+    is ApproxMC's, within 1 + `epsilon` with probability 1 - `delta`, when it is the method.
+    """
+
+    lines: tuple[int, ...]
+    cells: int
+    count: int
+    exact: bool
+    method: Method
+    seconds: float
+    estimate: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +132,12 @@ class Counted:
     reason: str | None = None
     solver: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    #: The independent components, in the order they were counted (smallest first).
+    factors: tuple[Factor, ...] = ()
+    #: The product of the factors' estimates (exact factors count as themselves), when an
+    #: approximation was asked for and every inexact factor has an estimate.
+    estimate: int | None = None
+    approximation: Approximation | None = None
 
 
 @dataclass(frozen=True)
@@ -79,10 +145,15 @@ class _Part:
     """One top-level component: a lower bound on its count, exact once fully counted."""
 
     lines: tuple[int, ...]
+    cells: int
     bound: int
     exact: bool
     #: (cell, decided domain) for the component's cells in one solution.
     sample: tuple[tuple[int, int], ...]
+    method: Method = "enumerate"
+    seconds: float = 0.0
+    estimate: Estimate | None = None
+    guarantee: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +168,14 @@ class _Setup:
     stats: dict[str, Any]
 
 
+def default_methods(approximate: bool = False) -> tuple[str, ...]:
+    """The methods that race on a component here: the search, and whichever counters are
+    installed when this platform can fork a child to run them in."""
+    counters = (GANAK, APPROXMC) if approximate else (GANAK,)
+    forking = can_fork()
+    return (SEARCH, *(c for c in counters if forking and installed(c)))
+
+
 def count_solutions(
     puzzle: Puzzle,
     *,
@@ -106,27 +185,34 @@ def count_solutions(
     options: SearchOptions | None = None,
     enumeration_limit: int = ENUMERATION_LIMIT,
     sat_checks: bool = True,
+    methods: Sequence[str] | None = None,
+    approximation: Approximation | None = None,
+    head_start: float = RACE_HEAD_START,
 ) -> Counted:
     """Count the solutions of `puzzle`; `limit` > 0 stops once the count reaches it.
 
     A count stopped by the limit is reported as exactly `limit` (the true count is at least
     that); a count stopped by the deadline is the product of the components' lower bounds,
-    each made of fully counted branches only. `sat_checks` (when PySAT is installed) lets
-    the counting search ask a SAT solver whether a large sub-problem has any solution.
+    each made of fully counted branches only. `methods` are what may race on a component
+    that the enumeration does not finish ("search", "ganak", "approxmc"; default: see
+    default_methods). `sat_checks` (when PySAT is installed) lets the counting search ask a
+    SAT solver whether a large sub-problem has any solution.
     """
+    if methods is None:
+        methods = default_methods(approximation is not None)
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
     domains = initial_domains(puzzle)
     try:
         propagator, reason = propagate_root(puzzle, domains, deadline)
     except Timeout:
-        return Counted(0, False, "timeout", stats=stats)
+        return Counted(0, False, "timeout", stats=stats, approximation=approximation)
     if reason is not None:
-        return Counted(0, True, reason=reason, stats=stats)
+        return Counted(0, True, reason=reason, stats=stats, approximation=approximation)
     stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
     setup = _Setup(puzzle, propagator, domains, deadline or Deadline(None), limit or None, stats)
     enumerated = _enumerate(setup, backend, options or SearchOptions(), enumeration_limit)
     if isinstance(enumerated, Counted):
-        return enumerated
+        return replace(enumerated, approximation=approximation)
     parts, solver = enumerated
 
     # One full grid from the samples, checked by the independent verifier: every nonzero
@@ -137,15 +223,42 @@ def count_solutions(
             grid[cell] = domain
     witness = verify(puzzle, domains_to_grid(puzzle, grid))
 
-    use_sat = sat_checks and importlib.util.find_spec("pysat") is not None
-    parts = _search(setup, parts, use_sat)
+    use_sat = sat_checks and _pysat_installed()
+    parts = _count_parts(setup, parts, tuple(methods), approximation, head_start, use_sat)
+    factors = tuple(_factor(part) for part in parts)
     total = _product([part.bound for part in parts])
+    estimate = None
+    if approximation is not None and all(p.exact or p.estimate is not None for p in parts):
+        estimate = _product([p.bound if p.exact or p.estimate is None else p.estimate.value
+                             for p in parts])  # fmt: skip
+    result = Counted(
+        total, True, None, witness, solver=solver, stats=stats, factors=factors,
+        estimate=estimate, approximation=approximation,
+    )  # fmt: skip
     need = setup.need
     if all(part.exact for part in parts) and (need is None or total <= need):
-        return Counted(total, True, None, witness, solver=solver, stats=stats)
+        return result
     if need is not None and total >= need:
-        return Counted(need, False, "limit", witness, solver=solver, stats=stats)
-    return Counted(total, False, "timeout", witness, solver=solver, stats=stats)
+        return replace(result, count=need, exact=False, stopped="limit")
+    if estimate is not None:
+        return replace(result, exact=False, stopped="estimate")
+    return replace(result, exact=False, stopped="timeout")
+
+
+def _pysat_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pysat") is not None
+
+
+def _factor(part: _Part) -> Factor:
+    estimate = part.estimate
+    return Factor(
+        part.lines, part.cells, part.bound, part.exact, part.method, round(part.seconds, 4),
+        None if estimate is None else estimate.value,
+        None if part.guarantee is None else part.guarantee[0],
+        None if part.guarantee is None else part.guarantee[1],
+    )  # fmt: skip
 
 
 def _enumerate(
@@ -167,9 +280,11 @@ def _enumerate(
     parts: list[_Part] = []
     product = 1
     for number, lines in enumerate(pieces, start=1):
+        started = time.perf_counter()
         part_cap = cap if need is None else min(cap, _share(need, product))
         residual = Residual(puzzle, propagator, tuple(domains), lines)
-        tally = _Tally(residual.cells(), part_cap)
+        cells = residual.cells()
+        tally = _Tally(cells, part_cap)
         report = search(residual, replace(options, limit=part_cap), setup.deadline, tally)
         found = tally.found
         solver = report.stats.get("solver", solver)
@@ -186,7 +301,10 @@ def _enumerate(
             more = "" if len(lines) <= 4 else f" and {len(lines) - 4} more lines"
             why = f"search proved that no grid fits the clues (the region of {names}{more})"
             return Counted(0, True, reason=why, solver=solver, stats=setup.stats)
-        parts.append(_Part(lines, found, report.exhausted, tally.sample))
+        seconds = time.perf_counter() - started
+        parts.append(
+            _Part(lines, len(cells), found, report.exhausted, tally.sample, seconds=seconds)
+        )
         product *= found
     setup.stats["enumerated_components"] = sum(1 for part in parts if part.exact)
     return parts, solver
@@ -208,16 +326,181 @@ class _Tally:
         return self.found < self.cap
 
 
-def _search(setup: _Setup, parts: list[_Part], use_sat: bool) -> list[_Part]:
-    """Phase 2: the counting search on every component the enumeration did not finish."""
+def _count_parts(
+    setup: _Setup,
+    parts: list[_Part],
+    methods: tuple[str, ...],
+    approximation: Approximation | None,
+    head_start: float,
+    use_sat: bool,
+) -> list[_Part]:
+    """Phase 2: race the methods on every component the enumeration did not finish."""
     started = time.perf_counter()
     counter = _Counter(setup.propagator, setup.domains, setup.deadline)
     parts = list(parts)
+    unsettled = [index for index, part in enumerate(parts) if not part.exact]
+    guarantee = None
+    if approximation is not None and APPROXMC in methods:
+        guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, len(unsettled))
+    errors: list[str] = []
     # Each decision nests two calls (component, product) and decides at least one cell.
     with _recursion_limit(2 * int(setup.stats["cells_left"]) + 1000):
-        _search_parts(setup, counter, parts, use_sat)
+        for index in unsettled:
+            part = parts[index]
+            others = _product([other.bound for other in parts[:index] + parts[index + 1 :]])
+            need = None if setup.need is None else _share(setup.need, others)
+            if need is not None and part.bound >= need:
+                continue  # the enumeration alone reached this component's share of the limit
+            race = _Race(setup, part.lines, methods, guarantee, head_start)
+            try:
+                parts[index] = _count_part(setup, counter, race, part, need, use_sat)
+            finally:
+                race.close()
+                errors += race.errors
+            if setup.deadline.expired():
+                break
     setup.stats.update(counter.stats(), search_seconds=round(time.perf_counter() - started, 4))
+    if errors:
+        setup.stats["counter_errors"] = errors
     return parts
+
+
+def _count_part(
+    setup: _Setup, counter: _Counter, race: _Race, part: _Part, need: int | None, use_sat: bool
+) -> _Part:
+    """Count one component: the search with the counters joining after the head start, or
+    the counters alone; the first exact answer wins (or ApproxMC's estimate)."""
+    started = time.perf_counter()
+    bound = part.bound
+
+    def finish(**changes: Any) -> _Part:
+        return replace(part, seconds=part.seconds + time.perf_counter() - started, **changes)
+
+    if SEARCH in race.methods:
+        race.tick()  # starts the counters at once when there is no head start
+        counter.tick = race.tick
+        if use_sat:
+            counter.sat = _SatCheck(setup.propagator, setup.domains, part.lines, setup.deadline)
+        try:
+            value, exact = counter.component(part.lines, need)
+        finally:
+            counter.tick = None
+            counter.timed_out = False
+            if counter.sat is not None:
+                counter.sat.close()
+                counter.sat = None
+        if exact:
+            return finish(bound=value, exact=True, method=SEARCH)
+        if value > bound:
+            bound = value
+            part = replace(part, bound=value, method=SEARCH)
+        if need is not None and value >= need:
+            return finish()  # reached its share of the limit: no exact count is needed
+    else:
+        race.start()
+    answer = race.answer if race.answer is not None else race.wait()
+    if answer is None:
+        return finish()
+    if isinstance(answer, Estimate):
+        if answer.exact:
+            return finish(bound=answer.value, exact=True, method=APPROXMC)
+        return finish(method=APPROXMC, estimate=answer, guarantee=race.guarantee)
+    return finish(bound=answer, exact=True, method=GANAK)
+
+
+class _Race:
+    """The counters racing the search on one component, each in a forked child.
+
+    They start once the search has had its head start (`tick`, called by the search every
+    64 nodes), or at once (`start`) when the search does not run. `answer` is the first
+    count that arrives: an int from Ganak, an Estimate from ApproxMC.
+    """
+
+    def __init__(
+        self,
+        setup: _Setup,
+        lines: tuple[int, ...],
+        methods: tuple[str, ...],
+        guarantee: tuple[float, float] | None,
+        head_start: float,
+    ) -> None:
+        self.setup = setup
+        self.lines = lines
+        self.methods = methods
+        self.guarantee = guarantee
+        self.head_start = head_start
+        self.started_at = time.perf_counter()
+        #: The component's state at its root: the search narrows setup.domains in place.
+        self.root = tuple(setup.domains)
+        self.children: list[ForkedChild] = []
+        self.started = False
+        self.answer: int | Estimate | None = None
+        self.errors: list[str] = []
+
+    def start(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        propagator, root, lines = self.setup.propagator, self.root, self.lines
+        if GANAK in self.methods:
+
+            def run_ganak(send: Send) -> None:
+                send(ganak_count(encode_puzzle(propagator, root, lines)))
+
+            self.children.append(ForkedChild(run_ganak, "Ganak counter", quiet=True))
+        if APPROXMC in self.methods and self.guarantee is not None:
+            epsilon, delta = self.guarantee
+
+            def run_approxmc(send: Send) -> None:
+                formula = encode_puzzle(propagator, root, lines)
+                send(approxmc_count(formula, epsilon, delta))
+
+            self.children.append(ForkedChild(run_approxmc, "ApproxMC counter", quiet=True))
+
+    def tick(self) -> bool:
+        """Start the counters when the head start is over; True once an answer is in."""
+        if not self.started and time.perf_counter() - self.started_at >= self.head_start:
+            self.start()
+        for child in list(self.children):
+            if self.answer is None and child.ready():
+                self._receive(child)
+        return self.answer is not None
+
+    def wait(self) -> int | Estimate | None:
+        """Wait for the first answer; None at the deadline or when every counter failed."""
+        deadline = self.setup.deadline
+        while self.answer is None and self.children and not deadline.expired():
+            for child in wait_any(self.children, deadline.remaining()):
+                self._receive(child)
+                if self.answer is not None:
+                    break
+        return self.answer
+
+    def _receive(self, child: ForkedChild) -> None:
+        try:
+            self.answer = child.receive(0)
+        except (RuntimeError, ChildFinished, Timeout) as error:
+            if not isinstance(error, Timeout):
+                self.errors.append(str(error) or f"the {child.what} process ended")
+                self.children.remove(child)
+                child.kill()
+
+    def close(self) -> None:
+        for child in self.children:
+            child.kill()
+        self.children = []
+
+
+def _share(need: int, others: int) -> int:
+    """What one factor must reach for the product with `others` (>= 1) to reach `need`."""
+    return max(1, -(-need // others))
+
+
+def _product(values: Sequence[int]) -> int:
+    total = 1
+    for value in values:
+        total *= value
+    return total
 
 
 @contextlib.contextmanager
@@ -233,40 +516,6 @@ def _recursion_limit(frames: int) -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(before)
-
-
-def _search_parts(setup: _Setup, counter: _Counter, parts: list[_Part], use_sat: bool) -> None:
-    """Count the unfinished parts in place, each only as far as its share of the limit."""
-    for index, part in enumerate(parts):
-        if part.exact:
-            continue
-        others = _product([other.bound for other in parts[:index] + parts[index + 1 :]])
-        need = None if setup.need is None else _share(setup.need, others)
-        if need is not None and part.bound >= need:
-            continue  # the enumeration alone reached this component's share of the limit
-        if use_sat:
-            counter.sat = _SatCheck(setup.propagator, setup.domains, part.lines, setup.deadline)
-        try:
-            value, exact = counter.component(part.lines, need)
-        finally:
-            if counter.sat is not None:
-                counter.sat.close()
-                counter.sat = None
-        parts[index] = replace(part, bound=value if exact else max(part.bound, value), exact=exact)
-        if counter.timed_out:
-            break
-
-
-def _share(need: int, others: int) -> int:
-    """What one factor must reach for the product with `others` (>= 1) to reach `need`."""
-    return max(1, -(-need // others))
-
-
-def _product(values: Sequence[int]) -> int:
-    total = 1
-    for value in values:
-        total *= value
-    return total
 
 
 class _Counter:
@@ -294,6 +543,8 @@ class _Counter:
         self.nodes = self.hits = self.contradictions = self.sat_checks = 0
         #: Set for the top-level component being counted, when PySAT is installed.
         self.sat: _SatCheck | None = None
+        #: Looked at with the deadline: True stops the search (a counter in the race answered).
+        self.tick: Callable[[], bool] | None = None
 
     def stats(self) -> dict[str, int]:
         return {
@@ -306,7 +557,7 @@ class _Counter:
 
     def component(self, lines: tuple[int, ...], need: int | None) -> tuple[int, bool]:
         """Count one component (its lines hold undecided cells; no other component shares them)."""
-        if self.timed_out or ((self.nodes & 63) == 0 and self.deadline.expired()):
+        if self.timed_out or ((self.nodes & 63) == 0 and self._stopped()):
             self.timed_out = True
             return 0, False
         self.nodes += 1
@@ -353,6 +604,9 @@ class _Counter:
                 return total, False
         self._remember(key, total)
         return total, True
+
+    def _stopped(self) -> bool:
+        return self.deadline.expired() or (self.tick is not None and self.tick())
 
     def _remember(self, key: tuple[tuple[int, ...], Hashable], count: int) -> None:
         packed = key[1]

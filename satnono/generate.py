@@ -34,3 +34,18 @@ def random_grid(width: int, height: int, colors: int, density: float, rng: rando
         tuple(rng.randrange(1, colors) if rng.random() < density else 0 for _ in range(width))
         for _ in range(height)
     )
+
+
+def switch_board(rows: int, columns: int) -> Grid:
+    """A `rows` x `columns` board of 2x2 diagonal switches, one blank line between them.
+
+    Each switch reads the same clues painted on either diagonal, and every row and column of
+    switches shares its lines, so the puzzle is one connected component with exactly
+    2 ** (rows * columns) solutions: a count that is easy to prove and that no enumeration
+    and no split into independent lines can reach.
+    """
+    grid = [[0] * (3 * columns + 1) for _ in range(3 * rows + 1)]
+    for i in range(rows):
+        for j in range(columns):
+            grid[3 * i + 1][3 * j + 1] = grid[3 * i + 2][3 * j + 2] = 1
+    return tuple(tuple(row) for row in grid)

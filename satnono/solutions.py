@@ -10,7 +10,7 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from satnono.backends import DEFAULT_BACKEND, Residual, SearchOptions, load_backend
 from satnono.components import components
@@ -18,6 +18,9 @@ from satnono.deadline import Deadline, Timeout
 from satnono.model import Grid, Puzzle
 from satnono.propagate import domains_to_grid, initial_domains, propagate_root
 from satnono.verify import Verifier
+
+if TYPE_CHECKING:
+    from satnono.counting import Approximation, Factor
 
 Status = Literal["unique", "multiple", "solved", "unsolvable", "timeout"]
 
@@ -238,9 +241,14 @@ class CountResult:
     exact: bool
     seconds: float
     result: SolveResult
-    #: Why a count is only a lower bound: "limit" (the count is then exactly the limit) or
-    #: "timeout"; None when the count is exact.
-    stopped: Literal["limit", "timeout"] | None = None
+    #: Why a count is only a lower bound: "limit" (the count is then exactly the limit),
+    #: "timeout", or "estimate" (ApproxMC answered first); None when the count is exact.
+    stopped: Literal["limit", "timeout", "estimate"] | None = None
+    #: Each independent component's count and the method that produced it.
+    factors: tuple[Factor, ...] = ()
+    #: The (epsilon, delta) estimate, when one was asked for and every factor has one.
+    estimate: int | None = None
+    approximation: Approximation | None = None
 
 
 def count(
@@ -250,23 +258,26 @@ def count(
     limit: int = 0,
     timeout: float | None = None,
     options: SearchOptions | None = None,
+    approximation: Approximation | None = None,
 ) -> CountResult:
     """The number of solutions: exact when counting finished, else a lower bound.
 
-    Counting is satnono.counting (enumeration for small components, a cached counting search
-    for large ones), not enumeration of whole grids: counts far beyond what could be listed
+    Counting is satnono.counting (enumeration for small components, then the counting search
+    racing Ganak), not enumeration of whole grids: counts far beyond what could be listed
     come out exact. `limit` > 0 caps the count: it is then reported as exactly `limit`.
+    `approximation` adds ApproxMC to the race, for an estimate where no exact count finishes.
     """
     from satnono.counting import count_solutions
 
     started = time.perf_counter()
     counted = count_solutions(
-        puzzle, backend=backend, limit=limit, deadline=Deadline(timeout), options=options
-    )
+        puzzle, backend=backend, limit=limit, deadline=Deadline(timeout), options=options,
+        approximation=approximation,
+    )  # fmt: skip
     seconds = round(time.perf_counter() - started, 4)
     n = counted.count
     status: Status
-    if counted.stopped == "timeout":
+    if counted.stopped == "timeout" or (counted.stopped == "estimate" and n < 2):
         status = "timeout"
     elif n == 0:
         status = "unsolvable"
@@ -280,4 +291,7 @@ def count(
         solutions_found=n, seconds=seconds, backend=backend, solver=counted.solver,
         reason=counted.reason, stats=counted.stats,
     )  # fmt: skip
-    return CountResult(n, counted.exact, seconds, result, stopped=counted.stopped)
+    return CountResult(
+        n, counted.exact, seconds, result, counted.stopped, counted.factors, counted.estimate,
+        counted.approximation,
+    )  # fmt: skip

@@ -10,7 +10,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,8 +33,110 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+class ForkedChild:
+    """`run(send)` in a forked process; what it sends is read here, in order, through a pipe.
+
+    The one primitive behind every process satnono starts for a solver or counter: the child
+    dies with its parent (even one killed outright), ignores Ctrl-C (the parent handles it and
+    kills the child), optionally sends its C libraries' chatter on stdout to /dev/null, and
+    reports a failure as a message rather than a traceback. Leaving the `with` block (or
+    `kill()`) kills and reaps it: no orphan, no zombie.
+    """
+
+    def __init__(self, run: Callable[[Send], None], what: str, quiet: bool = False) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self.what = what
+        self.receiver, sender = context.Pipe(duplex=False)
+        parent = os.getpid()
+
+        def child_main() -> None:
+            die_with_parent(parent)
+            leave_ctrl_c_to_parent()
+            if quiet:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+            try:
+                run(sender.send)
+                sender.send(_End())
+            except BrokenPipeError:
+                pass
+            except BaseException as error:  # reported by the parent, not as a traceback here
+                with contextlib.suppress(OSError):
+                    sender.send(_End(f"{type(error).__name__}: {error}"))
+            finally:
+                sender.close()
+
+        self.process = context.Process(target=child_main, daemon=True, name=f"satnono {what}")
+        try:
+            self.process.start()
+        finally:
+            sender.close()
+        self.finished = False
+
+    def ready(self) -> bool:
+        """True when a message (or the child's end) is waiting; never blocks. Thread-safe."""
+        try:
+            return bool(self.receiver.poll(0))
+        except (OSError, ValueError):  # closed by kill() in another thread
+            return True
+
+    def receive(self, timeout: float | None = None) -> Any:
+        """The next item sent; raises Timeout when none comes within `timeout` seconds,
+        ChildFinished once `run` has returned, RuntimeError when the child failed or died."""
+        if self.finished:
+            raise ChildFinished
+        if not self.receiver.poll(timeout):
+            raise Timeout
+        try:
+            item = self.receiver.recv()
+        except EOFError:
+            self.finished = True
+            self.process.join(0.1)
+            code = self.process.exitcode
+            raise RuntimeError(f"the {self.what} process died (exit code {code})") from None
+        if isinstance(item, _End):
+            self.finished = True
+            if item.error is not None:
+                raise RuntimeError(f"the {self.what} process failed: {item.error}")
+            raise ChildFinished
+        return item
+
+    def kill(self) -> None:
+        """Kill the child if it still runs, reap it and close the pipe; idempotent."""
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            if self.process.is_alive():
+                self.process.kill()
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            self.process.join()
+        self.receiver.close()
+
+    def __enter__(self) -> ForkedChild:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.kill()
+
+
+class ChildFinished(Exception):  # noqa: N818 - the normal end of a child's messages
+    """The child's function returned: it will send nothing more."""
+
+
+def wait_any(children: Sequence[ForkedChild], timeout: float | None) -> list[ForkedChild]:
+    """The children with a message (or their end) waiting, after at most `timeout` seconds."""
+    from multiprocessing.connection import wait
+
+    by_receiver = {child.receiver: child for child in children}
+    return [by_receiver[ready] for ready in wait(list(by_receiver), timeout)]  # type: ignore[index]
+
+
 def stream_from_child(
-    run: Callable[[Send], None], deadline: Deadline, what: str, grace: float = 0.0
+    run: Callable[[Send], None],
+    deadline: Deadline,
+    what: str,
+    grace: float = 0.0,
+    quiet: bool = False,
 ) -> Generator[Any, None, None]:
     """Yield every item that `run(send)` sends from a forked child, until `run` returns.
 
@@ -42,48 +144,14 @@ def stream_from_child(
     past the deadline `run` has not returned, and RuntimeError if the child fails. The child
     is killed then, and also when the consumer stops iterating or on Ctrl-C in the parent.
     """
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    parent = os.getpid()
-
-    def child_main() -> None:
-        die_with_parent(parent)
-        leave_ctrl_c_to_parent()
-        try:
-            run(sender.send)
-            sender.send(_End())
-        except BrokenPipeError:
-            pass
-        except Exception as error:  # reported by the parent, not as a traceback here
-            with contextlib.suppress(OSError):
-                sender.send(_End(f"{type(error).__name__}: {error}"))
-        finally:
-            sender.close()
-
-    child = context.Process(target=child_main, daemon=True)
-    child.start()
-    sender.close()
-    try:
+    with ForkedChild(run, what, quiet) as child:
         while True:
             remaining = deadline.remaining()
-            if not receiver.poll(None if remaining is None else remaining + grace):
-                raise Timeout
             try:
-                item = receiver.recv()
-            except EOFError:
-                raise RuntimeError(f"the {what} process died") from None
-            if isinstance(item, _End):
-                if item.error is not None:
-                    raise RuntimeError(f"the {what} process failed: {item.error}")
+                item = child.receive(None if remaining is None else remaining + grace)
+            except ChildFinished:
                 return
             yield item
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        receiver.close()
 
 
 _PR_SET_PDEATHSIG = 1
