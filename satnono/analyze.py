@@ -1,5 +1,5 @@
-"""What a puzzle author needs to know: how far line logic and probing get, how deep the search
-goes, how many solutions there are and, when there are several, which cells differ.
+"""What a puzzle author needs to know: how far line logic and probing get, how deep a search
+goes, how many solutions there are and, when there are several, every ambiguous cell.
 
 Difficulty labels (the `difficulty` field; the terminal adds the depth to "needs search"):
 
@@ -8,7 +8,8 @@ Difficulty labels (the `difficulty` field; the terminal adds the depth to "needs
   propagate, and rule the color out on a contradiction (or keep what every color agrees on).
 - "needs search": unique, but only a backtracking search with guesses nested
   `search_max_depth` deep settles it.
-- "ambiguous": at least two solutions; `differing_cells` says where they disagree.
+- "ambiguous": at least two solutions; `ambiguous_cells` lists every cell that is not the same
+  in all of them (the exact backbone, satnono.backbone).
 - "no solution": the clues contradict each other; `reason` says where.
 - "unknown": the timeout passed before the search could tell.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from satnono.backbone import backbone
 from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
 from satnono.backends.backtrack import probe_fixpoint
 from satnono.deadline import Deadline, Timeout
@@ -37,7 +39,11 @@ Difficulty = Literal[
 
 #: The search whose depth is reported: the backtrack backend is the one that has a depth.
 SEARCH_BACKEND = "backtrack"
-#: Differing cells listed in the terminal; the JSON and the picture have all of them.
+#: Seconds the backtrack search may take to measure the depth of a unique puzzle. It is pure
+#: Python and needs minutes on some survey puzzles that SAT settles in a second; past this the
+#: depth is reported as not measured rather than holding up the rest of the report.
+DEPTH_BUDGET = 5.0
+#: Ambiguous cells listed in the terminal; the JSON and the picture have all of them.
 SHOWN_CELLS = 24
 
 
@@ -54,25 +60,34 @@ class Analysis:
     #: True when probing fixes every cell; None when it did not run to the end.
     probing_solves: bool | None
     cells_fixed_by_probing: int | None
-    search_max_depth: int
-    search_nodes: int
+    #: Depth and nodes of the backtracking search; None when it did not finish in time.
+    search_max_depth: int | None
+    search_nodes: int | None
     #: Solutions found, or the exact number with `solutions_exact`; a lower bound otherwise.
     solutions: int
     solutions_exact: bool
     #: True when the count is a lower bound because the search stopped at max_solutions.
     stopped_at_limit: bool
     difficulty: Difficulty
+    #: Every cell proven to take more than one color across the solutions.
+    ambiguous_cells: tuple[int, ...]
+    #: Cells proven to be the same in every solution (line logic's included); None unmeasured.
+    backbone_cells: int | None
+    #: True when every cell is settled (ambiguous or backbone); False after a timeout.
+    backbone_exact: bool
     #: Cells whose color is not the same in all the `compared` solutions the search found.
     differing_cells: tuple[int, ...]
     compared: int
     #: The first solution found, if any.
     solution: Grid | None
-    #: Every color each cell has in some solution found (a cell's single color when it agrees);
+    #: Every color each cell takes in some solution (exact once the backbone is computed);
     #: without a solution, the state line logic and probing reached.
     domains: tuple[int, ...] | None
     reason: str | None
     timed_out: bool
     seconds: float
+    #: The backend that found the solutions.
+    backend: str = DEFAULT_BACKEND
 
     @property
     def cells(self) -> int:
@@ -82,6 +97,8 @@ class Analysis:
     def label(self) -> str:
         """The difficulty as people read it: a search says how deep it had to guess."""
         if self.difficulty == "needs search":
+            if self.search_max_depth is None:
+                return "needs search (depth not measured)"
             return f"needs search (depth {self.search_max_depth})"
         if self.difficulty == "unknown":
             return "unknown (timeout)"
@@ -94,15 +111,18 @@ def analyze(
     max_solutions: int = 2,
     exact_count: bool = False,
     timeout: float | None = None,
+    backend: str | None = None,
 ) -> Analysis:
     """Analyze a puzzle within one shared deadline.
 
-    The search runs before probing, so that a short timeout is spent finding solutions (what
-    the exit code depends on) rather than on statistics; `exact_count` counts with the default
-    backend afterwards, which enumerates much faster than the backtrack search.
+    The solutions come first, from the (fast) SAT backend, since the verdict and the exit code
+    depend on them; then the backbone of an ambiguous puzzle; then probing and the depth of a
+    backtracking search, which only describe how a person would solve it.
     """
     if max_solutions == 1:
         raise ValueError("telling unique from ambiguous needs at least two solutions")
+    if backend is None:
+        backend = DEFAULT_BACKEND if DEFAULT_BACKEND in installed_backends() else SEARCH_BACKEND
     started = time.perf_counter()
     deadline = Deadline(timeout)
 
@@ -110,13 +130,20 @@ def analyze(
         return round(time.perf_counter() - started, 4)
 
     domains = initial_domains(puzzle)
-    propagator, reason = propagate_root(puzzle, domains)
+    try:
+        propagator, reason = propagate_root(puzzle, domains, deadline)
+    except Timeout:
+        return Analysis(
+            puzzle, False, None, None, None, None, None, 0, False, False, "unknown", (), None,
+            False, (), 0, None, None, None, True, elapsed(), backend,
+        )  # fmt: skip
     if reason is not None:
         return Analysis(
-            puzzle, False, None, None, None, 0, 0, 0, True, False, "no solution", (), 0, None,
-            None, reason, False, elapsed(),
+            puzzle, False, None, None, None, 0, 0, 0, True, False, "no solution", (), 0, True,
+            (), 0, None, None, reason, False, elapsed(), backend,
         )  # fmt: skip
     by_lines = _decided(domains)
+    line_solvable = by_lines == len(domains)
 
     union = [0] * len(domains)
 
@@ -125,16 +152,36 @@ def analyze(
             union[cell] |= 1 << color
 
     result = solve(
-        puzzle, backend=SEARCH_BACKEND, limit=max_solutions, timeout=deadline.remaining(),
-        keep=1, on_solution=merge,
+        puzzle, backend=backend, limit=max_solutions, timeout=deadline.remaining(), keep=1,
+        on_solution=merge,
     )  # fmt: skip
     found, exact = result.solutions_found, result.complete
     timed_out = result.status == "timeout"
     stopped = not exact and not timed_out
+    differing = tuple(cell for cell, d in enumerate(union) if d & (d - 1))
+    colors: tuple[int, ...] | None = tuple(union) if found else None
 
-    # Probing starts where line logic stopped; it is not measured after a search timeout.
+    backbone_cells: int | None = None
+    backbone_exact = False
+    ambiguous: tuple[int, ...] = ()
+    if found == 1 and exact:
+        backbone_cells, backbone_exact = len(domains), True
+    elif found >= 2:
+        ambiguous = differing
+        if not timed_out:
+            settled = backbone(propagator, domains, deadline)
+            if settled is not None:
+                for cell, seen in enumerate(settled.colors):
+                    union[cell] |= seen if cell not in settled.unsettled else 0
+                colors = tuple(union)
+                ambiguous = tuple(cell for cell, d in enumerate(union) if d & (d - 1))
+                backbone_cells = settled.backbone
+                backbone_exact = settled.exact
+                timed_out = timed_out or not settled.exact
+
+    # Probing starts where line logic stopped; it is not measured after a timeout.
     probed: tuple[int, ...] | None = tuple(domains)
-    probing_solves: bool | None = True if by_lines == len(domains) else None
+    probing_solves: bool | None = True if line_solvable else None
     by_probing: int | None = by_lines if probing_solves else None
     if not probing_solves and not timed_out:
         try:
@@ -146,13 +193,27 @@ def analyze(
             by_probing = None if probed is None else _decided(probed)
             probing_solves = by_probing == len(domains)
 
+    # The depth a backtracking search needs: measured for unique puzzles only (an ambiguous
+    # one is ambiguous, however deep), within its own budget.
+    depth: int | None = 0
+    nodes: int | None = 0
+    if found == 1 and exact and not line_solvable and not timed_out:
+        remaining = deadline.remaining()
+        budget = DEPTH_BUDGET if remaining is None else min(DEPTH_BUDGET, remaining)
+        searched = solve(puzzle, backend=SEARCH_BACKEND, limit=2, timeout=budget, keep=0)
+        if searched.complete:
+            depth = int(searched.stats.get("max_depth", 0))
+            nodes = int(searched.stats.get("nodes", 0))
+        else:
+            depth = nodes = None
+    elif found != 1:
+        depth = nodes = None if found else 0
+
     if exact_count and not exact and not timed_out:
-        backend = DEFAULT_BACKEND if DEFAULT_BACKEND in installed_backends() else SEARCH_BACKEND
         counted = count(puzzle, backend=backend, timeout=deadline.remaining())
         found, exact, stopped = max(found, counted.count), counted.exact, False
         timed_out = timed_out or not exact
 
-    depth = int(result.stats.get("max_depth", 0))
     difficulty: Difficulty
     if found >= 2:
         difficulty = "ambiguous"
@@ -160,19 +221,18 @@ def analyze(
         difficulty = "unknown" if result.status == "timeout" else "no solution"
     elif not result.complete:
         difficulty = "unknown"
-    elif by_lines == len(domains):
+    elif line_solvable:
         difficulty = "line-solvable"
     elif probing_solves or (probing_solves is None and depth == 0):
         difficulty = "needs probing"
     else:
         difficulty = "needs search"
     solution = result.solutions[0] if result.solutions else None
-    differing = tuple(cell for cell, d in enumerate(union) if d & (d - 1))
     return Analysis(
-        puzzle, by_lines == len(domains), by_lines, probing_solves, by_probing, depth,
-        int(result.stats.get("nodes", 0)), found, exact, stopped, difficulty, differing,
-        result.solutions_found, solution,
-        tuple(union) if solution is not None else probed, result.reason, timed_out, elapsed(),
+        puzzle, line_solvable, by_lines, probing_solves, by_probing, depth, nodes, found, exact,
+        stopped, difficulty, ambiguous, backbone_cells, backbone_exact, differing,
+        result.solutions_found, solution, colors if solution is not None else probed,
+        result.reason, timed_out, elapsed(), backend,
     )  # fmt: skip
 
 
@@ -208,8 +268,12 @@ def to_json(analysis: Analysis, path: Path, picture: Path | None = None) -> dict
         "solutions_exact": analysis.solutions_exact,
         "difficulty": analysis.difficulty,
         "label": analysis.label,
+        "ambiguous_cells": [list(row_column(puzzle, c)) for c in analysis.ambiguous_cells],
+        "backbone_cells": analysis.backbone_cells,
+        "backbone_exact": analysis.backbone_exact,
         "differing_cells": [list(row_column(puzzle, c)) for c in analysis.differing_cells],
         "solutions_compared": analysis.compared,
+        "backend": analysis.backend,
         "reason": analysis.reason,
         "timed_out": analysis.timed_out,
         "picture": None if picture is None else str(picture),
@@ -247,6 +311,8 @@ def summary_lines(analysis: Analysis, max_solutions: int) -> list[str]:
             f"search        depth {analysis.search_max_depth}, {nodes} node{'s' * (nodes > 1)}"
             f" ({SEARCH_BACKEND})"
         )
+    elif analysis.difficulty == "needs search":
+        lines.append(f"search        not measured ({SEARCH_BACKEND} took over {DEPTH_BUDGET:g} s)")
     n = analysis.solutions
     if analysis.solutions_exact:
         counted = f"{n} (exact)"
@@ -260,24 +326,31 @@ def summary_lines(analysis: Analysis, max_solutions: int) -> list[str]:
     if analysis.difficulty == "no solution":
         lines.append(f"reason        {analysis.reason}")
     lines.append(f"difficulty    {analysis.label}")
-    if analysis.differing_cells:
-        cells_text = _cells_text(puzzle, analysis.differing_cells)
+    ambiguous = analysis.ambiguous_cells
+    if ambiguous:
+        proven = "" if analysis.backbone_exact else "at least "
         lines.append(
-            f"differing     {len(analysis.differing_cells)} cells between the {analysis.compared}"
-            f" solutions found (row, column): {cells_text}"
+            f"ambiguous     {proven}{len(ambiguous)} cells are not the same in every solution "
+            f"(row, column): {_cells_text(puzzle, ambiguous)}"
+        )
+    if analysis.backbone_cells is not None and analysis.difficulty == "ambiguous":
+        more = "" if analysis.backbone_exact else " (timeout: the others are not settled)"
+        lines.append(
+            f"backbone      {analysis.backbone_cells} of {cells} cells are the same in every "
+            f"solution{more}"
         )
     return lines
 
 
 def print_report(console: Console, analysis: Analysis, max_solutions: int) -> None:
-    """The report, and for an ambiguous puzzle the grid with its differing cells as '?'."""
+    """The report, and for an ambiguous puzzle the grid with its ambiguous cells as '?'."""
     from satnono.render import print_domains
 
     for line in summary_lines(analysis, max_solutions):
         console.out(line, highlight=False)
-    if analysis.differing_cells and analysis.domains is not None:
+    if analysis.ambiguous_cells and analysis.domains is not None:
         console.out("")
-        console.out("the solutions found, '?' where they differ:", highlight=False)
+        console.out("every solution agrees except on '?':", highlight=False)
         print_domains(console, analysis.puzzle, analysis.domains)
     console.out(f"({analysis.seconds:.2f} s)", highlight=False)
 
@@ -285,15 +358,16 @@ def print_report(console: Console, analysis: Analysis, max_solutions: int) -> No
 def picture_of(analysis: Analysis) -> tuple[tuple[int, ...] | None, tuple[int, ...], str]:
     """What -o draws: domains, highlighted cells and caption.
 
-    The first solution with the differing cells outlined, so an author sees where a clue must
+    The first solution with the ambiguous cells outlined, so an author sees where a clue must
     change; without a solution, whatever logic had fixed (nothing when the clues contradict).
     """
     caption = analysis.label
     if analysis.solution is not None:
         domains = tuple(1 << color for row in analysis.solution for color in row)
-        if analysis.differing_cells:
-            caption = f"ambiguous: the {len(analysis.differing_cells)} outlined cells differ"
-        return domains, analysis.differing_cells, caption
+        ambiguous = analysis.ambiguous_cells
+        if ambiguous:
+            caption = f"ambiguous: the {len(ambiguous)} outlined cells differ between solutions"
+        return domains, ambiguous, caption
     if analysis.difficulty == "no solution":
         caption = f"no solution: {analysis.reason}"
     return analysis.domains, (), caption

@@ -318,10 +318,14 @@ class _TextStream:
         print_domains(self.console, self.puzzle, grid_to_domains(grid))
         self.console.out("")
 
+    def flush_first(self) -> None:
+        """Print the lone solution held back (without a heading)."""
+        self._print(self.first, None)
+
     def finish(self, result: Any) -> None:
         """The lone solution, if that is what there is, then the verdict line."""
         if self.count == 1:
-            self._print(self.first, None)
+            self.flush_first()
         details = [f"{result.seconds:.2f} s"]
         if not self.quiet and "cells_left" in result.stats:
             details.append(
@@ -568,6 +572,88 @@ def _methods_text(factors: Any) -> str:
     for factor in factors:
         tally[factor.method] = tally.get(factor.method, 0) + 1
     return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in tally.items())
+
+
+@app.command()
+@handles_errors
+def sample(
+    puzzle: PuzzleArg,
+    n: Annotated[int, typer.Option("-n", "--samples", min=1, help="How many solutions.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same samples).")] = 0,
+    sampler: Annotated[
+        str,
+        typer.Option(
+            "--sampler",
+            help="For components with over 1000 solutions: cmsgen (fast, no formal guarantee) "
+            "or unigen (almost-uniform with a proof, slow).",
+        ),
+    ] = "cmsgen",
+    timeout: TimeoutOpt = None,
+    json_lines: Annotated[
+        bool,
+        typer.Option(
+            "--json-lines", help="One JSON object per solution as it is drawn, then a summary."
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
+    fmt: FormatOpt = None,
+    index: IndexOpt = 1,
+) -> None:
+    """Draw random solutions, each verified; components with up to 1000 solutions exactly
+    uniformly, larger ones with the chosen sampler (its guarantee is in the summary)."""
+    from satnono.deadline import Deadline, Timeout
+    from satnono.errors import Contradiction
+    from satnono.sampling import SAMPLERS, Sampling
+
+    if sampler not in SAMPLERS:
+        raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
+                         "--sampler")  # fmt: skip
+    loaded = _load(puzzle, fmt, index)
+    started = time.perf_counter()
+    sampling = Sampling(loaded, n, seed=seed, sampler=sampler, deadline=Deadline(timeout))
+    text = None if json_lines else _TextStream(loaded, quiet)
+    drawn = 0
+    status, reason = "sampled", None
+    try:
+        for grid in sampling:
+            drawn += 1
+            if text is None:
+                _print_json({"solution": loaded.grid_rows(grid)})
+            else:
+                text.add(grid)
+    except Contradiction as error:
+        status, reason = "unsolvable", str(error)
+    except Timeout:
+        status = "timeout"
+    seconds = round(time.perf_counter() - started, 4)
+    used = sorted({m.method for m in sampling.methods} - {"exact"})
+    guarantee = "; ".join(
+        ["components with at most 1000 solutions: exactly uniform"]
+        + [SAMPLERS[name] for name in used]
+    )
+    if text is None:
+        summary: dict[str, Any] = {
+            "file": str(puzzle), "status": status, "samples": drawn, "seed": seed,
+            "sampler": sampler, "components": [
+                {"cells": m.cells, "solutions": m.solutions, "method": m.method}
+                for m in sampling.methods
+            ],
+            "guarantee": guarantee, "seconds": seconds,
+        }  # fmt: skip
+        if reason:
+            summary["reason"] = reason
+        _print_json(summary)
+    else:
+        if text.count == 1:
+            text.flush_first()
+        if status == "unsolvable":
+            verdict = f"no solution: {reason}"
+        elif status == "timeout":
+            verdict = f"timeout after {drawn} of {n} samples"
+        else:
+            verdict = f"{drawn} random solution{'s' * (drawn != 1)}, each verified ({guarantee})"
+        text.console.out(f"{verdict} ({seconds:.2f} s)", highlight=False)
+    raise typer.Exit(_exit_code("timeout" if status == "timeout" else status, drawn))
 
 
 @app.command()

@@ -1,0 +1,241 @@
+"""The backbone of a puzzle: the cells whose color is the same in every solution, and for the
+others every color they take in some solution.
+
+A puzzle author needs all the ambiguous cells, not the few where two solutions happen to
+differ. Line logic decides most of the backbone; on each independent component of the rest,
+an incremental SAT solver settles the others: a model marks the colors it uses as possible,
+and a group of candidate cells is proven backbone at once when the solver cannot flip any of
+them (chunking, as in Janota, Lynce and Marques-Silva's backbone algorithms). The solver
+prefers the opposite of the first model, so that each new model flips as many candidates as
+it can (measured: Lion 14 s instead of 26 s). Each new model costs a full SAT solve of a hard
+puzzle, and the last ambiguous cells are flipped by few models (a coupon collector's tail), so
+the hardest survey puzzles take seconds to minutes (BENCHMARKS.md, counting section).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from satnono.backends import usable_cores
+from satnono.backends.child import ChildFinished, ForkedChild, Send, can_fork
+from satnono.backends.stoppable import StoppableSolver
+from satnono.cnf import CnfFormula, encode_puzzle
+from satnono.components import components
+from satnono.deadline import Deadline, Timeout
+from satnono.propagate import Propagator
+
+#: Interruptible (so the deadline stops it), and fast on the many small incremental calls.
+SOLVER = "glucose42"
+#: Candidates asked to flip together at first; the group doubles after each proof and
+#: halves after each flip, so a backbone cell costs far less than one SAT call.
+FIRST_CHUNK = 8
+#: Candidates per extra worker process before a component's backbone is split across cores.
+PARALLEL_SHARE = 200
+
+
+@dataclass(frozen=True)
+class Backbone:
+    """Every color each cell takes in some solution, as a domain bitmask per cell.
+
+    A cell with a single color left is in the backbone. When `exact` is False the deadline
+    stopped the computation: cells in `unsettled` may have more colors than shown, every
+    other cell's colors are exact.
+    """
+
+    colors: tuple[int, ...]
+    exact: bool
+    unsettled: tuple[int, ...] = ()
+    sat_calls: int = 0
+
+    @property
+    def ambiguous(self) -> tuple[int, ...]:
+        """Cells proven to take more than one color (row-major flat indices)."""
+        return tuple(cell for cell, colors in enumerate(self.colors) if colors & (colors - 1))
+
+    @property
+    def backbone(self) -> int:
+        """How many cells are proven to have the same color in every solution."""
+        settled = set(self.unsettled)
+        return sum(
+            1
+            for cell, colors in enumerate(self.colors)
+            if not colors & (colors - 1) and cell not in settled
+        )
+
+
+def backbone(
+    propagator: Propagator, domains: Sequence[int], deadline: Deadline | None = None
+) -> Backbone | None:
+    """The backbone from the state line logic left (`domains`); None when there is no solution.
+
+    Components are independent, so each is settled with its own (smaller) formula.
+    """
+    deadline = deadline or Deadline(None)
+    colors = list(domains)
+    # What each cell takes in the solutions found so far: nothing yet for residual cells.
+    for cell, domain in enumerate(domains):
+        if domain & (domain - 1):
+            colors[cell] = 0
+    unsettled: list[int] = []
+    calls = 0
+    parts = components(propagator, domains)
+    for number, lines in enumerate(parts):
+        if deadline.expired():
+            for later in parts[number:]:
+                unsettled += _cells(propagator, domains, later)
+            break
+        formula = encode_puzzle(propagator, domains, lines)
+        settle = _Settle(formula, deadline)
+        try:
+            result = settle.run()
+        finally:
+            calls += settle.calls
+            settle.close()
+        if result is None:
+            return None
+        for cell, seen in settle.seen.items():
+            colors[cell] = seen
+        unsettled += settle.unsettled
+    for cell in unsettled:
+        colors[cell] |= domains[cell]  # not settled: every color it might still take
+    return Backbone(tuple(colors), not unsettled, tuple(sorted(unsettled)), calls)
+
+
+def _cells(propagator: Propagator, domains: Sequence[int], lines: Sequence[int]) -> list[int]:
+    return sorted(
+        {c for line in lines for c in propagator.cells[line] if domains[c] & (domains[c] - 1)}
+    )
+
+
+class _Settle:
+    """One component's backbone by chunked flipping with an incremental SAT solver."""
+
+    def __init__(self, formula: CnfFormula, deadline: Deadline) -> None:
+        from pysat.solvers import Solver
+
+        self.formula = formula
+        self.deadline = deadline
+        self.solver = Solver(name=SOLVER, bootstrap_with=formula.clauses)
+        self.stoppable = StoppableSolver(self.solver, deadline, interruptible=True).__enter__()
+        self.next_variable = formula.variables
+        #: cell -> bitmask of the colors seen in some model.
+        self.seen: dict[int, int] = {cell: 0 for cell in formula.cell_literals}
+        self.unsettled: list[int] = []
+        self.calls = 0
+        #: Cells proven to have one color in every solution.
+        self.proven: set[int] = set()
+        #: True once every color of every ambiguous cell is known.
+        self.colors_done = False
+
+    def close(self) -> None:
+        self.stoppable.__exit__()
+        self.solver.delete()
+
+    def _solve(self, assumptions: list[int]) -> bool:
+        self.calls += 1
+        result = self.stoppable.solve(assumptions)
+        if result is None:
+            raise Timeout
+        return result
+
+    def _record(self) -> set[int]:
+        """Mark the current model's colors as seen; return its true literals."""
+        true = set(self.solver.get_model())
+        for cell, options in self.formula.cell_literals.items():
+            for color, literal in options:
+                if literal in true:
+                    self.seen[cell] |= 1 << color
+        return true
+
+    def run(self) -> bool | None:
+        """True when settled, None when the component has no solution (the caller's bug)."""
+        try:
+            if not self._solve([]):
+                return None
+            true = self._record()
+            # Candidate (cell, literal of its color in the first model): backbone until flipped.
+            candidates = [
+                (cell, literal)
+                for cell, options in self.formula.cell_literals.items()
+                for _, literal in options
+                if literal in true and (len(options) == 2 or literal > 0)
+            ]
+            # Prefer the other value everywhere: each new model then flips all it can.
+            self.solver.set_phases([-literal for _, literal in candidates])
+            self._flip_shared(candidates)
+            self._other_colors()
+        except Timeout:
+            self.unsettled = [
+                cell
+                for cell, colors in self.seen.items()
+                if cell not in self.proven and (not colors & (colors - 1) or not self.colors_done)
+            ]
+        return True
+
+    def _flip_shared(self, candidates: list[tuple[int, int]]) -> None:
+        """Settle the candidates, split between this process and forked copies of it.
+
+        Each worker needs about as many SAT calls as the ambiguous cells its share leaves
+        rarely flipped, so splitting them over the usable cores divides the wall time (the
+        solver, first model and learnt clauses included, is copied by fork).
+        """
+        workers = min(usable_cores(), len(candidates) // PARALLEL_SHARE)
+        if workers < 2 or not can_fork():
+            self._flip_all(candidates)
+            return
+        helpers = []
+        try:
+            for number in range(1, workers):
+                share = candidates[number::workers]
+
+                def run(send: Send, share: list[tuple[int, int]] = share) -> None:
+                    self._flip_all(share)
+                    send((self.seen, self.proven, self.calls))
+
+                helpers.append(ForkedChild(run, "backbone worker"))
+            self._flip_all(candidates[0::workers])
+            for helper in helpers:
+                seen, proven, calls = helper.receive(self.deadline.remaining())
+                for cell, colors in seen.items():
+                    self.seen[cell] |= colors
+                self.proven |= proven
+                self.calls += calls
+        except ChildFinished:
+            raise RuntimeError("a backbone worker ended without its answer") from None
+        finally:
+            for helper in helpers:
+                helper.kill()
+
+    def _flip_all(self, candidates: list[tuple[int, int]]) -> None:
+        """Settle every candidate: proven backbone, or flipped by some model."""
+        chunk = FIRST_CHUNK
+        pending = candidates
+        while pending:
+            group, rest = pending[:chunk], pending[chunk:]
+            self.next_variable += 1
+            switch = self.next_variable
+            # switch -> at least one of the group takes another color.
+            self.solver.add_clause([-switch, *(-literal for _, literal in group)])
+            flipped = self._solve([switch])
+            self.solver.add_clause([-switch])  # retire the group's clause for good
+            if flipped:
+                true = self._record()
+                pending = [(cell, lit) for cell, lit in pending if lit in true]
+                chunk = max(1, chunk // 2)
+                continue
+            for cell, literal in group:
+                self.proven.add(cell)
+                self.solver.add_clause([literal])  # a proven backbone literal helps later calls
+            pending = rest
+            chunk *= 2
+
+    def _other_colors(self) -> None:
+        """For ambiguous cells with three or more colors left: every color they can take."""
+        for cell, options in self.formula.cell_literals.items():
+            if len(options) < 3 or cell in self.proven:
+                continue
+            for color, literal in options:
+                if not self.seen[cell] >> color & 1 and self._solve([literal]):
+                    self._record()
+        self.colors_done = True

@@ -1,0 +1,141 @@
+"""Random solutions: each independent component sampled on its own, the samples combined.
+
+Components are independent, so a uniform solution of the puzzle is a uniform solution of each
+component, drawn independently. A component with few solutions is enumerated and drawn from
+exactly uniformly; a larger one goes to a sampler from the field (CMSGen or UniGen3, see
+SAMPLERS for what each guarantees) running on its CNF in a forked child. Every combined grid
+is checked by the independent verifier before it is handed out.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from satnono.backends import Residual, SearchOptions, load_backend
+from satnono.backends.child import Send, stream_from_child
+from satnono.cnf import encode_puzzle
+from satnono.components import components
+from satnono.counters import sample_cells
+from satnono.deadline import Deadline, Timeout
+from satnono.errors import Contradiction
+from satnono.model import Grid, Puzzle
+from satnono.propagate import domains_to_grid, initial_domains, propagate_root
+from satnono.verify import Verifier
+
+#: Components with at most this many solutions are enumerated and drawn from exactly
+#: uniformly (enumeration costs about 0.1-0.3 ms a solution).
+EXACT_LIMIT = 1000
+
+#: What each sampler guarantees, as the README and `satnono sample` state it.
+SAMPLERS = {
+    "cmsgen": "CMSGen: fast, uniform-like, with no formal guarantee (it passes the Barbarik "
+    "uniformity tests in its authors' FMCAD 2021 evaluation)",
+    "unigen": "UniGen3: almost-uniform, every solution drawn with probability within a "
+    "constant factor (1 + epsilon, set by its kappa) of 1/N, with hashing-based proof; slow",
+}
+DEFAULT_SAMPLER = "cmsgen"
+
+#: (cell, decided domain) for each undecided cell of one component.
+Assignment = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class ComponentSampling:
+    """How one component is sampled: "exact" (enumerated) or the sampler's name."""
+
+    cells: int
+    solutions: int | None  # known when enumerated
+    method: str
+
+
+class Sampling:
+    """`n` random verified solutions of a puzzle, produced lazily by iterating.
+
+    `methods` (filled once iteration starts) says how each component is sampled.
+    Raises Contradiction when the puzzle has no solution, Timeout at the deadline.
+    """
+
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        n: int,
+        *,
+        seed: int = 0,
+        sampler: str = DEFAULT_SAMPLER,
+        deadline: Deadline | None = None,
+    ) -> None:
+        if sampler not in SAMPLERS:
+            raise ValueError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}")
+        self.puzzle = puzzle
+        self.n = n
+        self.seed = seed
+        self.sampler = sampler
+        self.deadline = deadline or Deadline(None)
+        self.methods: list[ComponentSampling] = []
+
+    def __iter__(self) -> Iterator[Grid]:
+        puzzle, deadline = self.puzzle, self.deadline
+        domains = initial_domains(puzzle)
+        propagator, reason = propagate_root(puzzle, domains, deadline)
+        if reason is not None:
+            raise Contradiction(reason)
+        rng = random.Random(self.seed)
+        streams: list[Iterator[Assignment]] = []
+        search = load_backend("sat").search
+        for lines in components(propagator, domains):
+            residual = Residual(puzzle, propagator, tuple(domains), lines)
+            cells = residual.cells()
+            found: list[Assignment] = []
+
+            def keep(
+                decided: list[int], cells: list[int] = cells, found: list[Assignment] = found
+            ) -> bool:
+                found.append(tuple((cell, decided[cell]) for cell in cells))
+                return len(found) <= EXACT_LIMIT
+
+            options = replace(SearchOptions(), limit=EXACT_LIMIT + 1)
+            report = search(residual, options, deadline, keep)
+            if report.timed_out:
+                raise Timeout
+            if not found:
+                raise Contradiction("search proved that no grid fits the clues")
+            if report.exhausted and len(found) <= EXACT_LIMIT:
+                self.methods.append(ComponentSampling(len(cells), len(found), "exact"))
+                streams.append(_drawn(found, rng))
+            else:
+                self.methods.append(ComponentSampling(len(cells), None, self.sampler))
+                streams.append(self._sampled(residual, cells, rng.randrange(1, 2**31)))
+        verify = Verifier(puzzle)
+        try:
+            for _ in range(self.n):
+                grid = list(domains)
+                for stream in streams:
+                    for cell, domain in next(stream):
+                        grid[cell] = domain
+                yield verify(domains_to_grid(puzzle, grid))
+        finally:
+            for stream in streams:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()  # ends a sampler's child now, not when collected
+
+    def _sampled(self, residual: Residual, cells: list[int], seed: int) -> Iterator[Assignment]:
+        """The sampler's solutions of one component, from a forked child."""
+        propagator, domains, lines = residual.propagator, residual.domains, residual.lines
+        sampler, n = self.sampler, self.n
+
+        def run(send: Send) -> None:
+            formula = encode_puzzle(propagator, domains, lines)
+            for true in sample_cells(formula, sampler, n, seed):
+                send(formula.decode(true, domains))
+
+        for decided in stream_from_child(run, self.deadline, f"{sampler} sampler", quiet=True):
+            yield tuple((cell, decided[cell]) for cell in cells)
+        raise RuntimeError(f"{sampler} gave fewer samples than asked for")
+
+
+def _drawn(solutions: list[Assignment], rng: random.Random) -> Iterator[Assignment]:
+    while True:
+        yield rng.choice(solutions)
