@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from satnono.backends import usable_cores
-from satnono.backends.child import ChildFinished, ForkedChild, Send, can_fork
 from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.components import components
@@ -30,8 +28,6 @@ SOLVER = "glucose42"
 #: Candidates asked to flip together at first; the group doubles after each proof and
 #: halves after each flip, so a backbone cell costs far less than one SAT call.
 FIRST_CHUNK = 8
-#: Candidates per extra worker process before a component's backbone is split across cores.
-PARALLEL_SHARE = 200
 
 
 @dataclass(frozen=True)
@@ -163,7 +159,7 @@ class _Settle:
             ]
             # Prefer the other value everywhere: each new model then flips all it can.
             self.solver.set_phases([-literal for _, literal in candidates])
-            self._flip_shared(candidates)
+            self._flip_all(candidates)
             self._other_colors()
         except Timeout:
             self.unsettled = [
@@ -172,40 +168,6 @@ class _Settle:
                 if cell not in self.proven and (not colors & (colors - 1) or not self.colors_done)
             ]
         return True
-
-    def _flip_shared(self, candidates: list[tuple[int, int]]) -> None:
-        """Settle the candidates, split between this process and forked copies of it.
-
-        Each worker needs about as many SAT calls as the ambiguous cells its share leaves
-        rarely flipped, so splitting them over the usable cores divides the wall time (the
-        solver, first model and learnt clauses included, is copied by fork).
-        """
-        workers = min(usable_cores(), len(candidates) // PARALLEL_SHARE)
-        if workers < 2 or not can_fork():
-            self._flip_all(candidates)
-            return
-        helpers = []
-        try:
-            for number in range(1, workers):
-                share = candidates[number::workers]
-
-                def run(send: Send, share: list[tuple[int, int]] = share) -> None:
-                    self._flip_all(share)
-                    send((self.seen, self.proven, self.calls))
-
-                helpers.append(ForkedChild(run, "backbone worker"))
-            self._flip_all(candidates[0::workers])
-            for helper in helpers:
-                seen, proven, calls = helper.receive(self.deadline.remaining())
-                for cell, colors in seen.items():
-                    self.seen[cell] |= colors
-                self.proven |= proven
-                self.calls += calls
-        except ChildFinished:
-            raise RuntimeError("a backbone worker ended without its answer") from None
-        finally:
-            for helper in helpers:
-                helper.kill()
 
     def _flip_all(self, candidates: list[tuple[int, int]]) -> None:
         """Settle every candidate: proven backbone, or flipped by some model."""
@@ -218,9 +180,9 @@ class _Settle:
             # switch -> at least one of the group takes another color.
             self.solver.add_clause([-switch, *(-literal for _, literal in group)])
             flipped = self._solve([switch])
+            true = self._record() if flipped else set()  # before the next clause voids it
             self.solver.add_clause([-switch])  # retire the group's clause for good
             if flipped:
-                true = self._record()
                 pending = [(cell, lit) for cell, lit in pending if lit in true]
                 chunk = max(1, chunk // 2)
                 continue

@@ -9,7 +9,6 @@ grids, whatever auxiliary variables the encoding adds.
 from __future__ import annotations
 
 import importlib.util
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -81,13 +80,6 @@ def share_of_guarantee(epsilon: float, delta: float, factors: int) -> tuple[floa
     return (1 + epsilon) ** (1 / factors) - 1, delta / factors
 
 
-#: Samplers for `satnono sample`, by name, with the guarantee the README states.
-SAMPLERS = {
-    "cmsgen": "pycmsgen",
-    "unigen": "pyunigen",
-}
-
-
 def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> Iterator[list[int]]:
     """Yield `count` models, each as the true literals of the formula's cell variables.
 
@@ -118,9 +110,3 @@ def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> It
             yield [literal for literal in sample if abs(literal) in wanted]
         return
     raise ValueError(f"unknown sampler {sampler!r}")
-
-
-def log2(value: int) -> float:
-    """log2 of a positive int of any size (floats overflow past 2^1024)."""
-    shift = max(0, value.bit_length() - 64)
-    return math.log2(value >> shift) + shift

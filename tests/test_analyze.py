@@ -1,4 +1,4 @@
-"""`satnono analyze` through typer's CliRunner: difficulty, counts, differing cells, pictures.
+"""`satnono analyze` through typer's CliRunner: difficulty, counts, ambiguous cells, pictures.
 
 Authors act on these answers (which cells to fix, whether a puzzle needs guessing), so the
 tests pin the verdicts and the exact cells, on puzzles small enough to stay fast.
@@ -26,6 +26,7 @@ FIELDS = {
     "cells_fixed_by_lines", "probing_solves", "cells_fixed_by_probing", "search_backend",
     "search_max_depth", "search_nodes", "solutions", "solutions_exact", "difficulty", "label",
     "differing_cells", "solutions_compared", "reason", "timed_out", "picture", "seconds",
+    "ambiguous_cells", "backbone_cells", "backbone_exact", "backend",
 }  # fmt: skip
 
 # Two solutions (a diagonal either way): every cell differs.
@@ -63,6 +64,7 @@ def test_line_solvable() -> None:
     assert data["line_solvable"] is True and data["probing_solves"] is True
     assert data["cells_fixed_by_lines"] == data["cells"] == 225
     assert data["search_nodes"] == 0 and data["differing_cells"] == []
+    assert data["ambiguous_cells"] == [] and data["backbone_cells"] == 225
 
 
 def test_json_shape_for_a_puzzle_beyond_line_logic() -> None:
@@ -93,38 +95,51 @@ def test_needs_search_reports_the_depth() -> None:
     assert code == 0 and f"difficulty    {result.label}" in out
 
 
-def test_ambiguous_lists_the_differing_cells(tmp_path: Path) -> None:
+def test_ambiguous_lists_the_ambiguous_cells(tmp_path: Path) -> None:
     path = write(tmp_path, "two.non", TWO_DIAGONALS)
     code, out, _ = run(path)
     assert code == 0
     assert "difficulty    ambiguous" in out
     cells = "(row, column): (1, 1), (1, 2), (2, 1), (2, 2)"
-    assert f"differing     4 cells between the 2 solutions found {cells}" in out
+    assert f"ambiguous     4 cells are not the same in every solution {cells}" in out
+    assert "backbone      0 of 4 cells are the same in every solution" in out
     lines = out.splitlines()
-    grid = lines.index("the solutions found, '?' where they differ:")
+    grid = lines.index("every solution agrees except on '?':")
     assert lines[grid + 1 : grid + 3] == ["??", "??"]
     code, data = run_json(path)
     assert data["difficulty"] == "ambiguous" and data["solutions"] == 2
-    assert data["differing_cells"] == [[1, 1], [1, 2], [2, 1], [2, 2]]
+    assert data["ambiguous_cells"] == [[1, 1], [1, 2], [2, 1], [2, 2]]
+    assert data["backbone_cells"] == 0 and data["backbone_exact"] is True
 
 
-def test_switches_differ_exactly_in_their_switches() -> None:
+def test_switches_are_ambiguous_in_all_their_cells_from_two_solutions() -> None:
     path = str(EXAMPLES / "switches-8.non")
-    # All 256 solutions: each of the 8 switches is a 2x2 square that can flip.
+    # Each of the 8 switches is a 2x2 square that can flip: 32 ambiguous cells, whichever
+    # two solutions the search found first (they differ in one switch only).
     switches = [[r, c] for r in (2, 3) for c in range(2, 25) if c % 3 != 1]
-    code, data = run_json(path, "--max-solutions", "0")
+    code, data = run_json(path)
     assert code == 0 and len(switches) == 32
-    assert data["differing_cells"] == switches
+    assert data["ambiguous_cells"] == switches and data["backbone_cells"] == 100 - 32
+    assert data["solutions"] == 2 and data["solutions_exact"] is False
+    assert data["solutions_compared"] == 2 and len(data["differing_cells"]) == 4
+    code, data = run_json(path, "--max-solutions", "0")
+    assert data["differing_cells"] == data["ambiguous_cells"] == switches
     assert data["solutions"] == data["solutions_compared"] == 256
     assert data["solutions_exact"] is True
-    # --count makes the number exact without enumerating for the differing cells.
+    # --count makes the number exact without enumerating.
     code, data = run_json(path, "--count")
     assert data["solutions"] == 256 and data["solutions_exact"] is True
-    assert data["solutions_compared"] == 2 and len(data["differing_cells"]) == 4
-    code, data = run_json(path)
-    assert data["solutions"] == 2 and data["solutions_exact"] is False
+    assert data["solutions_compared"] == 2
     _, out, _ = run(path)
     assert "at least 2 (stopped at --max-solutions 2; --count counts)" in out
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/puzzles is absent")
+def test_nonunique_has_58_ambiguous_cells() -> None:
+    # 43 solutions: the two the search finds first differ in 4 cells, but 58 are ambiguous.
+    result = analyze(read_puzzle(SHARED / "corpus" / "hakank" / "nonunique.non"))
+    assert len(result.ambiguous_cells) == 58 and result.backbone_cells == 165 - 58
+    assert result.backbone_exact and len(result.differing_cells) < 58
 
 
 def test_no_solution_says_why(tmp_path: Path) -> None:
@@ -142,7 +157,7 @@ def test_no_solution_says_why(tmp_path: Path) -> None:
     assert data["cells_fixed_by_lines"] == 0 and data["solutions_exact"] is True
 
 
-def test_picture_svg_outlines_the_differing_cells(tmp_path: Path) -> None:
+def test_picture_svg_outlines_the_ambiguous_cells(tmp_path: Path) -> None:
     picture = tmp_path / "two.svg"
     code, data = run_json(write(tmp_path, "two.non", TWO_DIAGONALS), "-o", str(picture))
     assert code == 0 and data["picture"] == str(picture)
@@ -150,7 +165,7 @@ def test_picture_svg_outlines_the_differing_cells(tmp_path: Path) -> None:
     outlined = [e for e in root.iter() if e.get("class") == "highlight"]
     assert len(outlined) == 4
     captions = [e.text for e in root.iter() if e.get("class") == "caption"]
-    assert captions == ["ambiguous: the 4 outlined cells differ"]
+    assert captions == ["ambiguous: the 4 outlined cells differ between solutions"]
 
 
 def test_picture_png_and_unsolvable_picture(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ These are the interfaces scripts depend on, so the tests pin field names and cod
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -91,8 +92,10 @@ def test_count_json() -> None:
     code, out, _ = run("count", str(EXAMPLES / "switches-8.non"), "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"file", "count", "exact", "seconds"}
+    assert set(data) == {"file", "count", "exact", "seconds", "method", "factors"}
     assert data["count"] == 256 and data["exact"] is True
+    assert data["method"] == [factor["method"] for factor in data["factors"]]
+    assert math.prod(factor["count"] for factor in data["factors"]) == 256
     data = json.loads(run("count", str(EXAMPLES / "switches-8.non"), "--json", "--limit", "5")[1])
     assert data["count"] == 5 and data["exact"] is False
 

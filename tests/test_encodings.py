@@ -168,3 +168,29 @@ def test_an_unknown_encoding_is_an_input_error() -> None:
     puzzle = puzzle_from_grid(((1, 0), (0, 1)))
     with pytest.raises(InputError, match="unknown encoding"):
         solve(puzzle, backend="sat", options=SearchOptions(encoding="nope"))
+
+
+@pytest.mark.parametrize("encoding", list(ENCODINGS))
+@settings(max_examples=40, deadline=None)
+@given(puzzle=puzzles(max_width=4, max_height=4, max_colors=3))
+def test_every_grid_has_exactly_one_model(encoding: str, puzzle: Puzzle) -> None:
+    """The specs' promise that auxiliary variables are functionally determined by the cells.
+
+    Ganak counts the formula's models over all its variables, unprojected: that is the
+    number of grids only if each grid extends to exactly one model, in every encoding. It is
+    what lets blocking clauses over cells enumerate each grid once, and what makes any
+    counter's answer on satnono's CNF a count of grids.
+    """
+    import pyganak
+
+    propagator = Propagator(puzzle)
+    domains = initial_domains(puzzle)
+    try:
+        propagator.propagate(domains)
+    except Contradiction:
+        return
+    formula = encode_puzzle(propagator, domains, encoding=encoding)
+    counter = pyganak.Counter()
+    counter.new_vars(formula.variables)
+    counter.add_clauses(formula.clauses)
+    assert counter.count() == len(brute_force_solutions(puzzle))

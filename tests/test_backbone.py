@@ -1,0 +1,81 @@
+"""The backbone against brute force: every cell that differs between solutions, no other.
+
+`analyze` tells an author which cells are ambiguous; a missing cell hides a flaw, an extra
+one sends them to fix a cell that is fine, so both directions are checked exactly.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+import satnono.backbone
+from satnono.backbone import backbone
+from satnono.deadline import Deadline
+from satnono.formats import read_puzzle
+from satnono.generate import puzzle_from_grid, switch_board
+from satnono.model import Puzzle
+from satnono.propagate import initial_domains, propagate_root
+from support import EXAMPLES, brute_force_solutions, children, puzzles
+
+
+def _union(puzzle: Puzzle) -> list[int] | None:
+    """Every color each cell takes over all solutions (brute force); None without any."""
+    solutions = brute_force_solutions(puzzle)
+    if not solutions:
+        return None
+    union = [0] * (puzzle.width * puzzle.height)
+    for grid in solutions:
+        for cell, color in enumerate(color for row in grid for color in row):
+            union[cell] |= 1 << color
+    return union
+
+
+def _backbone(puzzle: Puzzle, deadline: Deadline | None = None) -> satnono.backbone.Backbone | None:
+    domains = initial_domains(puzzle)
+    propagator, reason = propagate_root(puzzle, domains)
+    if reason is not None:
+        return None
+    return backbone(propagator, domains, deadline)
+
+
+@settings(max_examples=80, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=2))
+def test_black_and_white_backbone_matches_brute_force(puzzle: Puzzle) -> None:
+    union = _union(puzzle)
+    found = _backbone(puzzle)
+    if union is None:
+        assert found is None or not found.colors  # no solution: nothing to settle
+        return
+    assert found is not None and found.exact
+    assert list(found.colors) == union
+
+
+@settings(max_examples=50, deadline=None)
+@given(puzzles(max_width=4, max_height=4, max_colors=4))
+def test_color_backbone_lists_every_color_of_every_cell(puzzle: Puzzle) -> None:
+    union = _union(puzzle)
+    found = _backbone(puzzle)
+    if union is None:
+        return
+    assert found is not None and list(found.colors) == union
+
+
+def test_every_switch_of_a_switch_board_is_ambiguous() -> None:
+    board = puzzle_from_grid(switch_board(4, 6))
+    found = _backbone(board)
+    assert found is not None and found.exact
+    switches = {cell for cell, colors in enumerate(found.colors) if colors == 0b11}
+    assert len(switches) == 4 * 24 and found.backbone == board.width * board.height - 96
+    assert children() == []
+
+
+def test_a_deadline_leaves_only_proven_answers() -> None:
+    squares = read_puzzle(EXAMPLES / "permutations-11x6-color.non")
+    found = _backbone(squares, Deadline(0))
+    assert found is not None and not found.exact
+    assert found.unsettled  # nothing was settled...
+    exact = _backbone(squares)
+    assert exact is not None and exact.exact
+    # ...and what was reported is consistent with the exact answer.
+    for cell, colors in enumerate(found.colors):
+        assert exact.colors[cell] & ~colors == 0

@@ -1,0 +1,101 @@
+"""`satnono sample`: every sample is a verified solution, the seed repeats them, the exact
+path is uniform, and the samplers from the field are used where enumeration cannot go."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from typer.testing import CliRunner
+
+import satnono.sampling
+from satnono.cli import app
+from satnono.deadline import Deadline, Timeout
+from satnono.errors import Contradiction
+from satnono.formats import read_puzzle
+from satnono.generate import puzzle_from_grid, switch_board
+from satnono.model import Puzzle
+from satnono.sampling import Sampling
+from satnono.verify import problems
+from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
+
+
+@settings(max_examples=40, deadline=None)
+@given(puzzles(max_width=4, max_height=4, max_colors=3))
+def test_samples_are_solutions(puzzle: Puzzle) -> None:
+    solutions = brute_force_solutions(puzzle)
+    if not solutions:
+        with pytest.raises(Contradiction):
+            list(Sampling(puzzle, 3))
+        return
+    drawn = list(Sampling(puzzle, 5, seed=1))
+    assert len(drawn) == 5 and set(drawn) <= solutions
+
+
+@pytest.mark.parametrize("sampler", ["cmsgen", "unigen"])
+def test_the_samplers_give_verified_solutions(
+    sampler: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(satnono.sampling, "EXACT_LIMIT", 4)  # send the board to the sampler
+    board = puzzle_from_grid(switch_board(2, 3))  # 64 solutions
+    sampling = Sampling(board, 20, seed=3, sampler=sampler)
+    drawn = list(sampling)
+    assert len(drawn) == 20
+    assert all(not problems(board, grid) for grid in drawn)  # the independent checker
+    assert [m.method for m in sampling.methods] == [sampler]
+    assert len(set(drawn)) > 5  # random, not one solution repeated
+    assert children() == []
+
+
+def test_small_components_are_drawn_exactly_uniformly() -> None:
+    # switches-8: 256 solutions, enumerated; 25,600 draws, about 100 of each.
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")
+    sampling = Sampling(puzzle, 25_600, seed=7)
+    tally = Counter(sampling)
+    assert [m.method for m in sampling.methods] == ["exact"]
+    assert len(tally) == 256
+    # Chi-square with 255 degrees of freedom: 330 is about the 0.999 quantile.
+    chi2 = sum((n - 100) ** 2 / 100 for n in tally.values())
+    assert chi2 < 330
+
+
+def test_the_seed_repeats_the_samples() -> None:
+    puzzle = read_puzzle(EXAMPLES / "permutations-11x6-color.non")
+    assert list(Sampling(puzzle, 4, seed=5)) == list(Sampling(puzzle, 4, seed=5))
+    assert list(Sampling(puzzle, 4, seed=5)) != list(Sampling(puzzle, 4, seed=6))
+
+
+def test_a_deadline_stops_sampling() -> None:
+    with pytest.raises(Timeout):
+        list(Sampling(read_puzzle(EXAMPLES / "switchboard-10.non"), 5, deadline=Deadline(0)))
+    assert children() == []
+
+
+runner = CliRunner()
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/puzzles is absent")
+def test_cli_json_lines_on_flag() -> None:
+    path = SHARED / "webpbn-survey" / "2556-flag.non"
+    result = runner.invoke(app, ["sample", str(path), "-n", "20", "--json-lines", "--seed", "2"])
+    assert result.exit_code == 0
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    *samples, summary = lines
+    assert len(samples) == 20 and summary["samples"] == 20 and summary["status"] == "sampled"
+    puzzle = read_puzzle(path)
+    from satnono.verify import problems
+
+    for sample in samples:
+        assert problems(puzzle, puzzle.grid_from_rows(sample["solution"])) == []
+    assert summary["components"] == [{"cells": 221, "solutions": None, "method": "cmsgen"}]
+    assert "no formal guarantee" in summary["guarantee"]
+
+
+def test_cli_text_and_errors(tmp_path: object) -> None:
+    result = runner.invoke(app, ["sample", str(EXAMPLES / "switches-8.non"), "-n", "2"])
+    assert result.exit_code == 0 and "solution 2:" in result.stdout
+    assert "2 random solutions, each verified (components with at most 1000" in result.stdout
+    result = runner.invoke(app, ["sample", str(EXAMPLES / "duck.non"), "--sampler", "magic"])
+    assert result.exit_code == 2 and "unknown sampler 'magic'" in result.stderr
