@@ -1,14 +1,14 @@
-"""The `satnono` command line: solve, count, convert and cnf, with stable JSON and exit codes.
+"""The `satnono` command line: options -> a call of the library API (satnono/__init__.py) -> output.
 
 Exit codes: 0 at least one solution (or success), 1 proven no solution, 2 bad input or usage,
-3 timeout before any solution, 4 internal error, 130 interrupted. Heavy modules (the solver
-backends, rich) are imported only by the commands that need them.
+3 timeout before any solution, 4 internal error (a bug: please report it), 130 interrupted,
+141 the reader of stdout went away. The JSON objects are satnono.contract's. Heavy modules
+(the solver backends, rich) are imported only by the commands that need them.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import os
 import sys
 import time
@@ -18,21 +18,28 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
-from satnono import __version__
-from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, installed_backends
+import satnono
+from satnono import __version__, contract
+from satnono.backends import BACKENDS, DEFAULT_BACKEND, installed_backends
 from satnono.errors import InputError
-from satnono.formats import FORMATS, read_puzzle, read_puzzles, write_puzzles
+from satnono.formats import FORMATS
 from satnono.model import Grid, Puzzle
 
 EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+#: Longest usage error message printed (a 5000-digit argument is not worth repeating).
+MAX_MESSAGE = 300
+
+_BACKENDS_HELP = "; ".join(f"{name}: {info.summary}" for name, info in BACKENDS.items())
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    help="satnono: nonogram solver. Line propagation first, then SAT on the cells left.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="satnono: nonogram solver. Line propagation first, then SAT on the cells left.\n\n"
+    f"Backends (--backend): {_BACKENDS_HELP}. Default: {DEFAULT_BACKEND}.",
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -90,7 +97,9 @@ def _main(
 PuzzleArg = Annotated[
     Path,
     typer.Argument(
-        help="Puzzle file (.non, .xml, ...) or webpbn:ID.", show_default=False, metavar="PUZZLE"
+        help="Puzzle file (.non, .xml, ...), webpbn:ID, or - for standard input.",
+        show_default=False,
+        metavar="PUZZLE",
     ),
 ]
 FormatOpt = Annotated[
@@ -133,45 +142,8 @@ TimeoutOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 
 
-def _check_backend(name: str) -> str:
-    if name not in BACKENDS:
-        raise InputError(
-            f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "--backend"
-        )
-    if name not in installed_backends():
-        raise InputError(
-            f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "--backend"
-        )
-    return name
-
-
-def _options(
-    backend: str, solver: str | None, threads: int = 1, seed: int = 0, encoding: str | None = None
-) -> SearchOptions:
-    """Check the search options before any work, so a typo fails even on easy puzzles."""
-    _check_backend(backend)
-    if solver is not None:
-        from satnono.backends.sat import canonical_solver
-
-        solver = canonical_solver(solver)
-    if encoding is not None:
-        from satnono.cnf import check_encoding
-
-        encoding = check_encoding(encoding)
-    return SearchOptions(solver=solver, threads=threads, seed=seed, encoding=encoding)
-
-
-def _source(path: Path) -> Path:
-    """The file to read: `webpbn:ID` is fetched from webpbn (or the cache) first."""
-    if not str(path).startswith("webpbn:"):
-        return path
-    from satnono.fetch import resolve_puzzle_source
-
-    return resolve_puzzle_source(str(path))
-
-
 def _load(path: Path, fmt: str | None, index: int) -> Puzzle:
-    return read_puzzle(_source(path), fmt, index)
+    return satnono.read_puzzle(path, fmt, index)
 
 
 def _console(stderr: bool = False) -> Any:
@@ -185,9 +157,7 @@ def _console(stderr: bool = False) -> Any:
 
 def _print_json(data: Any) -> None:
     """One JSON object on one line of stdout, flushed (streams are read line by line)."""
-    import json
-
-    print(json.dumps(data), flush=True)
+    print(contract.dumps(data), flush=True)
 
 
 def _raise_broken_pipe() -> None:
@@ -197,7 +167,15 @@ def _raise_broken_pipe() -> None:
 @app.command()
 @handles_errors
 def solve(
-    puzzle: PuzzleArg,
+    puzzles: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Puzzle files (.non, .xml, ...), webpbn:ID, or - for standard input; several "
+            "are solved in turn.",
+            show_default=False,
+            metavar="PUZZLE...",
+        ),
+    ],
     backend: BackendOpt = DEFAULT_BACKEND,
     solver: SolverOpt = None,
     encoding: EncodingOpt = None,
@@ -222,32 +200,72 @@ def solve(
         Path | None, typer.Option("--png", help="Also draw the (first) solution as PNG.")
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print only the verdict; no live progress.")
+        bool,
+        typer.Option("--quiet", "-q", help="Print only the verdict: no grid, no live progress."),
     ] = False,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
-    """Solve a puzzle: print its solutions and a verdict (unique, N solutions, no solution).
+    """Solve puzzles: print their solutions and a verdict (unique, N solutions, no solution).
 
-    PUZZLE may be a file or webpbn:ID (downloaded once, then read from the cache).
+    PUZZLE may be a file, - (standard input) or webpbn:ID (downloaded once, then cached).
+    With several puzzles, --json prints one object per line and the exit code is the
+    highest of theirs; a puzzle that cannot be read is reported and the others go on.
     """
-    from satnono.progress import live_progress
-    from satnono.solutions import Progress
-    from satnono.solutions import solve as run_solve
-
     if json_output and json_lines:
         raise InputError("choose one of --json and --json-lines", "--json-lines")
-    options = _options(backend, solver, threads, seed, encoding)
-    loaded = _load(puzzle, fmt, index)
+    if len(puzzles) > 1 and (svg or png):
+        raise InputError("--svg and --png draw one puzzle: name one", "--svg" if svg else "--png")
+    from satnono.backends import search_options
+
+    # Checked once, before any file is read (the API checks them again, at no cost).
+    search_options(backend, solver, threads, seed, encoding)
+    options = {"solver": solver, "threads": threads, "seed": seed, "encoding": encoding}
+    solve_one = functools.partial(
+        _solve_one, backend=backend, options=options, max_solutions=max_solutions,
+        timeout=timeout, json_output=json_output, json_lines=json_lines, quiet=quiet,
+        pictures=(svg, png),
+    )  # fmt: skip
+    if len(puzzles) == 1:
+        raise typer.Exit(solve_one(_load(puzzles[0], fmt, index), str(puzzles[0])))
+    worst = EXIT_SOLVED
+    for path in puzzles:
+        try:
+            code = solve_one(_load(path, fmt, index), str(path))
+        except InputError as error:
+            typer.echo(f"satnono: error: {error}", err=True)
+            code = EXIT_BAD_INPUT
+        worst = max(worst, code)
+    raise typer.Exit(worst)
+
+
+def _solve_one(
+    puzzle: Puzzle,
+    source: str,
+    *,
+    backend: str,
+    options: dict[str, Any],
+    max_solutions: int,
+    timeout: float | None,
+    json_output: bool,
+    json_lines: bool,
+    quiet: bool,
+    pictures: tuple[Path | None, Path | None],
+) -> int:
+    """Solve one puzzle and print it the way the options ask; the exit code."""
+    from satnono.progress import live_progress
+    from satnono.solutions import Progress
+    from satnono.terminal import SolutionPrinter
+
     progress = Progress()
     # --json keeps every solution for its one object; text and --json-lines print each one as
     # it is found and keep only the first (for --svg/--png), however many there are.
     found: list[Grid] = []
-    text = _TextStream(loaded, quiet)
+    text = SolutionPrinter(puzzle, quiet)
 
     def on_solution(grid: Grid) -> None:
         if json_lines:
-            _print_json({"solution": loaded.grid_rows(grid)})
+            _print_json(contract.solution_object(puzzle, grid))
             if not found:
                 found.append(grid)
         elif json_output:
@@ -258,119 +276,41 @@ def solve(
     live = not (quiet or json_output or json_lines)
     try:
         with live_progress(progress, live):
-            result = run_solve(
-                loaded, backend=backend, limit=max_solutions, timeout=timeout, options=options,
-                keep=0, on_solution=on_solution, progress=progress,
+            result = satnono.solve(
+                puzzle, backend, max_solutions, timeout, on_solution=on_solution,
+                progress=progress, keep=0, **options,
             )  # fmt: skip
     except KeyboardInterrupt:
+        from satnono.progress import describe
+
         if json_output or json_lines:
-            _report_interrupted_json(puzzle, loaded, None if json_lines else found, progress)
+            seconds = time.perf_counter() - progress.started
+            grids = None if json_lines else found
+            _print_json(contract.interrupted_object(source, puzzle, grids, progress, seconds))
         else:
-            text.interrupted(progress)
+            text.interrupted(progress.domains, describe(progress))
         raise typer.Exit(EXIT_INTERRUPTED) from None
     first = text.first if text.first is not None else (found[0] if found else None)
-    for picture in (svg, png):
+    for picture in pictures:
         if picture is not None:
-            _draw_result(loaded, result, first, progress, picture)
+            _draw_result(puzzle, result, first, progress, picture)
     if json_output or json_lines:
-        data = _solve_json(puzzle, result, [] if json_lines else found)
-        if json_lines:
-            del data["solutions"]
-        _print_json(data)
+        _print_json(contract.solve_object(source, result, None if json_lines else found))
     else:
-        text.finish(result)
-    raise typer.Exit(_exit_code(result.status, result.solutions_found))
+        text.finish(_verdict_line(result, quiet))
+    return _exit_code(result.status, result.solutions_found)
 
 
-class _TextStream:
-    """Prints solutions as they are found; "solution N:" heads each once there are several.
-
-    The first one is held back until a second one shows up (or the search ends), because a
-    lone solution is printed without a heading.
-    """
-
-    def __init__(self, puzzle: Puzzle, quiet: bool) -> None:
-        from satnono.render import grid_console
-
-        self.puzzle = puzzle
-        self.quiet = quiet
-        self.console = grid_console()
-        self.first: Grid | None = None
-        self.count = 0
-
-    def add(self, grid: Grid) -> None:
-        self.count += 1
-        if self.count == 1:
-            self.first = grid
-            return
-        if self.count == 2:
-            self._print(self.first, 1)
-        self._print(grid, self.count)
-
-    def _print(self, grid: Grid | None, number: int | None) -> None:
-        from satnono.propagate import grid_to_domains
-        from satnono.render import print_domains
-
-        if self.quiet or grid is None:
-            return
-        if number is not None:
-            self.console.out(f"solution {number}:")
-        print_domains(self.console, self.puzzle, grid_to_domains(grid))
-        self.console.out("")
-
-    def flush_first(self) -> None:
-        """Print the lone solution held back (without a heading)."""
-        self._print(self.first, None)
-
-    def finish(self, result: Any) -> None:
-        """The lone solution, if that is what there is, then the verdict line."""
-        if self.count == 1:
-            self.flush_first()
-        details = [f"{result.seconds:.2f} s"]
-        if not self.quiet and "cells_left" in result.stats:
-            details.append(
-                f"{result.stats['cells_left']} of {result.stats['cells']} cells left after "
-                "line logic"
-            )
-        if not self.quiet and result.solver:
-            same = result.solver == result.backend
-            details.append(result.backend if same else f"{result.backend}/{result.solver}")
-        self.console.out(f"{result.verdict} ({', '.join(details)})")
-
-    def interrupted(self, progress: Any) -> None:
-        """After Ctrl-C: the solution held back, or the grid as line logic left it."""
-        from satnono.progress import describe
-        from satnono.render import print_domains
-
-        if self.count == 1:
-            self._print(self.first, 1)
-        elif not self.count and progress.domains is not None:
-            self.console.out("after line logic ('?' = undecided):")
-            print_domains(self.console, self.puzzle, progress.domains)
-            self.console.out("")
-        self.console.out(f"interrupted: {describe(progress)}")
-
-
-def _report_interrupted_json(
-    path: Path, puzzle: Puzzle, found: list[Grid] | None, progress: Any
-) -> None:
-    """What a Ctrl-C leaves, as one object: the solutions so far and the partial grid.
-
-    `found` is None after --json-lines, which has streamed the solutions already.
-    """
-    from satnono.render import domain_rows
-
-    seconds = round(time.perf_counter() - progress.started, 4)
-    data: dict[str, Any] = {
-        "file": str(path), "width": puzzle.width, "height": puzzle.height,
-        "status": "interrupted", "complete": False, "solutions_found": progress.solutions,
-        "seconds": seconds,
-    }  # fmt: skip
-    if found is not None:
-        data["solutions"] = [puzzle.grid_rows(grid) for grid in found]
-    if progress.domains is not None:
-        data["partial"] = domain_rows(puzzle, progress.domains)
-    _print_json(data)
+def _verdict_line(result: Any, quiet: bool) -> str:
+    details = [f"{result.seconds:.2f} s"]
+    if not quiet and "cells_left" in result.stats:
+        details.append(
+            f"{result.stats['cells_left']} of {result.stats['cells']} cells left after line logic"
+        )
+    if not quiet and result.solver:
+        same = result.solver == result.backend
+        details.append(result.backend if same else f"{result.backend}/{result.solver}")
+    return f"{result.verdict} ({', '.join(details)})"
 
 
 def _draw_result(
@@ -389,29 +329,6 @@ def _exit_code(status: str, found: int) -> int:
     if found:
         return EXIT_SOLVED
     return EXIT_TIMEOUT if status == "timeout" else EXIT_UNSOLVABLE
-
-
-def _solve_json(path: Path, result: Any, solutions: list[Grid]) -> dict[str, Any]:
-    puzzle = result.puzzle
-    data = {
-        "file": str(path),
-        "title": puzzle.title,
-        "width": puzzle.width,
-        "height": puzzle.height,
-        "colors": len(puzzle.palette),
-        "palette": [{"name": c.name, "char": c.char, "rgb": c.rgb} for c in puzzle.palette],
-        "backend": result.backend,
-        "solver": result.solver,
-        "status": result.status,
-        "complete": result.complete,
-        "solutions_found": result.solutions_found,
-        "solutions": [puzzle.grid_rows(grid) for grid in solutions],
-        "seconds": result.seconds,
-        "stats": result.stats,
-    }
-    if result.reason:
-        data["reason"] = result.reason
-    return data
 
 
 @app.command()
@@ -458,79 +375,16 @@ def count(
     cached counting search racing the Ganak model counter, so counts far beyond what could be
     listed come out exact. --approx adds an ApproxMC estimate with its guarantee.
     """
-    from satnono.solutions import count as run_count
-
-    approximation = _approximation(approx, epsilon, delta)
-    options = _options(backend, solver, threads, seed, encoding)
     loaded = _load(puzzle, fmt, index)
-    counted = run_count(
-        loaded, backend=backend, limit=limit, timeout=timeout, options=options,
-        approximation=approximation,
+    counted = satnono.count(
+        loaded, timeout, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
+        backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
     )  # fmt: skip
     if json_output:
-        _print_json(_count_json(puzzle, counted))
+        _print_json(contract.count_object(str(puzzle), counted))
     else:
         typer.echo(_count_text(counted, limit))
     raise typer.Exit(_exit_code(counted.result.status, counted.count))
-
-
-def _approximation(approx: bool, epsilon: float | None, delta: float | None) -> Any:
-    from satnono.counting import Approximation
-
-    if not approx:
-        for name, value in (("--epsilon", epsilon), ("--delta", delta)):
-            if value is not None:
-                raise InputError("only an estimate has a tolerance: add --approx", name)
-        return None
-    default = Approximation()
-    epsilon = default.epsilon if epsilon is None else epsilon
-    delta = default.delta if delta is None else delta
-    # Written as "not (a < x < b)" so that NaN is refused too.
-    if not 0 < epsilon < math.inf:
-        raise InputError(f"the tolerance must be a positive number, not {epsilon}", "--epsilon")
-    if not 0 < delta < 1:
-        raise InputError(f"the failure probability must be in (0, 1), not {delta}", "--delta")
-    return Approximation(epsilon, delta)
-
-
-def _count_json(path: Path, counted: Any) -> dict[str, Any]:
-    """The stable object of `satnono count --json`: file, count, exact, seconds come first."""
-    data: dict[str, Any] = {
-        "file": str(path),
-        "count": counted.count,
-        "exact": counted.exact,
-        "seconds": counted.seconds,
-        "method": [factor.method for factor in counted.factors],
-        "factors": [_factor_json(factor) for factor in counted.factors],
-    }
-    if counted.stopped is not None:
-        data["stopped"] = counted.stopped
-    if counted.approximation is not None:
-        guarantee = counted.approximation
-        data["approximate"] = None
-        if counted.estimate is not None:
-            data["approximate"] = {
-                "estimate": counted.estimate,
-                "epsilon": guarantee.epsilon,
-                "delta": guarantee.delta,
-            }
-    if counted.result.reason:
-        data["reason"] = counted.result.reason
-    return data
-
-
-def _factor_json(factor: Any) -> dict[str, Any]:
-    data = {
-        "method": factor.method,
-        "count": factor.count,
-        "exact": factor.exact,
-        "cells": factor.cells,
-        "lines": len(factor.lines),
-        "seconds": factor.seconds,
-    }
-    if factor.estimate is not None:
-        data.update(estimate=factor.estimate, epsilon=factor.epsilon, delta=factor.delta)
-    return data
 
 
 def _count_text(counted: Any, limit: int) -> str:
@@ -604,55 +458,61 @@ def sample(
     from satnono.deadline import Deadline, Timeout
     from satnono.errors import Contradiction
     from satnono.sampling import SAMPLERS, Sampling
+    from satnono.terminal import SolutionPrinter
 
     if sampler not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
                          "--sampler")  # fmt: skip
     loaded = _load(puzzle, fmt, index)
     started = time.perf_counter()
+    # Streamed as drawn, so the library's list-returning sample() is not what runs here.
     sampling = Sampling(loaded, n, seed=seed, sampler=sampler, deadline=Deadline(timeout))
-    text = None if json_lines else _TextStream(loaded, quiet)
+    text = None if json_lines else SolutionPrinter(loaded, quiet)
     drawn = 0
     status, reason = "sampled", None
     try:
         for grid in sampling:
             drawn += 1
             if text is None:
-                _print_json({"solution": loaded.grid_rows(grid)})
+                _print_json(contract.solution_object(loaded, grid))
             else:
                 text.add(grid)
     except Contradiction as error:
         status, reason = "unsolvable", str(error)
     except Timeout:
         status = "timeout"
-    seconds = round(time.perf_counter() - started, 4)
+    finally:
+        from satnono.backends.stoppable import stop_watcher
+
+        stop_watcher()
+    seconds = time.perf_counter() - started
     used = sorted({m.method for m in sampling.methods} - {"exact"})
     guarantee = "; ".join(
         ["components with at most 1000 solutions: exactly uniform"]
         + [SAMPLERS[name] for name in used]
     )
     if text is None:
-        summary: dict[str, Any] = {
-            "file": str(puzzle), "status": status, "samples": drawn, "seed": seed,
-            "sampler": sampler, "components": [
-                {"cells": m.cells, "solutions": m.solutions, "method": m.method}
-                for m in sampling.methods
-            ],
-            "guarantee": guarantee, "seconds": seconds,
-        }  # fmt: skip
-        if reason:
-            summary["reason"] = reason
-        _print_json(summary)
+        _print_json(
+            contract.sample_summary(
+                str(puzzle),
+                status,
+                drawn,
+                seed,
+                sampler,
+                sampling.methods,
+                guarantee,
+                seconds,
+                reason,
+            )
+        )
     else:
-        if text.count == 1:
-            text.flush_first()
         if status == "unsolvable":
             verdict = f"no solution: {reason}"
         elif status == "timeout":
             verdict = f"timeout after {drawn} of {n} samples"
         else:
             verdict = f"{drawn} random solution{'s' * (drawn != 1)}, each verified ({guarantee})"
-        text.console.out(f"{verdict} ({seconds:.2f} s)", highlight=False)
+        text.finish(f"{verdict} ({seconds:.2f} s)")
     raise typer.Exit(_exit_code("timeout" if status == "timeout" else status, drawn))
 
 
@@ -660,22 +520,28 @@ def sample(
 @handles_errors
 def convert(
     source: Annotated[
-        Path, typer.Argument(help="Puzzle file to read.", show_default=False, metavar="IN")
+        Path,
+        typer.Argument(
+            help="Puzzle file to read (- for standard input).", show_default=False, metavar="IN"
+        ),
     ],
     target: Annotated[
         Path,
         typer.Argument(
-            help="File to write; its suffix picks the format.", show_default=False, metavar="OUT"
+            help="File to write; its suffix picks the format (- for standard output, with --to).",
+            show_default=False,
+            metavar="OUT",
         ),
     ],
     from_format: Annotated[str | None, typer.Option("--from", help="Input format.")] = None,
     to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
 ) -> None:
     """Convert puzzles between formats (every puzzle in the file)."""
-    puzzles = read_puzzles(_source(source), from_format)
-    write_puzzles(puzzles, target, to_format)
+    puzzles = satnono.read_puzzles(source, from_format)
+    satnono.write_puzzles(puzzles, target, to_format)
     noun = "puzzle" if len(puzzles) == 1 else "puzzles"
-    typer.echo(f"wrote {len(puzzles)} {noun} to {target}", err=True)
+    where = "standard output" if str(target) == "-" else target
+    typer.echo(f"wrote {len(puzzles)} {noun} to {where}", err=True)
 
 
 @app.command()
@@ -683,26 +549,24 @@ def convert(
 def cnf(
     puzzle: PuzzleArg,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="DIMACS file to write (default: stdout).")
+        Path | None,
+        typer.Option("--output", "-o", help="DIMACS file to write (default or -: stdout)."),
     ] = None,
     encoding: EncodingOpt = None,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
     """Write the CNF of the residual puzzle (after line propagation) in DIMACS."""
-    from satnono.cnf import check_encoding, encode_puzzle, variable_comments
-    from satnono.propagate import initial_domains, propagate_root
+    from satnono.cnf import check_encoding, residual_dimacs
 
     encoding = check_encoding(encoding)
     loaded = _load(puzzle, fmt, index)
-    domains = initial_domains(loaded)
-    propagator, reason = propagate_root(loaded, domains)
-    if reason is not None:
-        raise _fail(f"no solution: {reason}; no CNF written", EXIT_UNSOLVABLE)
-    formula = encode_puzzle(propagator, domains, encoding=encoding)
-    text = formula.dimacs(variable_comments(loaded, formula))
-    if output is None:
+    text, formula = residual_dimacs(loaded, encoding)
+    if formula is None:
+        raise _fail(f"no solution: {text}; no CNF written", EXIT_UNSOLVABLE)
+    if output is None or str(output) == "-":
         sys.stdout.write(text)
+        sys.stdout.flush()
     else:
         try:
             output.write_text(text, encoding="utf-8")
@@ -732,7 +596,7 @@ def analyze(
     picture: Annotated[
         Path | None,
         typer.Option(
-            "--picture", "-o", help="Draw the solution, differing cells outlined (.svg or .png)."
+            "--picture", "-o", help="Draw the solution, ambiguous cells outlined (.svg or .png)."
         ),
     ] = None,
     fmt: FormatOpt = None,
@@ -741,8 +605,9 @@ def analyze(
     """Tell a puzzle author how hard a puzzle is, whether it is unique, and where it is not.
 
     Difficulty: line-solvable, needs probing, needs search (depth d), ambiguous, no solution.
+    Every ambiguous cell (one that differs between some two solutions) is listed.
     """
-    from satnono import analyze as analyzing
+    from satnono import analysis as analyzing
     from satnono.picture import PICTURE_SUFFIXES, write_picture
 
     if max_solutions == 1:
@@ -750,14 +615,15 @@ def analyze(
     if picture is not None and picture.suffix.lower() not in PICTURE_SUFFIXES:
         raise InputError("the picture must be a .svg or .png file", picture)
     loaded = _load(puzzle, fmt, index)
-    analysis = analyzing.analyze(
-        loaded, max_solutions=max_solutions, exact_count=exact_count, timeout=timeout
+    analysis = satnono.analyze(
+        loaded, timeout, max_solutions=max_solutions, exact_count=exact_count
     )
     if picture is not None:
         domains, highlight, caption = analyzing.picture_of(analysis)
         write_picture(loaded, domains, picture, highlight, caption)
     if json_output:
-        _print_json(analyzing.to_json(analysis, puzzle, picture))
+        where = None if picture is None else str(picture)
+        _print_json(contract.analysis_object(str(puzzle), analysis, where))
     else:
         analyzing.print_report(_console(), analysis, max_solutions)
     unknown = analysis.difficulty == "unknown"
@@ -794,14 +660,13 @@ def fetch(
     if output is None:
         typer.echo(str(cached))
         return
-    puzzles = read_puzzles(cached, "xml")
     if output.suffix.lower() == ".xml":
         try:
             output.write_bytes(cached.read_bytes())
         except OSError as error:
             raise InputError(f"cannot write: {error.strerror or error}", output) from None
     else:
-        write_puzzles(puzzles, output)
+        satnono.write_puzzles(satnono.read_puzzles(cached, "xml"), output)
     typer.echo(str(output))
 
 
@@ -811,7 +676,8 @@ def render(
     source: Annotated[
         Path,
         typer.Argument(
-            help="A puzzle file (or webpbn:ID), or the JSON that `satnono solve --json` printed.",
+            help="A puzzle file (or webpbn:ID, or -), or the JSON that `satnono solve --json` "
+            "printed.",
             show_default=False,
             metavar="SOURCE",
         ),
@@ -833,81 +699,45 @@ def render(
     index: IndexOpt = 1,
 ) -> None:
     """Draw a puzzle with its clues on the margins and its cells in their real colors."""
-    from satnono.picture import write_picture
+    from satnono.picture import line_logic_picture, write_picture
 
     if what not in ("solution", "logic", "goal", "blank"):
         raise InputError(f"--show takes solution, logic, goal or blank, not {what!r}", "--show")
-    domains: list[int] | None
     if source.suffix.lower() == ".json":
-        puzzle, domains, caption = _solved_json(source)
+        puzzle, grid, caption = _solved_json(source)
+        satnono.render(puzzle, grid, output, caption)
+        typer.echo(f"wrote {output} ({caption})", err=True)
+        return
+    puzzle = _load(source, fmt, index)
+    name = puzzle.title or "puzzle"
+    if what == "solution":
+        result = satnono.solve(puzzle, backend, 2, timeout, keep=1)
+        caption = f"{name}: {result.verdict}"
+        satnono.render(puzzle, result.grids[0] if result.grids else None, output, caption)
+    elif what == "goal":
+        if puzzle.goal is None:
+            raise InputError("the file holds no goal picture; try --show solution", "--show")
+        caption = f"{name}: the goal stored in the file"
+        satnono.render(puzzle, puzzle.goal, output, caption)
     else:
-        puzzle = _load(source, fmt, index)
-        domains, caption = _picture_of(puzzle, what, backend, timeout)
-    write_picture(puzzle, domains, output, caption=caption)
+        domains, caption = line_logic_picture(puzzle) if what == "logic" else (None, name)
+        write_picture(puzzle, domains, output, caption=caption)
     typer.echo(f"wrote {output} ({caption})", err=True)
 
 
-def _picture_of(
-    puzzle: Puzzle, what: str, backend: str, timeout: float
-) -> tuple[list[int] | None, str]:
-    """The cells to draw and a caption saying what they are."""
-    from satnono.propagate import grid_to_domains
-
-    name = puzzle.title or "puzzle"
-    if what == "blank":
-        return None, name
-    if what == "goal":
-        if puzzle.goal is None:
-            raise InputError("the file holds no goal picture; try --show solution", "--show")
-        return grid_to_domains(puzzle.goal), f"{name}: the goal stored in the file"
-    if what == "logic":
-        from satnono.propagate import initial_domains, propagate_root
-
-        domains = initial_domains(puzzle)
-        reason = propagate_root(puzzle, domains)[1]
-        if reason is not None:
-            return None, f"{name}: no solution: {reason}"
-        left = sum(1 for d in domains if d & (d - 1))
-        return domains, f"{name}: line logic leaves {left} of {len(domains)} cells"
-    from satnono.solutions import solve as run_solve
-
-    _check_backend(backend)
-    result = run_solve(puzzle, backend=backend, limit=2, timeout=timeout, keep=1)
-    if result.solutions:
-        return grid_to_domains(result.solutions[0]), f"{name}: {result.verdict}"
-    return None, f"{name}: {result.verdict}"
-
-
-def _solved_json(path: Path) -> tuple[Puzzle, list[int], str]:
-    """The puzzle and first solution recorded by `satnono solve --json`."""
-    import json
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        rows = data["solutions"][0]
-        puzzle_file = Path(data["file"])
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror or error}", path) from None
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise InputError(
-            "not the JSON of `satnono solve --json` with at least one solution", path
-        ) from None
-    puzzle = _load(puzzle_file, None, 1)
-    colors = {color.char: number for number, color in enumerate(puzzle.palette)}
-    if not isinstance(rows, list) or len(rows) != puzzle.height:
-        raise InputError(f"the solution is not {puzzle.height} rows of {puzzle_file}", path)
-    for row in rows:
-        if not isinstance(row, str) or len(row) != puzzle.width or set(row) - colors.keys():
-            raise InputError(f"a solution row does not fit {puzzle_file}: {row!r}", path)
-    grid = tuple(tuple(colors[char] for char in row) for row in rows)
-    from satnono.propagate import grid_to_domains
+def _solved_json(path: Path) -> tuple[Puzzle, Grid, str]:
+    """The puzzle and first solution recorded by `satnono solve --json`, checked; a caption."""
+    from satnono.formats import read_text
     from satnono.verify import problems
 
+    data = contract.read_solve_object(read_text(path), path)
+    puzzle_file = Path(data["file"])
+    puzzle = _load(puzzle_file, None, 1)
+    grid = contract.grid_of_rows(puzzle, data["solutions"][0], path)
     wrong = problems(puzzle, grid)
     if wrong:
         raise InputError(f"the recorded solution does not fit the clues: {wrong[0]}", path)
-    domains = grid_to_domains(grid)
-    return puzzle, domains, f"{puzzle.title or puzzle_file.name}: the recorded solution"
+    return puzzle, grid, f"{puzzle.title or puzzle_file.name}: the recorded solution"
 
 
 @app.command()
@@ -934,8 +764,9 @@ def compare(
 ) -> None:
     """Run several backends on the same puzzles, each in its own killable process."""
     from satnono import compare as comparing
+    from satnono.backends import check_backend
 
-    chosen = [_check_backend(name.strip()) for name in backends.split(",") if name.strip()]
+    chosen = [check_backend(name.strip()) for name in backends.split(",") if name.strip()]
     if not chosen:
         raise InputError("no backend named", "--backends")
     if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
@@ -1014,7 +845,7 @@ def _short_verdict(run: Any) -> str:
 
 
 def main() -> None:
-    """The console script: typer builds only the command asked for.
+    """The console script: typer builds only the command asked for; usage errors are one line.
 
     Building every command's click object costs 15-20 ms of each run, a tenth of a
     line-solvable puzzle's whole process; `satnono --help` (no command named) builds them all.
@@ -1031,10 +862,20 @@ def main() -> None:
     if chosen:
         app.registered_commands = chosen
     try:
-        app()
+        code = app(standalone_mode=False)
+    except typer.TyperException as error:  # click's usage errors: one line, exit 2
+        message = " ".join(error.format_message().split())
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 3] + "..."
+        command = f"satnono {named} --help" if chosen else "satnono --help"
+        typer.echo(f"satnono: error: {message} (see '{command}')", err=True)
+        _exit_now(getattr(error, "exit_code", EXIT_BAD_INPUT))
+    except typer.Abort:
+        typer.echo("satnono: interrupted", err=True)
+        _exit_now(EXIT_INTERRUPTED)
     except SystemExit as done:
         _exit_now(done.code)
-    _exit_now(0)
+    _exit_now(code if isinstance(code, int) else 0)
 
 
 def _exit_now(code: object) -> NoReturn:

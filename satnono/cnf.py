@@ -436,3 +436,16 @@ def variable_comments(puzzle: Puzzle, formula: CnfFormula) -> Iterator[str]:
         row, column = divmod(cell, puzzle.width)
         names = ", ".join(f"{puzzle.palette[color].name}={literal}" for color, literal in options)
         yield f"cell ({row + 1},{column + 1}): {names}"
+
+
+def residual_dimacs(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfFormula | None]:
+    """`satnono cnf`: the DIMACS text of the residual after line logic, with its formula;
+    (why, None) when the clues or line logic prove that no grid fits."""
+    from satnono.propagate import initial_domains, propagate_root
+
+    domains = initial_domains(puzzle)
+    propagator, reason = propagate_root(puzzle, domains)
+    if reason is not None:
+        return reason, None
+    formula = encode_puzzle(propagator, domains, encoding=encoding)
+    return formula.dimacs(variable_comments(puzzle, formula)), formula

@@ -26,6 +26,10 @@ class Deadline:
     def expired(self) -> bool:
         return self.at is not None and time.monotonic() >= self.at
 
+    def cancel(self) -> None:
+        """Expire now (thread-safe: one assignment): every phase watching it stops."""
+        self.at = time.monotonic()
+
 
 class Timeout(Exception):  # noqa: N818 - raised to unwind a phase when the deadline passes
     """The deadline passed before the phase finished."""

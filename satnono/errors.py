@@ -9,8 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 
-class InputError(Exception):
-    """A file or argument that cannot be read as a puzzle; always names where the problem is."""
+class InputError(ValueError):
+    """A file or argument that cannot be used; always names where the problem is.
+
+    A ValueError, so that library callers can catch bad arguments the usual way; its message
+    is the one line the CLI prints after "satnono: error: ".
+    """
 
     def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
         self.message = message

@@ -6,7 +6,7 @@ so no layer needs a special case for it. Color index 0 is always the background.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -131,6 +131,67 @@ class Puzzle:
             len(self.goal) != self.height or any(len(row) != self.width for row in self.goal)
         ):
             raise InputError(f"goal is not a {self.width}x{self.height} grid")
+
+    @classmethod
+    def from_clues(
+        cls,
+        rows: Sequence[Sequence[int | tuple[int, str | int]]],
+        columns: Sequence[Sequence[int | tuple[int, str | int]]],
+        colors: Mapping[str, str] | None = None,
+        title: str = "",
+    ) -> Puzzle:
+        """A puzzle from plain clues: `[[3, 1], [2], []]` in black and white, or in color
+        `[[(3, "red"), (1, "blue")], ...]` with `colors={"red": "#ff0000", "blue": "#0000ff"}`.
+
+        A color is named by a key of `colors` (whose order is the palette's), or, without
+        `colors`, by any name (given a display color by name, in order of first use). Bad
+        clues raise InputError (a ValueError) naming the line.
+        """
+        names: dict[str, str] = dict(colors or {})
+        pairs = any(not isinstance(entry, int) for clue in (*rows, *columns) for entry in clue)
+        if colors is None and pairs:
+            for clue in (*rows, *columns):
+                for entry in clue:
+                    if isinstance(entry, tuple | list) and len(entry) == 2:
+                        name = str(entry[1])
+                        names.setdefault(name, default_rgb(name, len(names)))
+        if not names:
+            names = {"black": BLACK.rgb}
+        index = {name: number for number, name in enumerate(names, start=1)}
+
+        def clue_of(kind: str, number: int, clue: Sequence[int | tuple[int, str | int]]) -> Clue:
+            blocks = []
+            for entry in clue:
+                if isinstance(entry, bool) or not isinstance(entry, int | tuple | list):
+                    raise InputError(f"{kind} {number}: {entry!r} is not a clue number")
+                if isinstance(entry, int):
+                    length, color = entry, 1
+                    if len(names) > 1:
+                        raise InputError(f"{kind} {number}: {entry} needs a color")
+                else:
+                    if len(entry) != 2 or not isinstance(entry[0], int):
+                        raise InputError(f"{kind} {number}: {entry!r} is not (length, color)")
+                    length, named = entry
+                    if isinstance(named, int) and not isinstance(named, bool):
+                        color = named
+                    elif str(named) in index:
+                        color = index[str(named)]
+                    else:
+                        raise InputError(f"{kind} {number}: unknown color {named!r}")
+                blocks.append(Block(length, color))
+            return tuple(blocks)
+
+        palette = make_palette(
+            WHITE, [Color(name, name[:1] or "?", rgb) for name, rgb in names.items()]
+        )
+        return cls(
+            width=len(columns),
+            height=len(rows),
+            rows=tuple(clue_of("row", n, clue) for n, clue in enumerate(rows, start=1)),
+            columns=tuple(clue_of("column", n, clue) for n, clue in enumerate(columns, start=1)),
+            palette=palette,
+            title=title,
+        )
 
     @property
     def is_black_and_white(self) -> bool:

@@ -492,3 +492,16 @@ def write_picture(
         Path(path).write_bytes(data)
     except OSError as error:
         raise InputError(f"cannot write the picture: {error.strerror or error}", path) from None
+
+
+def line_logic_picture(puzzle: Puzzle) -> tuple[list[int] | None, str]:
+    """What line logic alone decides (the rest undecided, drawn hatched), and a caption."""
+    from satnono.propagate import initial_domains, propagate_root
+
+    name = puzzle.title or "puzzle"
+    domains = initial_domains(puzzle)
+    reason = propagate_root(puzzle, domains)[1]
+    if reason is not None:
+        return None, f"{name}: no solution: {reason}"
+    left = sum(1 for d in domains if d & (d - 1))
+    return domains, f"{name}: line logic leaves {left} of {len(domains)} cells"

@@ -27,11 +27,18 @@ Status = Literal["unique", "multiple", "solved", "unsolvable", "timeout"]
 
 @dataclass(frozen=True)
 class SolveResult:
+    """What a solve found: the verdict, the verified solutions kept, and how it went.
+
+    `status` is one of unique, multiple (at least two), solved (one found, uniqueness not
+    checked), unsolvable (then `reason` says why) or timeout. `grids` are the solutions as
+    palette indices; `solutions` the same as row strings, exactly as `satnono solve --json`.
+    """
+
     puzzle: Puzzle
     status: Status
     #: True when every solution was found (so the count is exact).
     complete: bool
-    solutions: tuple[Grid, ...]
+    grids: tuple[Grid, ...]
     solutions_found: int
     seconds: float
     backend: str
@@ -39,6 +46,11 @@ class SolveResult:
     #: Why there is no solution, when status is "unsolvable".
     reason: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solutions(self) -> list[list[str]]:
+        """The kept solutions as row strings of palette characters ('.' is the background)."""
+        return [self.puzzle.grid_rows(grid) for grid in self.grids]
 
     @property
     def verdict(self) -> str:
@@ -54,7 +66,7 @@ class SolveResult:
                 return f"timeout: at least {n} {plural} found, search not finished"
             return "timeout: no solution found yet"
         if self.status == "solved":
-            return "solved (uniqueness not checked: --max-solutions 1)"
+            return "solved (uniqueness not checked: stopped at the first solution)"
         if self.complete:
             return f"{n} solutions (complete)"
         return f"at least {n} solutions"
@@ -86,16 +98,19 @@ def solve(
     timeout: float | None = None,
     options: SearchOptions | None = None,
     keep: int | None = None,
-    on_solution: Callable[[Grid], None] | None = None,
+    on_solution: Callable[[Grid], bool | None] | None = None,
     progress: Progress | None = None,
+    deadline: Deadline | None = None,
 ) -> SolveResult:
     """Find up to `limit` solutions (0 = all), verified; keep at most `keep` of them.
 
-    `on_solution` sees each verified solution as soon as it is found (for streaming);
-    `progress`, when given, is kept up to date for a live display or an interrupted run.
+    `on_solution` sees each verified solution as soon as it is found (for streaming), and
+    stops the search by returning False; `progress`, when given, is kept up to date for a
+    live display or an interrupted run. `deadline`, when given, replaces `timeout` (a caller
+    that may cancel the solve from another thread passes its own).
     """
     started = time.perf_counter()
-    deadline = Deadline(timeout)
+    deadline = deadline or Deadline(timeout)
     # Backends that cannot stream to on_solution (the portfolio's workers) need the limit.
     options = replace(options or SearchOptions(), limit=limit)
     progress = progress or Progress()
@@ -121,9 +136,8 @@ def solve(
         progress.solutions = found
         if keep is None or len(kept) < keep:
             kept.append(grid)
-        if on_solution is not None:
-            on_solution(grid)
-        return limit == 0 or found < limit
+        wanted = on_solution is None or on_solution(grid) is not False
+        return wanted and (limit == 0 or found < limit)
 
     domains = initial_domains(puzzle)
     progress.phase = "line logic"
@@ -287,7 +301,7 @@ def count(
         status = "multiple"
     solutions = () if counted.witness is None else (counted.witness,)
     result = SolveResult(
-        puzzle=puzzle, status=status, complete=counted.exact, solutions=solutions,
+        puzzle=puzzle, status=status, complete=counted.exact, grids=solutions,
         solutions_found=n, seconds=seconds, backend=backend, solver=counted.solver,
         reason=counted.reason, stats=counted.stats,
     )  # fmt: skip

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from satnono.analyze import analyze
+from satnono.analysis import analyze
 from satnono.cli import app
 from satnono.formats import read_puzzle
 from support import EXAMPLES, SHARED

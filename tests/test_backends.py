@@ -30,7 +30,7 @@ def test_counts_match_brute_force(backend: str, puzzle: Puzzle) -> None:
     expected = brute_force_solutions(puzzle)
     result = solve(puzzle, backend=backend, limit=0)
     assert result.complete
-    assert set(result.solutions) == expected
+    assert set(result.grids) == expected
     assert result.solutions_found == len(expected)
 
 
@@ -40,7 +40,7 @@ def _agree(puzzle: Puzzle, backend: str, limit: int) -> None:
     assert other.status == reference.status
     assert other.solutions_found == reference.solutions_found
     if reference.complete:
-        assert set(other.solutions) == set(reference.solutions)
+        assert set(other.grids) == set(reference.grids)
 
 
 @pytest.mark.parametrize("backend", OTHERS)

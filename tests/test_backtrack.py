@@ -30,7 +30,7 @@ def _check_against_brute_force(puzzle: Puzzle) -> None:
     result = solve(puzzle, backend="backtrack", limit=0)
     assert result.complete
     assert result.solutions_found == len(expected)
-    assert set(result.solutions) == expected
+    assert set(result.grids) == expected
     if not expected:
         assert result.status == "unsolvable"
 
@@ -108,7 +108,7 @@ def test_the_picture_is_among_the_solutions(case: tuple) -> None:
     grid, colors = case
     result = solve(puzzle_from_grid(grid, PALETTES[colors]), backend="backtrack", limit=0)
     assert result.complete
-    assert grid in result.solutions
+    assert grid in result.grids
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.non")), ids=lambda p: p.stem)
@@ -119,7 +119,7 @@ def test_examples_agree_with_the_sat_backend(path: Path) -> None:
         theirs = solve(puzzle, backend="sat", limit=limit, timeout=30)
         assert (ours.status, ours.solutions_found) == (theirs.status, theirs.solutions_found)
         if ours.complete:
-            assert set(ours.solutions) == set(theirs.solutions)
+            assert set(ours.grids) == set(theirs.grids)
 
 
 def test_stopping_early_and_the_stats() -> None:

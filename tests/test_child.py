@@ -80,7 +80,7 @@ def test_cpsat_under_a_deadline_gives_the_in_process_answers(
         here.status, here.complete, here.solutions_found
     )  # fmt: skip
     if here.complete:
-        assert set(child.solutions) == set(here.solutions)
+        assert set(child.grids) == set(here.grids)
 
 
 @needs_cpsat

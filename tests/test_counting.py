@@ -124,7 +124,7 @@ def test_a_limit_caps_the_count_at_a_true_lower_bound(puzzle: Puzzle, limit: int
 def test_examples_with_counts_known_by_hand(name: str, expected: int) -> None:
     result = count(read_puzzle(EXAMPLES / f"{name}.non"), backend="sat")
     assert (result.count, result.exact, result.stopped) == (expected, True, None)
-    assert result.result.status == "multiple" and len(result.result.solutions) == 1
+    assert result.result.status == "multiple" and len(result.result.grids) == 1
 
 
 @pytest.mark.parametrize("backend", installed_backends())

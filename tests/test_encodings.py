@@ -44,7 +44,7 @@ def test_every_encoding_matches_brute_force(encoding: str, puzzle: Puzzle) -> No
         options = SearchOptions(solver=solver, encoding=encoding)
         result = solve(puzzle, backend="sat", limit=0, options=options)
         assert result.complete
-        assert set(result.solutions) == expected
+        assert set(result.grids) == expected
         assert result.solutions_found == len(expected)
 
 

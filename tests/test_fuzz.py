@@ -656,7 +656,7 @@ def test_line_logic_stops_at_the_deadline() -> None:
         Propagator(puzzle).propagate(domains, deadline=Deadline(0))
     assert domains == initial_domains(puzzle)
     result = solve(puzzle, timeout=0)
-    assert (result.status, result.complete, result.solutions) == ("timeout", False, ())
+    assert (result.status, result.complete, result.grids) == ("timeout", False, ())
     assert solve(puzzle).status == "unique"
 
 

@@ -35,7 +35,7 @@ def example(name: str) -> Puzzle:
 
 @cache
 def solved(name: str) -> tuple[int, ...]:
-    return tuple(grid_to_domains(solve(example(name)).solutions[0]))
+    return tuple(grid_to_domains(solve(example(name)).grids[0]))
 
 
 @cache
@@ -73,7 +73,7 @@ def test_solved_color_svg_has_one_cell_per_square_in_palette_colors() -> None:
     assert root.findtext(f"{SVG}title") == "Heart"
     squares = cells(root)
     assert len(squares) == puzzle.width * puzzle.height
-    grid = solve(puzzle).solutions[0]
+    grid = solve(puzzle).grids[0]
     expected = [puzzle.palette[value].rgb for row in grid for value in row]
     assert [square.get("fill") for square in squares] == expected
     assert {square.get("fill") for square in squares} == {"#ffffff", "#d01c2a", "#ff9bb0"}

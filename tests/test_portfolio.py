@@ -55,7 +55,7 @@ def test_raced_answers_match_brute_force(puzzle: Puzzle) -> None:
         expected = brute_force_solutions(puzzle)
         for limit in (1, 2, 5):
             result = solve(puzzle, backend="portfolio", limit=limit)
-            assert set(result.solutions) <= expected
+            assert set(result.grids) <= expected
             assert result.solutions_found == min(limit, len(expected))
             if len(expected) < limit:
                 assert result.complete

@@ -25,7 +25,7 @@ def test_sat_counts_match_brute_force(puzzle: Puzzle) -> None:
     result = solve(puzzle, limit=0)
     assert result.complete
     assert result.solutions_found == len(expected)
-    assert set(result.solutions) == expected
+    assert set(result.grids) == expected
     if not expected:
         assert result.status == "unsolvable" and result.reason
 
@@ -36,7 +36,7 @@ def test_the_picture_is_among_the_solutions(case: tuple) -> None:
     grid, colors = case
     puzzle = puzzle_from_grid(grid, PALETTES[colors])
     result = solve(puzzle, limit=0)
-    assert grid in result.solutions
+    assert grid in result.grids
 
 
 @settings(max_examples=60, deadline=None)
@@ -110,4 +110,4 @@ def test_phase_seeds_change_the_path_not_the_answer(puzzle: Puzzle, seed: int) -
     for name in ("glucose3", "minisat22"):
         options = SearchOptions(solver=name, seed=seed, encoding="blocks")
         result = solve(puzzle, backend="sat", limit=0, options=options)
-        assert result.complete and set(result.solutions) == expected
+        assert result.complete and set(result.grids) == expected

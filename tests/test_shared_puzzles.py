@@ -42,7 +42,7 @@ def test_survey_verdicts(path: Path) -> None:
     expected = "multiple" if webpbn_id in SURVEY_MULTIPLE else "unique"
     assert result.status == expected
     if puzzle.goal is not None and expected == "unique":
-        assert result.solutions == (puzzle.goal,)
+        assert result.grids == (puzzle.goal,)
 
 
 @needs_shared
@@ -68,4 +68,4 @@ def test_corpus_solves(path: Path) -> None:
             assert problems(puzzle, puzzle.goal) == []
             if result.status == "unique":
                 # ...and is the one solution.
-                assert result.solutions == (puzzle.goal,)
+                assert result.grids == (puzzle.goal,)

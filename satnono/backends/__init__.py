@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from satnono.deadline import Deadline
+from satnono.errors import InputError
 from satnono.model import Puzzle
 from satnono.propagate import Propagator
 
@@ -154,3 +155,38 @@ def load_backend(name: str) -> Backend:
     module = importlib.import_module(info.module)
     backend: Backend = module.BACKEND
     return backend
+
+
+def check_backend(name: str) -> str:
+    """`name` if it is an installed backend; else InputError naming the installed ones."""
+    if name not in BACKENDS:
+        raise InputError(
+            f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "--backend"
+        )
+    if name not in installed_backends():
+        raise InputError(
+            f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "--backend"
+        )
+    return name
+
+
+def search_options(
+    backend: str,
+    solver: str | None = None,
+    threads: int = 1,
+    seed: int = 0,
+    encoding: str | None = None,
+) -> SearchOptions:
+    """Checked search options: a typo fails before any work, even on a line-solvable puzzle."""
+    check_backend(backend)
+    if solver is not None:
+        from satnono.backends.sat import canonical_solver
+
+        solver = canonical_solver(solver)
+    if encoding is not None:
+        from satnono.cnf import check_encoding
+
+        encoding = check_encoding(encoding)
+    if threads < 1:
+        raise InputError(f"threads must be at least 1, not {threads}", "--threads")
+    return SearchOptions(solver=solver, threads=threads, seed=seed, encoding=encoding)

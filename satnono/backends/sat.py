@@ -52,14 +52,34 @@ def solver_names() -> dict[str, str]:
     return names
 
 
+def available_solvers() -> list[str]:
+    """The canonical names of the solvers this PySAT build can create.
+
+    PySAT names some solvers that a given build lacks (minisatgh, and cryptosat without
+    pycryptosat): they raise at creation, so only the ones that construct are offered.
+    """
+    return sorted(name for name in set(solver_names().values()) if _constructs(name))
+
+
+def _constructs(name: str) -> bool:
+    from pysat.solvers import Solver
+
+    try:
+        Solver(name=name).delete()
+    except Exception:  # NoSuchSolverError, or a missing optional module
+        return False
+    return True
+
+
 def canonical_solver(name: str | None) -> str:
+    """The canonical name of a solver that works here; InputError for any other name."""
     if name is None:
         return DEFAULT_SOLVER
-    names = solver_names()
-    if name not in names:
-        known = ", ".join(sorted(set(names.values())))
+    canonical = solver_names().get(name)
+    if canonical is None or not _constructs(canonical):
+        known = ", ".join(available_solvers())
         raise InputError(f"unknown SAT solver {name!r}; choose one of: {known}", "--solver")
-    return names[name]
+    return canonical
 
 
 #: Solutions found by blocking clauses before enumeration switches to splitting (see below).

@@ -53,8 +53,7 @@ class Stoppable:
 
     def __enter__(self) -> Self:
         if self.interruptible:
-            self._watcher = _watcher()
-            self._watcher.watch(self)
+            self._watcher = _watch(self)
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -74,7 +73,14 @@ class StoppableSolver(Stoppable):
     def __init__(self, solver: Any, deadline: Deadline, interruptible: bool) -> None:
         super().__init__(deadline, interruptible)
         self.solver = solver
-        _keep_pysat_off_sigint()
+
+    def __enter__(self) -> Self:
+        _PYSAT_OFF_SIGINT.__enter__()
+        return super().__enter__()
+
+    def __exit__(self, *_: object) -> None:
+        super().__exit__()
+        _PYSAT_OFF_SIGINT.__exit__()
 
     def solve(self, assumptions: Iterable[int] = ()) -> bool | None:
         """Satisfiable or not under `assumptions`; None when the deadline stopped the solver."""
@@ -100,12 +106,38 @@ class StoppableSolver(Stoppable):
             self.solver.interrupt()
 
 
-def _keep_pysat_off_sigint() -> None:
-    """Make PySAT believe no call comes from the main thread, so it never installs its
-    longjmp handler for SIGINT (that is all PySAT uses the check for)."""
-    from pysat import _utils
+class _PySatOffSigint:
+    """While any StoppableSolver is in use, PySAT believes no call comes from the main thread,
+    so it never installs its longjmp handler for SIGINT (all PySAT uses the check for).
 
-    _utils.MainThread.check = staticmethod(lambda: False)
+    A patch of PySAT's internals, so it is scoped: made by the first solver entered, undone
+    when the last one exits, and never at import time.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+        self.original: Any = None
+
+    def __enter__(self) -> None:
+        from pysat import _utils
+
+        with self.lock:
+            if not self.users:
+                self.original = _utils.MainThread.__dict__["check"]
+                _utils.MainThread.check = staticmethod(lambda: False)
+            self.users += 1
+
+    def __exit__(self, *_: object) -> None:
+        from pysat import _utils
+
+        with self.lock:
+            self.users -= 1
+            if not self.users:
+                _utils.MainThread.check = self.original
+
+
+_PYSAT_OFF_SIGINT = _PySatOffSigint()
 
 
 class _Watcher:
@@ -125,8 +157,17 @@ class _Watcher:
         #: The wakeup fd this watcher replaced (-1 for none), and how many users need it.
         self.previous_fd = -1
         self.listening = 0
+        self.stopping = False
         self.thread = threading.Thread(target=self._run, name="satnono watcher", daemon=True)
         self.thread.start()
+
+    def stop(self) -> None:
+        """End the thread and close the socket (only once nothing is watched)."""
+        self.stopping = True
+        self._wake()
+        self.thread.join()
+        self.reader.close()
+        self.writer.close()
 
     def watch(self, solver: Stoppable) -> None:
         with self.lock:
@@ -157,7 +198,7 @@ class _Watcher:
             self.writer.send(b"\0")
 
     def _run(self) -> None:
-        while True:
+        while not self.stopping:
             with self.lock:
                 watched = list(self.watched)
             timeout: float | None = None  # nothing to watch: sleep until woken
@@ -191,13 +232,32 @@ _WATCHER: _Watcher | None = None
 _WATCHER_LOCK = threading.Lock()
 
 
-def _watcher() -> _Watcher:
-    """The process's watcher, started on first use."""
+def _watch(solver: Stoppable) -> _Watcher:
+    """Have the process's watcher (started on first use) watch `solver`."""
     global _WATCHER
     with _WATCHER_LOCK:
         if _WATCHER is None:
             _WATCHER = _Watcher()
+        _WATCHER.watch(solver)
         return _WATCHER
+
+
+def stop_watcher() -> None:
+    """End the watcher thread when no solver is in use, so that none outlives a library call.
+
+    The library API calls this as it returns; the thread starts again on the next solve
+    (starting it costs about 0.1 ms, so it is kept between the calls within one solve).
+    """
+    global _WATCHER
+    with _WATCHER_LOCK:
+        watcher = _WATCHER
+        if watcher is None:
+            return
+        with watcher.lock:
+            if watcher.watched:
+                return
+            _WATCHER = None
+    watcher.stop()
 
 
 def _forget_watcher() -> None:

@@ -7,10 +7,11 @@ the file handling (encoding, size limits, error attribution) so that the parsers
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from satnono.errors import InputError
 from satnono.model import Puzzle
@@ -105,44 +106,69 @@ def format_of(path: str | Path, text: str | None = None, explicit: str | None = 
     raise InputError(f"cannot tell the format from the suffix {suffix!r} (use --format)", path)
 
 
+#: The path that stands for standard input (and standard output where a file is written).
+STDIO = "-"
+
+
 def read_text(path: str | Path) -> str:
+    """A file's text (`-`: standard input), size-limited, as UTF-8; InputError otherwise."""
+    if str(path) == STDIO:
+        return _decode(_read_limited(sys.stdin.buffer, "<stdin>"), "<stdin>")
     path = Path(path)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise InputError(f"file is {size} bytes; the limit is {MAX_FILE_BYTES}", path)
         # Devices and pipes report no size (/dev/zero never ends): count while reading.
-        chunks: list[bytes] = []
-        total = 0
         with path.open("rb") as file:
-            while chunk := file.read(1 << 20):
-                chunks.append(chunk)
-                total += len(chunk)
-                if total > MAX_FILE_BYTES:
-                    raise InputError(f"file is over {MAX_FILE_BYTES} bytes, the limit", path)
-        data = b"".join(chunks)
+            data = _read_limited(file, path)
     except FileNotFoundError:
         raise InputError("no such file", path) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a puzzle file", path) from None
     except OSError as error:
         raise InputError(error.strerror or str(error), path) from None
+    return _decode(data, path)
+
+
+def _read_limited(file: BinaryIO, where: str | Path) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while chunk := file.read(1 << 20):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                raise InputError(f"file is over {MAX_FILE_BYTES} bytes, the limit", where)
+    except (OSError, ValueError) as error:  # ValueError: a closed stream
+        raise InputError(
+            f"cannot read: {getattr(error, 'strerror', None) or error}", where
+        ) from None
+    return b"".join(chunks)
+
+
+def _decode(data: bytes, where: str | Path) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        raise InputError("not UTF-8 text", path, line) from None
+        raise InputError("not UTF-8 text", where, line) from None
+
+
+def parse_text(text: str, where: str | Path, fmt: str | None = None) -> list[Puzzle]:
+    """Every puzzle in `text`; the format by name, else by `where`'s suffix, else by content."""
+    try:
+        return format_of(where, text, fmt).parse(text)
+    except InputError as error:
+        raise error.at(where) from None
+    except RecursionError:
+        raise InputError("nesting too deep", where) from None
 
 
 def read_puzzles(path: str | Path, fmt: str | None = None) -> list[Puzzle]:
-    """Every puzzle in a file; errors name the file and line."""
+    """Every puzzle in a file (`-`: standard input); errors name the file and line."""
     text = read_text(path)
-    try:
-        return format_of(path, text, fmt).parse(text)
-    except InputError as error:
-        raise error.at(path) from None
-    except RecursionError:
-        raise InputError("nesting too deep", path) from None
+    return parse_text(text, "<stdin>" if str(path) == STDIO else path, fmt)
 
 
 def read_puzzle(path: str | Path, fmt: str | None = None, index: int = 1) -> Puzzle:
@@ -154,12 +180,20 @@ def read_puzzle(path: str | Path, fmt: str | None = None, index: int = 1) -> Puz
 
 
 def write_puzzles(puzzles: Sequence[Puzzle], path: str | Path, fmt: str | None = None) -> None:
+    """Write puzzles in the format `fmt` names or the suffix of `path` (`-`: standard output,
+    which needs `fmt`)."""
+    if str(path) == STDIO and fmt is None:
+        raise InputError("writing to standard output needs the format (--to)", path)
     chosen = format_of(path, None, fmt)
     try:
         text = chosen.write(puzzles)
     except InputError as error:
         raise error.at(path) from None
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        if str(path) == STDIO:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            Path(path).write_text(text, encoding="utf-8")
     except OSError as error:
         raise InputError(f"cannot write: {error.strerror or error}", path) from None

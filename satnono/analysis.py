@@ -19,8 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from satnono.backbone import backbone
 from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
@@ -227,7 +226,7 @@ def analyze(
         difficulty = "needs probing"
     else:
         difficulty = "needs search"
-    solution = result.solutions[0] if result.solutions else None
+    solution = result.grids[0] if result.grids else None
     return Analysis(
         puzzle, line_solvable, by_lines, probing_solves, by_probing, depth, nodes, found, exact,
         stopped, difficulty, ambiguous, backbone_cells, backbone_exact, differing,
@@ -245,40 +244,6 @@ def row_column(puzzle: Puzzle, cell: int) -> tuple[int, int]:
     """A cell as people count it: (row, column), both from 1."""
     row, column = divmod(cell, puzzle.width)
     return row + 1, column + 1
-
-
-def to_json(analysis: Analysis, path: Path, picture: Path | None = None) -> dict[str, Any]:
-    """The stable JSON object of `satnono analyze --json`; cells are [row, column] from 1."""
-    puzzle = analysis.puzzle
-    return {
-        "file": str(path),
-        "title": puzzle.title,
-        "width": puzzle.width,
-        "height": puzzle.height,
-        "colors": len(puzzle.palette),
-        "cells": analysis.cells,
-        "line_solvable": analysis.line_solvable,
-        "cells_fixed_by_lines": analysis.cells_fixed_by_lines,
-        "probing_solves": analysis.probing_solves,
-        "cells_fixed_by_probing": analysis.cells_fixed_by_probing,
-        "search_backend": SEARCH_BACKEND,
-        "search_max_depth": analysis.search_max_depth,
-        "search_nodes": analysis.search_nodes,
-        "solutions": analysis.solutions,
-        "solutions_exact": analysis.solutions_exact,
-        "difficulty": analysis.difficulty,
-        "label": analysis.label,
-        "ambiguous_cells": [list(row_column(puzzle, c)) for c in analysis.ambiguous_cells],
-        "backbone_cells": analysis.backbone_cells,
-        "backbone_exact": analysis.backbone_exact,
-        "differing_cells": [list(row_column(puzzle, c)) for c in analysis.differing_cells],
-        "solutions_compared": analysis.compared,
-        "backend": analysis.backend,
-        "reason": analysis.reason,
-        "timed_out": analysis.timed_out,
-        "picture": None if picture is None else str(picture),
-        "seconds": analysis.seconds,
-    }
 
 
 def _cells_text(puzzle: Puzzle, cells: Sequence[int]) -> str:
@@ -344,7 +309,7 @@ def summary_lines(analysis: Analysis, max_solutions: int) -> list[str]:
 
 def print_report(console: Console, analysis: Analysis, max_solutions: int) -> None:
     """The report, and for an ambiguous puzzle the grid with its ambiguous cells as '?'."""
-    from satnono.render import print_domains
+    from satnono.terminal import print_domains
 
     for line in summary_lines(analysis, max_solutions):
         console.out(line, highlight=False)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from satnono.model import Puzzle
+from satnono.model import Grid, Puzzle
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -90,3 +90,51 @@ def _half_block_row(top: str, bottom: str | None, rgb: dict[str, str]) -> Text:
         below = rgb[bottom[i]] if bottom is not None else "default"
         text.append("\u2580", style=f"{rgb[char]} on {below}")
     return text
+
+
+class SolutionPrinter:
+    """Prints solutions as they are found; "solution N:" heads each once there are several.
+
+    The first one is held back until a second one shows up (or the end), because a lone
+    solution is printed without a heading. `quiet` prints none of them, only the last line.
+    """
+
+    def __init__(self, puzzle: Puzzle, quiet: bool = False) -> None:
+        self.puzzle = puzzle
+        self.quiet = quiet
+        self.console = grid_console()
+        self.first: Grid | None = None
+        self.count = 0
+
+    def add(self, grid: Grid) -> None:
+        self.count += 1
+        if self.count == 1:
+            self.first = grid
+            return
+        if self.count == 2:
+            self._print(self.first, 1)
+        self._print(grid, self.count)
+
+    def _print(self, grid: Grid | None, number: int | None) -> None:
+        if self.quiet or grid is None:
+            return
+        if number is not None:
+            self.console.out(f"solution {number}:")
+        print_domains(self.console, self.puzzle, [1 << cell for row in grid for cell in row])
+        self.console.out("")
+
+    def finish(self, verdict: str) -> None:
+        """The lone solution, if that is what there is, then the verdict line."""
+        if self.count == 1:
+            self._print(self.first, None)
+        self.console.out(verdict)
+
+    def interrupted(self, domains: Sequence[int] | None, where: str) -> None:
+        """After Ctrl-C: the solution held back, or the grid as line logic left it."""
+        if self.count == 1:
+            self._print(self.first, 1)
+        elif not self.count and domains is not None and not self.quiet:
+            self.console.out("after line logic ('?' = undecided):")
+            print_domains(self.console, self.puzzle, domains)
+            self.console.out("")
+        self.console.out(f"interrupted: {where}")

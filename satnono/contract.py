@@ -1,0 +1,209 @@
+"""The JSON contract: the objects `--json` prints for solve, count, analyze and sample, and
+the reading of a solve object back. Scripts depend on these fields: extend, never rename.
+
+One module, so the CLI, the web API and the batch runner answer with exactly the same objects.
+Cells are [row, column], both from 1; solutions are row strings of palette characters.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from satnono.errors import InputError
+from satnono.model import Grid, Puzzle
+
+if TYPE_CHECKING:
+    from satnono.analysis import Analysis
+    from satnono.counting import Factor
+    from satnono.sampling import ComponentSampling
+    from satnono.solutions import CountResult, Progress, SolveResult
+
+
+def dumps(data: Any) -> str:
+    """One object on one line (streams are read line by line)."""
+    return json.dumps(data)
+
+
+def cell(puzzle: Puzzle, flat: int) -> list[int]:
+    """A flat cell index as [row, column], both from 1."""
+    row, column = divmod(flat, puzzle.width)
+    return [row + 1, column + 1]
+
+
+def solve_object(source: str, result: SolveResult, grids: Sequence[Grid] | None) -> dict[str, Any]:
+    """`satnono solve --json`; `grids` None leaves "solutions" out (--json-lines streamed them)."""
+    puzzle = result.puzzle
+    data: dict[str, Any] = {
+        "file": source,
+        "title": puzzle.title,
+        "width": puzzle.width,
+        "height": puzzle.height,
+        "colors": len(puzzle.palette),
+        "palette": [{"name": c.name, "char": c.char, "rgb": c.rgb} for c in puzzle.palette],
+        "backend": result.backend,
+        "solver": result.solver,
+        "status": result.status,
+        "complete": result.complete,
+        "solutions_found": result.solutions_found,
+        "solutions": [puzzle.grid_rows(grid) for grid in grids or ()],
+        "seconds": result.seconds,
+        "stats": result.stats,
+    }
+    if grids is None:
+        del data["solutions"]
+    if result.reason:
+        data["reason"] = result.reason
+    return data
+
+
+def solution_object(puzzle: Puzzle, grid: Grid) -> dict[str, Any]:
+    """One streamed solution of `--json-lines`."""
+    return {"solution": puzzle.grid_rows(grid)}
+
+
+def interrupted_object(
+    source: str, puzzle: Puzzle, grids: Sequence[Grid] | None, progress: Progress, seconds: float
+) -> dict[str, Any]:
+    """What a Ctrl-C leaves: the solutions so far and the grid as line logic left it."""
+    from satnono.terminal import domain_rows
+
+    data: dict[str, Any] = {
+        "file": source, "width": puzzle.width, "height": puzzle.height,
+        "status": "interrupted", "complete": False, "solutions_found": progress.solutions,
+        "seconds": round(seconds, 4),
+    }  # fmt: skip
+    if grids is not None:
+        data["solutions"] = [puzzle.grid_rows(grid) for grid in grids]
+    if progress.domains is not None:
+        data["partial"] = domain_rows(puzzle, progress.domains)
+    return data
+
+
+def count_object(source: str, counted: CountResult) -> dict[str, Any]:
+    """`satnono count --json`: file, count, exact, seconds first; then how each factor was made."""
+    data: dict[str, Any] = {
+        "file": source,
+        "count": counted.count,
+        "exact": counted.exact,
+        "seconds": counted.seconds,
+        "method": [factor.method for factor in counted.factors],
+        "factors": [_factor_object(factor) for factor in counted.factors],
+    }
+    if counted.stopped is not None:
+        data["stopped"] = counted.stopped
+    if counted.approximation is not None:
+        guarantee = counted.approximation
+        data["approximate"] = None
+        if counted.estimate is not None:
+            data["approximate"] = {
+                "estimate": counted.estimate,
+                "epsilon": guarantee.epsilon,
+                "delta": guarantee.delta,
+            }
+    if counted.result.reason:
+        data["reason"] = counted.result.reason
+    return data
+
+
+def _factor_object(factor: Factor) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "method": factor.method,
+        "count": factor.count,
+        "exact": factor.exact,
+        "cells": factor.cells,
+        "lines": len(factor.lines),
+        "seconds": factor.seconds,
+    }
+    if factor.estimate is not None:
+        data.update(estimate=factor.estimate, epsilon=factor.epsilon, delta=factor.delta)
+    return data
+
+
+def analysis_object(source: str, analysis: Analysis, picture: str | None = None) -> dict[str, Any]:
+    """`satnono analyze --json`."""
+    from satnono.analysis import SEARCH_BACKEND
+
+    puzzle = analysis.puzzle
+    return {
+        "file": source,
+        "title": puzzle.title,
+        "width": puzzle.width,
+        "height": puzzle.height,
+        "colors": len(puzzle.palette),
+        "cells": analysis.cells,
+        "line_solvable": analysis.line_solvable,
+        "cells_fixed_by_lines": analysis.cells_fixed_by_lines,
+        "probing_solves": analysis.probing_solves,
+        "cells_fixed_by_probing": analysis.cells_fixed_by_probing,
+        "search_backend": SEARCH_BACKEND,
+        "search_max_depth": analysis.search_max_depth,
+        "search_nodes": analysis.search_nodes,
+        "solutions": analysis.solutions,
+        "solutions_exact": analysis.solutions_exact,
+        "difficulty": analysis.difficulty,
+        "label": analysis.label,
+        "ambiguous_cells": [cell(puzzle, c) for c in analysis.ambiguous_cells],
+        "backbone_cells": analysis.backbone_cells,
+        "backbone_exact": analysis.backbone_exact,
+        "differing_cells": [cell(puzzle, c) for c in analysis.differing_cells],
+        "solutions_compared": analysis.compared,
+        "backend": analysis.backend,
+        "reason": analysis.reason,
+        "timed_out": analysis.timed_out,
+        "picture": picture,
+        "seconds": analysis.seconds,
+    }
+
+
+def sample_summary(
+    source: str,
+    status: str,
+    drawn: int,
+    seed: int,
+    sampler: str,
+    components: Sequence[ComponentSampling],
+    guarantee: str,
+    seconds: float,
+    reason: str | None,
+) -> dict[str, Any]:
+    """The last line of `satnono sample --json-lines`."""
+    data: dict[str, Any] = {
+        "file": source, "status": status, "samples": drawn, "seed": seed, "sampler": sampler,
+        "components": [
+            {"cells": m.cells, "solutions": m.solutions, "method": m.method} for m in components
+        ],
+        "guarantee": guarantee, "seconds": round(seconds, 4),
+    }  # fmt: skip
+    if reason:
+        data["reason"] = reason
+    return data
+
+
+def read_solve_object(text: str, where: str | Path) -> dict[str, Any]:
+    """A `satnono solve --json` object with at least one solution; InputError otherwise."""
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict) or not isinstance(data["file"], str):
+            raise TypeError
+        rows = data["solutions"][0]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise InputError(
+            "not the JSON of `satnono solve --json` with at least one solution", where
+        ) from None
+    if not isinstance(rows, list) or not all(isinstance(row, str) for row in rows):
+        raise InputError("a solution is not a list of row strings", where)
+    return data
+
+
+def grid_of_rows(puzzle: Puzzle, rows: Sequence[str], where: str | Path) -> Grid:
+    """Row strings (as in "solutions") back to a grid of `puzzle`, shape and colors checked."""
+    if len(rows) != puzzle.height:
+        raise InputError(f"the solution is not {puzzle.height} rows of the puzzle", where)
+    chars = {color.char for color in puzzle.palette}
+    for row in rows:
+        if len(row) != puzzle.width or set(row) - chars:
+            raise InputError(f"a solution row does not fit the puzzle: {row!r}", where)
+    return puzzle.grid_from_rows(rows)

@@ -1,0 +1,98 @@
+"""The public API: docs/api.md and the package docstring run as doctests, and the promises
+the docs make that output alone cannot show (no thread left, errors are ValueErrors)."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import satnono
+from support import EXAMPLES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_docs_api_md_runs_as_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    failures, tried = doctest.testfile(
+        str(ROOT / "docs" / "api.md"), module_relative=False, optionflags=doctest.ELLIPSIS
+    )
+    assert tried > 20 and failures == 0
+
+
+def test_package_docstring_runs() -> None:
+    failures, tried = doctest.testmod(satnono)
+    assert tried >= 3 and failures == 0
+
+
+def test_the_five_line_script() -> None:
+    script = (
+        "import satnono\n"
+        "p = satnono.Puzzle.from_clues([[1], [1]], [[1], [1]])\n"
+        "r = satnono.solve(p)\n"
+        "print(r.status, satnono.count(p).count, len(satnono.analyze(p).ambiguous_cells))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["multiple", "2", "4"]
+
+
+@pytest.mark.parametrize("backend", satnono.available_backends())
+def test_no_thread_or_process_outlives_a_call(backend: str) -> None:
+    before = set(threading.enumerate())
+    puzzle = satnono.read_puzzle(EXAMPLES / "permutation-9.non")
+    satnono.solve(puzzle, backend=backend, timeout=30)
+    satnono.count(puzzle, timeout=30)
+    for _ in zip(range(3), satnono.iter_solutions(puzzle, backend=backend), strict=False):
+        pass
+    assert set(threading.enumerate()) == before
+    assert not _children()
+
+
+def test_bad_arguments_are_value_errors_with_the_cli_message() -> None:
+    puzzle = satnono.Puzzle.from_clues([[1]], [[1]])
+    for call, message in [
+        (lambda: satnono.solve(puzzle, max_solutions=-1), "max_solutions must be 0"),
+        (lambda: satnono.solve(puzzle, timeout=float("nan")), "timeout must be a number"),
+        (lambda: satnono.solve(puzzle, solver="nosuch"), "unknown SAT solver 'nosuch'"),
+        (lambda: satnono.count(puzzle, epsilon=0.5), "add --approx"),
+        (lambda: satnono.analyze(puzzle, max_solutions=1), "cannot tell unique"),
+        (lambda: satnono.sample(puzzle, 0), "at least one sample"),
+        (lambda: satnono.Puzzle.from_clues([["x"]], [[1]]), "is not a clue number"),
+        (lambda: satnono.Puzzle.from_clues([[(1, "r")], [1]], [[(1, "b")]]), "needs a color"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_an_error_raised_in_the_search_reaches_the_iterator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import satnono.solutions
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("backend broke")
+
+    monkeypatch.setattr(satnono.solutions, "solve", broken)
+    with pytest.raises(RuntimeError, match="backend broke"):
+        list(satnono.iter_solutions(satnono.Puzzle.from_clues([[1]], [[1]])))
+    assert [t for t in threading.enumerate() if t.name == "satnono solve"] == []
+
+
+def _children() -> list[str]:
+    task = Path(f"/proc/{os.getpid()}/task")
+    if not task.is_dir():
+        return []
+    found = []
+    for thread in task.iterdir():
+        children = thread / "children"
+        if children.is_file():
+            found += children.read_text().split()
+    return found
