@@ -537,8 +537,11 @@ def convert(
     to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
 ) -> None:
     """Convert puzzles between formats (every puzzle in the file)."""
-    puzzles = satnono.read_puzzles(source, from_format)
-    satnono.write_puzzles(puzzles, target, to_format)
+    from satnono.fetch import resolve_puzzle_source
+    from satnono.formats import read_puzzles, write_puzzles
+
+    puzzles = read_puzzles(resolve_puzzle_source(source), from_format, "--from")
+    write_puzzles(puzzles, target, to_format, "--to")
     noun = "puzzle" if len(puzzles) == 1 else "puzzles"
     where = "standard output" if str(target) == "-" else target
     typer.echo(f"wrote {len(puzzles)} {noun} to {where}", err=True)

@@ -88,8 +88,13 @@ def format_names() -> list[str]:
     return list(FORMATS)
 
 
-def format_of(path: str | Path, text: str | None = None, explicit: str | None = None) -> Format:
-    """The format named explicitly, else the one the suffix names, else the one the text fits."""
+def format_of(
+    path: str | Path, text: str | None = None, explicit: str | None = None, option: str = "--format"
+) -> Format:
+    """The format named explicitly, else the one the suffix names, else the one the text fits.
+
+    `option` is how the user names a format where this is asked (convert: --from and --to).
+    """
     if explicit is not None:
         if explicit not in FORMATS:
             raise InputError(f"unknown format {explicit!r}; choose one of: {', '.join(FORMATS)}")
@@ -102,8 +107,8 @@ def format_of(path: str | Path, text: str | None = None, explicit: str | None = 
         for fmt in FORMATS.values():
             if fmt.sniff(text):
                 return fmt
-        raise InputError("cannot tell the puzzle format (use --format)", path)
-    raise InputError(f"cannot tell the format from the suffix {suffix!r} (use --format)", path)
+        raise InputError(f"cannot tell the puzzle format (use {option})", path)
+    raise InputError(f"cannot tell the format from the suffix {suffix!r} (use {option})", path)
 
 
 #: The path that stands for standard input (and standard output where a file is written).
@@ -155,20 +160,24 @@ def _decode(data: bytes, where: str | Path) -> str:
         raise InputError("not UTF-8 text", where, line) from None
 
 
-def parse_text(text: str, where: str | Path, fmt: str | None = None) -> list[Puzzle]:
+def parse_text(
+    text: str, where: str | Path, fmt: str | None = None, option: str = "--format"
+) -> list[Puzzle]:
     """Every puzzle in `text`; the format by name, else by `where`'s suffix, else by content."""
     try:
-        return format_of(where, text, fmt).parse(text)
+        return format_of(where, text, fmt, option).parse(text)
     except InputError as error:
         raise error.at(where) from None
     except RecursionError:
         raise InputError("nesting too deep", where) from None
 
 
-def read_puzzles(path: str | Path, fmt: str | None = None) -> list[Puzzle]:
+def read_puzzles(
+    path: str | Path, fmt: str | None = None, option: str = "--format"
+) -> list[Puzzle]:
     """Every puzzle in a file (`-`: standard input); errors name the file and line."""
     text = read_text(path)
-    return parse_text(text, "<stdin>" if str(path) == STDIO else path, fmt)
+    return parse_text(text, "<stdin>" if str(path) == STDIO else path, fmt, option)
 
 
 def read_puzzle(path: str | Path, fmt: str | None = None, index: int = 1) -> Puzzle:
@@ -179,12 +188,14 @@ def read_puzzle(path: str | Path, fmt: str | None = None, index: int = 1) -> Puz
     return puzzles[index - 1]
 
 
-def write_puzzles(puzzles: Sequence[Puzzle], path: str | Path, fmt: str | None = None) -> None:
+def write_puzzles(
+    puzzles: Sequence[Puzzle], path: str | Path, fmt: str | None = None, option: str = "--to"
+) -> None:
     """Write puzzles in the format `fmt` names or the suffix of `path` (`-`: standard output,
     which needs `fmt`)."""
     if str(path) == STDIO and fmt is None:
-        raise InputError("writing to standard output needs the format (--to)", path)
-    chosen = format_of(path, None, fmt)
+        raise InputError(f"writing to standard output needs the format ({option})", path)
+    chosen = format_of(path, None, fmt, option)
     try:
         text = chosen.write(puzzles)
     except InputError as error:
