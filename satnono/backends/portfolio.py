@@ -7,24 +7,18 @@ fail on different puzzles turns that tail into the best case (BENCHMARKS.md, por
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
-from satnono.backends.child import can_fork, die_with_parent
+from satnono.backends.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
 from satnono.backends.sat import ALL_TRUE, canonical_solver, enumerate_models
 from satnono.backends.sat import BACKEND as SAT_BACKEND
-from satnono.backends.stoppable import leave_ctrl_c_to_parent
 from satnono.cnf import ENCODINGS, CnfFormula, check_encoding, encode_puzzle
 from satnono.deadline import Deadline, Timeout
-
-if TYPE_CHECKING:  # multiprocessing is imported only when a race starts (start-up time)
-    from multiprocessing.connection import Connection
 
 
 @dataclass(frozen=True)
@@ -97,8 +91,7 @@ def race_configs(options: SearchOptions, count: int | None = None) -> list[Confi
 @dataclass
 class _Worker:
     config: Config
-    process: Any  # multiprocessing.Process (fork context)
-    receiver: Connection
+    child: ForkedChild
     solutions: list[list[int]] = field(default_factory=list)
     done: bool = False
     exhausted: bool = False
@@ -221,95 +214,52 @@ def _start(
     limit: int,
     formula: CnfFormula | None,
 ) -> _Worker:
-    import multiprocessing
+    """One configuration in a forked child (satnono.backends.child), streaming its messages."""
 
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(
-        target=_worker_main,
-        args=(os.getpid(), config, residual, cells, limit, formula, sender),
-        daemon=True,
-        name=f"satnono {config.name}",
-    )
-    try:
-        process.start()
-    finally:
-        sender.close()
-    return _Worker(config, process, receiver)
+    def run(send: Send) -> None:
+        for message in _solve(config, residual, cells, limit, formula):
+            send(message)
+
+    return _Worker(config, ForkedChild(run, f"portfolio {config.name}"))
 
 
 def _race(workers: list[_Worker], deadline: Deadline) -> _Worker | None:
     """Collect messages until one worker is done; None on timeout or when all failed."""
-    pending = {w.receiver: w for w in workers if w.error is None}
+    pending = [w for w in workers if w.error is None]
     while pending:
-        ready = _wait(list(pending), deadline.remaining())
+        ready = _wait([w.child for w in pending], deadline.remaining())
         if not ready:
             return None
-        for receiver in ready:
-            worker = pending[receiver]
+        for child in ready:
+            worker = next(w for w in pending if w.child is child)
             try:
-                message = worker.receiver.recv()
-            except EOFError:
-                worker.error = f"died (exit code {worker.process.exitcode})"
-                del pending[worker.receiver]
+                message = child.receive(0)
+            except (RuntimeError, ChildFinished) as error:
+                worker.error = str(error) or "ended without an answer"
+                pending.remove(worker)
                 continue
-            kind = message[0]
-            if kind == "solution":
+            except Timeout:  # woken, but the message is not whole yet
+                continue
+            if message[0] == "solution":
                 worker.solutions.append(message[1])
-            elif kind == "done":
+            else:  # ("done", exhausted, stats)
                 worker.done, worker.exhausted, worker.stats = True, message[1], message[2]
                 return worker
-            else:
-                worker.error = str(message[1])
-                del pending[worker.receiver]
     return None
 
 
-def _wait(receivers: list[Connection], timeout: float | None) -> list[Any]:
-    """multiprocessing.connection.wait, a seam for the interruption tests."""
-    from multiprocessing.connection import wait
-
-    return wait(receivers, timeout)
+def _wait(children: list[ForkedChild], timeout: float | None) -> list[ForkedChild]:
+    """satnono.backends.child.wait_any, a seam for the interruption tests."""
+    return wait_any(children, timeout)
 
 
 def _stop(workers: list[_Worker]) -> None:
     """Kill every worker still running and reap it: no orphan, no zombie."""
     for worker in workers:
-        with contextlib.suppress(OSError, ValueError):
-            if worker.process.is_alive():
-                worker.process.kill()
-    for worker in workers:
-        with contextlib.suppress(OSError, ValueError, AssertionError):
-            worker.process.join()
-        worker.receiver.close()
+        worker.child.kill()
 
 
 # --- inside a worker process -------------------------------------------------------------------
-
-
-def _worker_main(
-    parent: int,
-    config: Config,
-    residual: Residual,
-    cells: list[int],
-    limit: int,
-    formula: CnfFormula | None,
-    sender: Connection,
-) -> None:
-    """Solve with one configuration and stream solutions, then ("done", exhausted, stats)."""
-    die_with_parent(parent)
-    # Ctrl-C reaches the whole process group; the parent alone handles it, and kills us.
-    leave_ctrl_c_to_parent()
-    try:
-        for message in _solve(config, residual, cells, limit, formula):
-            sender.send(message)
-    except BrokenPipeError:
-        pass
-    except BaseException as error:  # reported, never a traceback from a worker
-        with contextlib.suppress(OSError):
-            sender.send(("error", f"{type(error).__name__}: {error}"))
-    finally:
-        sender.close()
 
 
 def _solve(
