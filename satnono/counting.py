@@ -60,9 +60,9 @@ from satnono.verify import verify
 ENUMERATION_LIMIT = 64
 
 #: Seconds the counting search runs alone on a component before Ganak (and ApproxMC) join the
-#: race in forked children. Chosen on the tuning set (BENCHMARKS.md, counting section): the
-#: search settles small components in milliseconds, where a child would cost more than the
-#: count; on the others a longer head start only delays Ganak.
+#: race in forked children. Chosen on the corpus, not the survey (BENCHMARKS.md, counting
+#: section): the search alone counts 36 of its 41 residuals in under 0.1 s, where a child would
+#: cost more than the count; on the others a longer head start only delays Ganak.
 RACE_HEAD_START = 0.1
 
 #: Bytes of cache keys kept before the cache is emptied (keys dominate its memory).
