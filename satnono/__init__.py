@@ -249,7 +249,7 @@ def sample(
 ) -> list[list[str]]:
     """`n` random verified solutions (row strings): exactly uniform over components with up
     to 1000 solutions, by `sampler` (cmsgen or unigen, see the README) beyond."""
-    from satnono.deadline import Deadline
+    from satnono.deadline import Deadline, check_timeout
     from satnono.sampling import SAMPLERS, Sampling
 
     if sampler not in SAMPLERS:
@@ -257,7 +257,7 @@ def sample(
                          "--sampler")  # fmt: skip
     if n < 1:
         raise InputError(f"ask for at least one sample, not {n}", "-n")
-    _check_timeout(timeout)
+    check_timeout(timeout)
     with _Call():
         drawn = Sampling(puzzle, n, seed=seed, sampler=sampler, deadline=Deadline(timeout))
         return [puzzle.grid_rows(grid) for grid in drawn]
@@ -310,13 +310,6 @@ def _fetched(source: str | os.PathLike[str]) -> Path:
     return resolve_puzzle_source(os.fspath(source))
 
 
-def _check_timeout(timeout: float | None) -> None:
-    # Written as "not (0 <= x < inf)" so that NaN is refused too.
-    if timeout is not None and not 0 <= timeout < float("inf"):
-        raise InputError(f"the timeout must be a number of seconds >= 0, not {timeout}",
-                         "--timeout")  # fmt: skip
-
-
 def _checked(
     puzzle: Puzzle,
     backend: str | None,
@@ -326,6 +319,7 @@ def _checked(
 ) -> tuple[str, Any]:
     """The backend and search options, checked before any work (even on an easy puzzle)."""
     from satnono.backends import DEFAULT_BACKEND, search_options
+    from satnono.deadline import check_timeout
 
     if not isinstance(puzzle, Puzzle):
         raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
@@ -336,7 +330,7 @@ def _checked(
     if max_solutions < 0:
         raise InputError(f"max_solutions must be 0 (all) or more, not {max_solutions}",
                          "--max-solutions")  # fmt: skip
-    _check_timeout(timeout)
+    check_timeout(timeout)
     chosen = backend or DEFAULT_BACKEND
     return chosen, search_options(chosen, **options)
 

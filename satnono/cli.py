@@ -8,8 +8,11 @@ Exit codes: 0 at least one solution (or success), 1 proven no solution, 2 bad in
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -21,9 +24,11 @@ import typer
 import satnono
 from satnono import __version__, contract
 from satnono.backends import BACKENDS, DEFAULT_BACKEND, installed_backends
+from satnono.deadline import Deadline, Timeout, check_timeout
 from satnono.errors import InputError
 from satnono.formats import FORMATS
 from satnono.model import Grid, Puzzle
+from satnono.terminal import printable
 
 EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
@@ -46,7 +51,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"satnono: {message}", err=True)
+    _say(f"satnono: {printable(message)}")
     return typer.Exit(code)
 
 
@@ -67,16 +72,33 @@ def handles_errors(command: F) -> F:
             raise typer.Exit(EXIT_BROKEN_PIPE) from None
         except typer.Exit:
             raise
+        except OSError as error:
+            if error.errno not in _OUTPUT_ERRNOS:
+                raise _internal(error) from None
+            raise _fail(_output_error(error), EXIT_BAD_INPUT) from None
         except Exception as error:
-            if os.environ.get("SATNONO_DEBUG"):
-                raise
-            raise _fail(
-                f"internal error: {type(error).__name__}: {error} (set SATNONO_DEBUG=1 for a "
-                "traceback, and please report it)",
-                EXIT_INTERNAL,
-            ) from None
+            raise _internal(error) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+#: Errors of a stream that cannot take the output (a full disk, a closed or broken device):
+#: the environment's fault, not satnono's, so exit 2 with one line rather than "internal error".
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EBADF, errno.EDQUOT, errno.EFBIG}
+
+
+def _output_error(error: OSError) -> str:
+    return f"error: cannot write the output: {error.strerror or error}"
+
+
+def _internal(error: Exception) -> typer.Exit:
+    if os.environ.get("SATNONO_DEBUG"):
+        raise error
+    return _fail(
+        f"internal error: {type(error).__name__}: {error} (set SATNONO_DEBUG=1 for a "
+        "traceback, and please report it)",
+        EXIT_INTERNAL,
+    )
 
 
 def _version(value: bool) -> None:
@@ -142,8 +164,55 @@ TimeoutOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 
 
-def _load(path: Path, fmt: str | None, index: int) -> Puzzle:
-    return satnono.read_puzzle(path, fmt, index)
+#: When the console script started (main()), from which --timeout is counted; Python's and
+#: typer's start-up before it take about 0.1 s. None when the commands run in-process
+#: (typer's test runner): each then counts from its own start.
+_STARTED: float | None = None
+
+
+def _deadline(timeout: float | None, first: bool = True) -> Deadline:
+    """--timeout as a deadline counted from the start of the process (`first`) or from now,
+    so that reading, downloading and analysis are all inside it."""
+    check_timeout(timeout)
+    return Deadline(timeout, _STARTED if first else None)
+
+
+def _load(
+    path: Path,
+    fmt: str | None,
+    index: int,
+    deadline: Deadline | None = None,
+    json_for: str | None = None,
+) -> Puzzle:
+    """The puzzle, read (or downloaded) within the deadline: a huge file, a stalled server or
+    a FIFO with no writer are stopped by an alarm signal when it passes (exit 3; with --json,
+    `json_for` names the command whose object says so)."""
+    if deadline is None or not deadline.bounded:
+        return satnono.read_puzzle(path, fmt, index)
+    remaining = deadline.remaining() or 0.0
+    if remaining <= 0:
+        raise _unread(path, json_for)
+
+    def alarm(*_: object) -> None:
+        raise Timeout
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, remaining)
+    try:
+        return satnono.read_puzzle(path, fmt, index)
+    except Timeout:
+        raise _unread(path, json_for) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _unread(path: Path, json_for: str | None) -> typer.Exit:
+    if json_for is not None:
+        seconds = time.monotonic() - (_STARTED or time.monotonic())
+        _print_json(contract.unread_object(json_for, str(path), seconds))
+        return typer.Exit(EXIT_TIMEOUT)
+    return _fail(f"timeout: --timeout passed before {path} was read", EXIT_TIMEOUT)
 
 
 def _console(stderr: bool = False) -> Any:
@@ -226,14 +295,19 @@ def solve(
         timeout=timeout, json_output=json_output, json_lines=json_lines, quiet=quiet,
         pictures=(svg, png),
     )  # fmt: skip
+    check_timeout(timeout)
     if len(puzzles) == 1:
-        raise typer.Exit(solve_one(_load(puzzles[0], fmt, index), str(puzzles[0])))
+        deadline = _deadline(timeout)
+        loaded = _load(puzzles[0], fmt, index, deadline, "solve" if json_output else None)
+        raise typer.Exit(solve_one(loaded, str(puzzles[0]), deadline=deadline))
     worst = EXIT_SOLVED
-    for path in puzzles:
+    for number, path in enumerate(puzzles):
         try:
-            code = solve_one(_load(path, fmt, index), str(path))
+            deadline = _deadline(timeout, first=number == 0)
+            loaded = _load(path, fmt, index, deadline, "solve" if json_output else None)
+            code = solve_one(loaded, str(path), deadline=deadline)
         except InputError as error:
-            typer.echo(f"satnono: error: {error}", err=True)
+            _say(printable(f"satnono: error: {error}"))
             code = EXIT_BAD_INPUT
         worst = max(worst, code)
     raise typer.Exit(worst)
@@ -251,6 +325,7 @@ def _solve_one(
     json_lines: bool,
     quiet: bool,
     pictures: tuple[Path | None, Path | None],
+    deadline: Deadline,
 ) -> int:
     """Solve one puzzle and print it the way the options ask; the exit code."""
     from satnono.progress import live_progress
@@ -277,7 +352,7 @@ def _solve_one(
     try:
         with live_progress(progress, live):
             result = satnono.solve(
-                puzzle, backend, max_solutions, timeout, on_solution=on_solution,
+                puzzle, backend, max_solutions, deadline.remaining(), on_solution=on_solution,
                 progress=progress, keep=0, **options,
             )  # fmt: skip
     except KeyboardInterrupt:
@@ -375,9 +450,10 @@ def count(
     cached counting search racing the Ganak model counter, so counts far beyond what could be
     listed come out exact. --approx adds an ApproxMC estimate with its guarantee.
     """
-    loaded = _load(puzzle, fmt, index)
+    deadline = _deadline(timeout)
+    loaded = _load(puzzle, fmt, index, deadline, "count" if json_output else None)
     counted = satnono.count(
-        loaded, timeout, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
+        loaded, deadline.remaining(), limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
         backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
     )  # fmt: skip
     if json_output:
@@ -455,7 +531,6 @@ def sample(
 ) -> None:
     """Draw random solutions, each verified; components with up to 1000 solutions exactly
     uniformly, larger ones with the chosen sampler (its guarantee is in the summary)."""
-    from satnono.deadline import Deadline, Timeout
     from satnono.errors import Contradiction
     from satnono.sampling import SAMPLERS, Sampling
     from satnono.terminal import SolutionPrinter
@@ -463,10 +538,11 @@ def sample(
     if sampler not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
                          "--sampler")  # fmt: skip
-    loaded = _load(puzzle, fmt, index)
+    deadline = _deadline(timeout)
+    loaded = _load(puzzle, fmt, index, deadline)
     started = time.perf_counter()
     # Streamed as drawn, so the library's list-returning sample() is not what runs here.
-    sampling = Sampling(loaded, n, seed=seed, sampler=sampler, deadline=Deadline(timeout))
+    sampling = Sampling(loaded, n, seed=seed, sampler=sampler, deadline=deadline)
     text = None if json_lines else SolutionPrinter(loaded, quiet)
     drawn = 0
     status, reason = "sampled", None
@@ -544,7 +620,7 @@ def convert(
     write_puzzles(puzzles, target, to_format, "--to")
     noun = "puzzle" if len(puzzles) == 1 else "puzzles"
     where = "standard output" if str(target) == "-" else target
-    typer.echo(f"wrote {len(puzzles)} {noun} to {where}", err=True)
+    _say(printable(f"wrote {len(puzzles)} {noun} to {where}"))
 
 
 @app.command()
@@ -617,9 +693,10 @@ def analyze(
         raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "--max-solutions")
     if picture is not None and picture.suffix.lower() not in PICTURE_SUFFIXES:
         raise InputError("the picture must be a .svg or .png file", picture)
-    loaded = _load(puzzle, fmt, index)
+    deadline = _deadline(timeout)
+    loaded = _load(puzzle, fmt, index, deadline, "analyze" if json_output else None)
     analysis = satnono.analyze(
-        loaded, timeout, max_solutions=max_solutions, exact_count=exact_count
+        loaded, deadline.remaining(), max_solutions=max_solutions, exact_count=exact_count
     )
     if picture is not None:
         domains, highlight, caption = analyzing.picture_of(analysis)
@@ -709,12 +786,13 @@ def render(
     if source.suffix.lower() == ".json":
         puzzle, grid, caption = _solved_json(source)
         satnono.render(puzzle, grid, output, caption)
-        typer.echo(f"wrote {output} ({caption})", err=True)
+        _say(printable(f"wrote {output} ({caption})"))
         return
-    puzzle = _load(source, fmt, index)
+    deadline = _deadline(timeout)
+    puzzle = _load(source, fmt, index, deadline)
     name = puzzle.title or "puzzle"
     if what == "solution":
-        result = satnono.solve(puzzle, backend, 2, timeout, keep=1)
+        result = satnono.solve(puzzle, backend, 2, deadline.remaining(), keep=1)
         caption = f"{name}: {result.verdict}"
         satnono.render(puzzle, result.grids[0] if result.grids else None, output, caption)
     elif what == "goal":
@@ -725,7 +803,7 @@ def render(
     else:
         domains, caption = line_logic_picture(puzzle) if what == "logic" else (None, name)
         write_picture(puzzle, domains, output, caption=caption)
-    typer.echo(f"wrote {output} ({caption})", err=True)
+    _say(printable(f"wrote {output} ({caption})"))
 
 
 def _solved_json(path: Path) -> tuple[Puzzle, Grid, str]:
@@ -853,8 +931,11 @@ def main() -> None:
     Building every command's click object costs 15-20 ms of each run, a tenth of a
     line-solvable puzzle's whole process; `satnono --help` (no command named) builds them all.
     """
+    global _STARTED
+    _STARTED = time.monotonic()
     from typer.main import get_command_name
 
+    _check_streams()
     named = sys.argv[1] if len(sys.argv) > 1 else None
     chosen = [
         info
@@ -871,14 +952,54 @@ def main() -> None:
         if len(message) > MAX_MESSAGE:
             message = message[: MAX_MESSAGE - 3] + "..."
         command = f"satnono {named} --help" if chosen else "satnono --help"
-        typer.echo(f"satnono: error: {message} (see '{command}')", err=True)
+        _say(printable(f"satnono: error: {message} (see '{command}')"))
         _exit_now(getattr(error, "exit_code", EXIT_BAD_INPUT))
     except typer.Abort:
         typer.echo("satnono: interrupted", err=True)
         _exit_now(EXIT_INTERRUPTED)
     except SystemExit as done:
         _exit_now(done.code)
+    except BrokenPipeError:
+        _exit_now(EXIT_BROKEN_PIPE)
+    except OSError as error:  # --version or --help into a full or broken stream
+        _say(f"satnono: {_output_error(error)}")
+        _exit_now(EXIT_BAD_INPUT)
     _exit_now(code if isinstance(code, int) else 0)
+
+
+def _check_streams() -> None:
+    """A closed stderr is replaced by /dev/null (nothing can be said there, the work goes
+    on); a closed stdout ends the run at once with exit 2: the result would go nowhere."""
+    if not _open(2):
+        _reopen_devnull(2)
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - the process's stderr
+    if not _open(1):
+        # fd 1 must not be left free for the next file opened, which would then take it.
+        _reopen_devnull(1)
+        _say("satnono: error: standard output is closed: nowhere to write the result")
+        os._exit(EXIT_BAD_INPUT)
+
+
+def _open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _reopen_devnull(fd: int) -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    if devnull != fd:
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+
+def _say(line: str) -> None:
+    """One line on stderr, whatever state stderr is in."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 def _exit_now(code: object) -> NoReturn:
@@ -895,9 +1016,13 @@ def _exit_now(code: object) -> NoReturn:
         code = 1
     status = code if isinstance(code, int) else 0 if code is None else 1
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more can be said there
-            status = status or EXIT_BROKEN_PIPE
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away: nothing more can be said there
+        status = status or EXIT_BROKEN_PIPE
+    except (OSError, ValueError) as error:  # a full disk, a device that refuses the output
+        _say(f"satnono: {_output_error(error) if isinstance(error, OSError) else error}")
+        status = status or EXIT_BAD_INPUT
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
     os._exit(status)

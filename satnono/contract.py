@@ -182,6 +182,31 @@ def sample_summary(
     return data
 
 
+def unread_object(command: str, source: str, seconds: float) -> dict[str, Any]:
+    """What `--json` prints when --timeout passed before the puzzle was read: the command's
+    own object with nothing found and "status" (or "stopped") saying timeout."""
+    reason = "--timeout passed before the puzzle was read"
+    data: dict[str, Any] = {"file": source}
+    if command == "count":
+        data.update(count=0, exact=False, seconds=round(seconds, 4), method=[], factors=[])
+        data.update(stopped="timeout", reason=reason)
+    elif command == "analyze":
+        unknown = dict.fromkeys(
+            ("title", "width", "height", "colors", "cells", "line_solvable",
+             "cells_fixed_by_lines", "probing_solves", "cells_fixed_by_probing",
+             "search_backend", "search_max_depth", "search_nodes", "backbone_cells",
+             "backend", "picture"),
+        )  # fmt: skip
+        data.update(unknown, solutions=0, solutions_exact=False, difficulty="unknown")
+        data.update(label="unknown (timeout)", ambiguous_cells=[], backbone_exact=False)
+        data.update(differing_cells=[], solutions_compared=0, reason=reason, timed_out=True)
+        data.update(seconds=round(seconds, 4))
+    else:
+        data.update(status="timeout", complete=False, solutions_found=0, solutions=[])
+        data.update(seconds=round(seconds, 4), reason=reason)
+    return data
+
+
 def read_solve_object(text: str, where: str | Path) -> dict[str, Any]:
     """A `satnono solve --json` object with at least one solution; InputError otherwise."""
     try:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _escape
+from xml.sax.saxutils import quoteattr
 
 from satnono.errors import InputError
 from satnono.model import Block, Puzzle
@@ -143,6 +144,14 @@ class _Text(NamedTuple):
 
 _Item = _Rect | _Line | _Text
 _HATCH_FILL = "hatch"
+
+
+def escape(text: str) -> str:
+    """Text for SVG: XML's own escapes, and control characters (which XML 1.0 forbids even
+    as references) shown as their escapes, so that any title gives a well-formed picture."""
+    from satnono.terminal import printable
+
+    return _escape(printable(text))
 
 
 def _css(rgb: str) -> str:

@@ -20,6 +20,16 @@ if TYPE_CHECKING:
 UNKNOWN_RGB = "#808080"
 
 
+def printable(text: str) -> str:
+    """`text` with control characters shown as escapes (ESC as \\x1b): a title or a file name
+    from a puzzle file must never reach a terminal as a command (set the title, move the
+    cursor, ring the bell). Line breaks stay only where the caller wrote them itself."""
+    return "".join(
+        char if char.isprintable() or char == " " else char.encode("unicode_escape").decode()
+        for char in text
+    )
+
+
 class PlainConsole:
     """The part of rich's Console that grids need, for pipes and files.
 
