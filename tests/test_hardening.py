@@ -61,7 +61,8 @@ def run_with_fd_closed(fd: int, *args: str) -> tuple[int, str]:
 def test_closed_stdout_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
     code, err = run_with_fd_closed(1, *args)
     assert code == 2
-    assert err.splitlines() == ["satnono: error: standard output is closed: nowhere to write the result"]
+    closed = "satnono: error: standard output is closed: nowhere to write the result"
+    assert err.splitlines() == [closed]
 
 
 def test_closed_stderr_does_not_change_the_outcome() -> None:
