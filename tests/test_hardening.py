@@ -142,3 +142,41 @@ def test_usage_errors_are_one_line_even_for_huge_arguments() -> None:
     assert done.returncode == 2 and "unknown SAT solver" in done.stderr
     done = run("solve", DUCK, "-h")
     assert done.returncode == 0 and "Usage" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("twice.non", "width 1\nheight 1\ncolor a #ff0000\ncolor a #00ff00\nrows\n1a\ncolumns\n1a\n",
+         "twice.non:4: color 'a' is declared twice"),
+        ("typo.non", "width 2\nheight 1\ncolor a #ff0000\nrows\n2z\ncolumns\n1z\n1z\n",
+         "typo.non:5: block 2z: color 'z' is not declared (declared: a)"),
+        ("huge.nin", "99999999999999999999999 5\n", "huge.nin:1: width '99999999999999999999999' "
+         "is outside 1..1000"),
+        ("huge.mk", "99999999999999999999999 5\n", "is outside 1..1000"),
+        ("huge.cwd", "5\n99999999999999999999\n", "huge.cwd:2: width '99999999999999999999' is "
+         "outside 1..1000"),
+        ("twice.xml", '<puzzleset><puzzle><color name="a">f00</color><color name="a">0f0</color>'
+         '<clues type="rows"><line><count color="a">1</count></line></clues><clues '
+         'type="columns"><line><count color="a">1</count></line></clues></puzzle></puzzleset>',
+         "color 'a' is declared twice"),
+        ("typo.xml", '<puzzleset><puzzle><color name="black">000</color><clues type="rows"><line>'
+         '<count color="z">1</count></line></clues><clues type="columns"><line><count '
+         'color="z">1</count></line></clues></puzzle></puzzleset>',
+         "a clue uses the color 'z', which no <color> declares"),
+    ],
+)  # fmt: skip
+def test_bad_colors_and_sizes_are_refused_everywhere(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    done = run("solve", str(tmp_path / name))
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert message in line
+
+
+def test_tabs_between_keyword_and_value_in_non(tmp_path: Path) -> None:
+    (tmp_path / "tabs.non").write_text("width\t1\nheight\t1\nrows\n1\ncolumns\n1\n")
+    done = run("solve", str(tmp_path / "tabs.non"), "--quiet")
+    assert done.returncode == 0 and done.stdout.startswith("unique solution")

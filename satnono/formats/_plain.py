@@ -63,6 +63,8 @@ def whole_number(token: str, what: str, number: int) -> int:
 
 def side(token: str, what: str, number: int) -> int:
     """A declared width or height, refused outside 1..MAX_SIDE before anything is allocated."""
+    if token.isascii() and token.isdigit() and len(token) > 7:  # too long to be a side
+        raise InputError(f"{what} {shown(token)} is outside 1..{MAX_SIDE}", line=number)
     value = whole_number(token, what, number)
     if not 1 <= value <= MAX_SIDE:
         raise InputError(f"{what} {value} is outside 1..{MAX_SIDE}", line=number)

@@ -138,7 +138,8 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
         line = raw.strip()
         if not line:
             continue
-        key, _, value = line.partition(" ")
+        key, *rest = line.split(maxsplit=1)  # a keyword, then spaces or tabs
+        value = rest[0] if rest else ""
         if key in ("width", "height"):
             sizes[key] = _parse_size(key, value, number)
         elif key in ("rows", "columns"):
@@ -172,7 +173,10 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
                 raise InputError(
                     f"color: expected 'color <char> #rrggbb', got {shown(line)}", line=number
                 )
-            declared[color_char(parts[0], number)] = _normalize_rgb(parts[1])
+            char = color_char(parts[0], number)
+            if char in declared:
+                raise InputError(f"color {shown(char)} is declared twice", line=number)
+            declared[char] = _normalize_rgb(parts[1])
             check_colors(len(declared), number)
         elif key == "goal":
             goal = (number, _unquote(value, number))
@@ -228,6 +232,15 @@ def _build(
             if not char:
                 raise InputError(
                     f"block {length} has no color letter, but this puzzle's clues use colors",
+                    line=number,
+                )
+            # Without any `color` line the letters alone name the colors (the corpus's
+            # convention); once the file declares colors, a letter it does not declare is a
+            # typo, as the .g format treats it.
+            if declared and char not in declared:
+                raise InputError(
+                    f"block {length}{char}: color {shown(char)} is not declared (declared: "
+                    f"{', '.join(declared)})",
                     line=number,
                 )
         colors = [

@@ -142,6 +142,8 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
             digits = "".join(d * 2 for d in digits)
         char = element.get("char", "")
         usable = len(char) == 1 and char.isprintable()  # else make_palette picks a letter
+        if name in declared:
+            raise InputError(f"color {shown(name)} is declared twice", line=line_of(element))
         declared[name] = Color(name, char if usable else "", "#" + digits)
     background = declared.get(background_name, Color(background_name, ".", WHITE.rgb))
 
@@ -174,6 +176,13 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
                 if name == background_name:
                     raise InputError(
                         f"a clue uses the background color {name!r}", line=line_of(line)
+                    )
+                # The default color may go undeclared (black-and-white files do); any other
+                # color a clue names must have its <color> element, as in webpbn's exports.
+                if declared and name not in declared and name != default_name:
+                    raise InputError(
+                        f"a clue uses the color {shown(name)}, which no <color> declares",
+                        line=line_of(line),
                     )
     if not names:
         names = [default_name]
