@@ -147,7 +147,8 @@ def test_usage_errors_are_one_line_even_for_huge_arguments() -> None:
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [
-        ("twice.non", "width 1\nheight 1\ncolor a #ff0000\ncolor a #00ff00\nrows\n1a\ncolumns\n1a\n",
+        ("twice.non",
+         "width 1\nheight 1\ncolor a #ff0000\ncolor a #00ff00\nrows\n1a\ncolumns\n1a\n",
          "twice.non:4: color 'a' is declared twice"),
         ("typo.non", "width 2\nheight 1\ncolor a #ff0000\nrows\n2z\ncolumns\n1z\n1z\n",
          "typo.non:5: block 2z: color 'z' is not declared (declared: a)"),
