@@ -76,7 +76,7 @@ def fetch_webpbn(
     download leaves any earlier cached copy in place.
     """
     path = cache_path(puzzle_id)
-    if path.is_file() and not refresh:
+    if path.is_file() and not refresh and _cache_is_valid(path, puzzle_id):
         return path
     if not timeout > 0:
         raise InputError(f"the download timeout must be positive, not {timeout}", "--timeout")
@@ -88,10 +88,28 @@ def fetch_webpbn(
     return path
 
 
+def _cache_is_valid(path: Path, puzzle_id: int) -> bool:
+    """Whether the cached file is still puzzle XML that satnono reads: a file damaged on disk
+    or written by something else is downloaded again rather than served."""
+    from satnono.formats import read_text
+
+    try:
+        _validated_text(read_text(path).encode("utf-8"), "utf-8", puzzle_id, str(path), "cache")
+    except InputError:
+        return False
+    return True
+
+
+#: webpbn's ids are below a million; twelve digits leave room and keep file names short.
+MAX_ID = 10**12 - 1
+
+
 def _check_id(puzzle_id: int) -> int:
-    if isinstance(puzzle_id, bool) or not isinstance(puzzle_id, int) or puzzle_id <= 0:
+    if isinstance(puzzle_id, bool) or not isinstance(puzzle_id, int) or not 0 < puzzle_id <= MAX_ID:
+        shown = str(puzzle_id) if len(str(puzzle_id)) <= 20 else f"{str(puzzle_id)[:17]}..."
         raise InputError(
-            f"{puzzle_id!r} is not a webpbn puzzle id (a positive integer)", f"{_PREFIX}{puzzle_id}"
+            f"{shown} is not a webpbn puzzle id (a positive integer of at most 12 digits)",
+            f"{_PREFIX}{shown}",
         )
     return puzzle_id
 
@@ -103,7 +121,11 @@ def _download(puzzle_id: int, url: str, timeout: float, source: str) -> tuple[by
     import urllib.parse
     import urllib.request
 
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError as error:
+        raise InputError(f"{url!r} is not a usable URL: {error}", source) from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InputError(f"{url!r} is not an http or https URL", source)
     form = urllib.parse.urlencode({"id": str(puzzle_id), "fmt": "xml", "go": "1"})
@@ -114,7 +136,8 @@ def _download(puzzle_id: int, url: str, timeout: float, source: str) -> tuple[by
     }
     try:
         request = urllib.request.Request(url, form.encode("ascii"), headers, method="POST")
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        opener = urllib.request.build_opener(_redirect_handler())
+        with opener.open(request, timeout=timeout) as response:
             body = _read_body(response, url, timeout, source)
             return body, response.headers.get_content_charset()
     except urllib.error.HTTPError as error:
@@ -128,8 +151,34 @@ def _download(puzzle_id: int, url: str, timeout: float, source: str) -> tuple[by
         raise InputError(f"{url!r} is not a usable URL: {error}", source) from None
     except http.client.HTTPException as error:
         raise InputError(
-            f"{url} broke off its answer ({type(error).__name__}: {error})", source
+            f"{url} did not answer in HTTP ({type(error).__name__}: {_one_line(error)})", source
         ) from None
+
+
+def _one_line(reason: object) -> str:
+    """A reason that may hold a server's raw bytes, as one short printable line."""
+    text = " ".join(str(reason).split())
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _redirect_handler() -> type:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    class HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+        """Follow redirects to http and https only (urllib would follow ftp:// too)."""
+
+        def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+            scheme = urllib.parse.urlsplit(newurl).scheme.lower()
+            if scheme not in ("http", "https"):
+                raise urllib.error.HTTPError(
+                    newurl, code, f"redirect to a {scheme or 'relative'}: URL refused", headers, fp
+                )
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return HttpOnlyRedirects
 
 
 def _read_body(response: HTTPResponse, url: str, timeout: float, source: str) -> bytes:
@@ -159,7 +208,7 @@ def _unreachable(url: str, reason: object, timeout: float, source: str) -> Input
     if isinstance(reason, OSError) and reason.strerror:
         reason = reason.strerror
     hint = "" if "SSL" in type(reason).__name__ else " (offline?)"
-    return InputError(f"cannot reach {url}: {reason}{hint}", source)
+    return InputError(f"cannot reach {url}: {_one_line(reason)}{hint}", source)
 
 
 def _validated_text(body: bytes, charset: str | None, puzzle_id: int, url: str, source: str) -> str:

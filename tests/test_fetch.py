@@ -53,6 +53,7 @@ PUZZLE_XML = """<?xml version="1.0"?>
 # What the server does for each id; any other id gets webpbn's "does not exist" text.
 VALID, LATIN1, SERVER_ERROR, SLOW, TRICKLE, HUGE, HUGE_UNDECLARED = 1, 2, 3, 4, 5, 6, 7
 EMPTY, BROKEN_XML, NOT_PUBLISHED, HTML_PAGE, EMPTY_SET = 8, 9, 10, 11, 12
+TO_FTP, NOT_HTTP = 13, 14
 MISSING = 99
 
 
@@ -61,6 +62,8 @@ class Endpoint:
     url: str
     requests: list[dict[str, str]] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
+    #: A port where a listener records whether anything connects (the redirect test).
+    ftp_port: int = 0
 
     def count(self) -> int:
         return len(self.requests)
@@ -123,6 +126,13 @@ def _handler(state: Endpoint) -> type[BaseHTTPRequestHandler]:
             elif puzzle_id == HTML_PAGE:
                 page = "<html><head><title>Oops</title></head><body><h1>Error</h1></body></html>"
                 self.send(200, page.encode(), "text/html")
+            elif puzzle_id == TO_FTP:
+                self.send_response(302)
+                self.send_header("Location", f"ftp://127.0.0.1:{state.ftp_port}/x.xml")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif puzzle_id == NOT_HTTP:  # not an HTTP status line, over two lines
+                self.wfile.write(b"SSH-2.0-OpenSSH\r\nProtocol mismatch.\r\n")
             elif puzzle_id == EMPTY_SET:
                 self.send(200, b'<?xml version="1.0"?>\n<puzzleset>\n</puzzleset>\n', "text/xml")
             else:
@@ -408,3 +418,40 @@ def test_offline_fetch_and_unknown_site_exit_2(closed_url: str) -> None:
     assert code == 2 and "unknown site" in err
     code, _, err = _cli("solve", "webpbn:abc")
     assert code == 2 and "not a webpbn puzzle id" in err
+
+
+def test_a_redirect_to_ftp_is_refused(server: Endpoint) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.5)
+    server.ftp_port = listener.getsockname()[1]
+    with pytest.raises(InputError, match="redirect to a ftp: URL refused"):
+        fetch_webpbn(TO_FTP, server.url)
+    with pytest.raises(TimeoutError):
+        listener.accept()  # nothing was sent to the ftp port
+    listener.close()
+
+
+def test_a_reply_that_is_not_http_is_one_line(server: Endpoint) -> None:
+    with pytest.raises(InputError) as caught:
+        fetch_webpbn(NOT_HTTP, server.url)
+    assert "\n" not in str(caught.value) and "did not answer in HTTP" in str(caught.value)
+
+
+def test_garbage_in_the_cache_is_downloaded_again(server: Endpoint, hermetic: Path) -> None:
+    path = fetch_webpbn(VALID, server.url)
+    path.write_bytes(b"\x00garbage")
+    assert fetch_webpbn(VALID, server.url) == path
+    assert server.count() == 2 and read_puzzle(path).width == 3
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:99999/x"])
+def test_unparseable_urls_are_input_errors(url: str) -> None:
+    with pytest.raises(InputError, match="is not a usable URL"):
+        fetch_webpbn(VALID, url)
+
+
+def test_an_absurd_id_is_refused_before_any_file_name_is_made() -> None:
+    with pytest.raises(InputError, match="at most 12 digits"):
+        fetch_webpbn(int("9" * 300), "http://127.0.0.1:9/")
