@@ -20,18 +20,18 @@ run: install
 	$(BIN)/satnono solve $(EXAMPLE)
 
 test: install
-	$(BIN)/ruff check satnono tests examples
+	$(BIN)/ruff check satnono tests examples tools
 	$(BIN)/mypy satnono
 	$(BIN)/pytest
 
 lint: install
-	$(BIN)/ruff check satnono tests examples
-	$(BIN)/ruff format --check satnono tests examples
+	$(BIN)/ruff check satnono tests examples tools
+	$(BIN)/ruff format --check satnono tests examples tools
 	$(BIN)/mypy satnono
 
 format: install
-	$(BIN)/ruff check --fix satnono tests examples
-	$(BIN)/ruff format satnono tests examples
+	$(BIN)/ruff check --fix satnono tests examples tools
+	$(BIN)/ruff format satnono tests examples tools
 
 # Bytecode first, as pip writes it for a regular install: the benchmark measures satnono, not
 # the compilation of its sources (which PYTHONDONTWRITEBYTECODE would repeat in every process).
