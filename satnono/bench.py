@@ -10,9 +10,11 @@ import argparse
 import datetime
 import platform
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from satnono.compare import SolveRun, puzzle_files, run_solve_process
 
@@ -125,6 +127,33 @@ def replace_section(document: str, section: str, body: str) -> str:
     return document.rstrip() + "\n\n" + block + "\n"
 
 
+def _time_puzzle(
+    path: Path, backends: list[str], configurations: list[Configuration], args: Any
+) -> list[SolveRun]:
+    """One puzzle, every configuration `args.repeat` times interleaved; the median run each."""
+    repeats: dict[str, list[SolveRun]] = {spec: [] for spec in backends}
+    for _ in range(max(1, args.repeat)):  # interleaved, so that load drift hits all alike
+        for config in configurations:
+            run = run_solve_process(
+                path, config.backend, args.max_solutions, args.timeout, config.options,
+                config.checkout,
+            )  # fmt: skip
+            repeats[config.spec].append(run)
+    chosen = []
+    for spec, done in repeats.items():
+        # The run of median wall time stands for all: the machine is shared and noisy.
+        run = sorted(done, key=lambda r: r.wall_seconds)[(len(done) - 1) // 2]
+        run = replace(run, backend=spec)
+        print(f"{path.stem:28} {spec:10} {run.wall_seconds:7.2f} s  {run.status}", flush=True)
+        chosen.append(run)
+    return chosen
+
+
+def _busy_process() -> subprocess.Popen[bytes]:
+    """Another process that keeps one core busy, as on a shared machine."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m satnono.bench", description=__doc__)
     parser.add_argument("folder", type=Path)
@@ -141,26 +170,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs per puzzle and backend; the median counts"
     )
+    parser.add_argument(
+        "--single",
+        help="the column that is the best single configuration: the table then "
+        "gives the subject's total as a ratio to it",
+    )
+    parser.add_argument(
+        "--busy", action="store_true", help="keep one other busy process running (a loaded machine)"
+    )
     args = parser.parse_args(argv)
     backends = [b for b in args.backends.split(",") if b]
     files = sorted(puzzle_files([args.folder]), key=lambda p: _puzzle_order(p.stem))
     configurations = [Configuration.parse(spec) for spec in backends]
     runs = []
-    for path in files:
-        repeats: dict[str, list[SolveRun]] = {spec: [] for spec in backends}
-        for _ in range(max(1, args.repeat)):  # interleaved, so that load drift hits all alike
-            for config in configurations:
-                run = run_solve_process(
-                    path, config.backend, args.max_solutions, args.timeout, config.options,
-                    config.checkout,
-                )  # fmt: skip
-                repeats[config.spec].append(run)
-        for spec, done in repeats.items():
-            # The run of median wall time stands for all: the machine is shared and noisy.
-            run = sorted(done, key=lambda r: r.wall_seconds)[(len(done) - 1) // 2]
-            run = replace(run, backend=spec)
-            print(f"{path.stem:28} {spec:10} {run.wall_seconds:7.2f} s  {run.status}", flush=True)
-            runs.append(run)
+    busy = _busy_process() if args.busy else None
+    try:
+        for path in files:
+            runs += _time_puzzle(path, backends, configurations, args)
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
     expected = expected_verdicts(args.folder)
     command = " ".join(["python -m satnono.bench", *(argv if argv is not None else sys.argv[1:])])
     today = datetime.date.today().isoformat()
@@ -176,6 +206,15 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *table(runs, backends, expected),
     ]
+    if args.single:
+        sums = {b: sum(r.wall_seconds for r in runs if r.backend == b) for b in backends}
+        body += [
+            "",
+            f"Default ({backends[0]}) against the best single configuration ({args.single}): "
+            f"{sums[backends[0]]:.2f} s against {sums[args.single]:.2f} s in total, a ratio of "
+            f"**{sums[backends[0]] / sums[args.single]:.2f}**"
+            + (" (one other busy process ran throughout)." if args.busy else " (no other load)."),
+        ]
     text = "\n".join(body)
     if args.output is None:
         print(text)

@@ -866,6 +866,114 @@ def compare(
     raise typer.Exit(1 if problems else 0)
 
 
+@app.command()
+@handles_errors
+def batch(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Puzzle files or folders; or `report DB` to summarize a results database.",
+            show_default=False,
+            metavar="PATH...",
+        ),
+    ],
+    db: Annotated[
+        Path | None, typer.Option("--db", help="SQLite results database (created if missing).")
+    ] = None,
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="Search backend (default: satnono's).")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0, help="Seconds per puzzle (a hard deadline).")
+    ] = 60.0,
+    max_solutions: Annotated[
+        int, typer.Option("--max-solutions", min=1, help="Solutions to look for per puzzle.")
+    ] = 2,
+    exact_count: Annotated[bool, typer.Option("--count", help="Also count exactly.")] = False,
+    analyze_too: Annotated[
+        bool, typer.Option("--analyze", help="Also analyze (difficulty class).")
+    ] = False,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="Worker processes (default: cores).")
+    ] = None,
+    scheduler: Annotated[
+        str, typer.Option("--scheduler", help="local, or the address of a Dask scheduler.")
+    ] = "local",
+    csv_file: Annotated[
+        Path | None, typer.Option("--csv", help="With report: write every row as CSV.")
+    ] = None,
+    plot_file: Annotated[
+        Path | None, typer.Option("--plot", help="With report: write a plot (.png or .svg).")
+    ] = None,
+) -> None:
+    """Solve whole archives on Dask, results in SQLite: resumable, one row per puzzle.
+
+    `satnono batch report DB [--csv FILE] [--plot FILE.png]` summarizes a database.
+    """
+    from satnono import batch as batching
+    from satnono.results import ResultStore, write_csv
+
+    if paths and str(paths[0]) == "report":
+        if len(paths) != 2:
+            raise InputError("usage: satnono batch report DB [--csv FILE] [--plot FILE]", "report")
+        if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
+            raise InputError("the plot must be a .png or .svg file", plot_file)
+        with ResultStore(paths[1], create=False) as store:
+            rows = list(store.rows())
+        for line in batching.summary_lines(rows):
+            typer.echo(printable(line))
+        if csv_file is not None:
+            write_csv(rows, csv_file)
+        if plot_file is not None:
+            batching.plot(rows, plot_file)
+        return
+    if db is None:
+        raise InputError("name the results database: --db results.sqlite", "--db")
+    check_timeout(timeout)
+    settings = batching.BatchSettings(backend, timeout, max_solutions, exact_count, analyze_too)
+    run = _batch_with_progress(batching, paths, db, settings, workers, scheduler)
+    typer.echo(
+        f"{run.total} puzzles: {len(run.rows)} run now, {run.skipped} already in {db} "
+        f"({run.seconds:.1f} s)"
+    )
+    if run.rows:
+        for line in batching.summary_lines(run.rows):
+            typer.echo(printable(line))
+
+
+def _batch_with_progress(
+    batching: Any, paths: list[Path], db: Path, settings: Any, workers: int | None, scheduler: str
+) -> Any:
+    from collections import Counter
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )  # fmt: skip
+
+    verdicts: Counter[str] = Counter()
+    columns = (
+        "{task.description}", BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+        "{task.fields[rate]}", TimeElapsedColumn(), TimeRemainingColumn(),
+    )  # fmt: skip
+    with Progress(*columns, console=_console(stderr=True), transient=True) as progress:
+        task = progress.add_task("batch", total=None, rate="")
+        started = time.perf_counter()
+
+        def on_row(row: Any, done: int, total: int) -> None:
+            verdicts[row.status] += 1
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            described = ", ".join(f"{n} {s}" for s, n in verdicts.most_common(4))
+            progress.update(task, completed=done, total=total, description=described,
+                            rate=f"{rate:.0f}/s")  # fmt: skip
+
+        return batching.run_batch(paths, db, settings, workers, scheduler, on_row)
+
+
 def _run_with_progress(
     comparing: Any, files: list[Path], backends: list[str], limit: int, timeout: float, jobs: int
 ) -> list[Any]:

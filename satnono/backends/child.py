@@ -43,12 +43,17 @@ class ForkedChild:
     `kill()`) kills and reaps it: no orphan, no zombie.
     """
 
-    def __init__(self, run: Callable[[Send], None], what: str, quiet: bool = False) -> None:
+    def __init__(
+        self, run: Callable[..., None], what: str, quiet: bool = False, inbox: bool = False
+    ) -> None:
+        """`inbox` True gives the child a second pipe: `run(send, receive)`, where receive()
+        waits for the next item the parent `post`s (a long-lived worker serving requests)."""
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
         self.what = what
         self.receiver, sender = context.Pipe(duplex=False)
+        inbound, self.outbox = context.Pipe(duplex=False) if inbox else (None, None)  # type: ignore[var-annotated]
         parent = os.getpid()
 
         def child_main() -> None:
@@ -58,7 +63,10 @@ class ForkedChild:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
             try:
-                run(sender.send)
+                if inbound is not None:
+                    run(sender.send, inbound.recv)
+                else:
+                    run(sender.send)
                 sender.send(_End())
             except BrokenPipeError:
                 pass
@@ -68,12 +76,31 @@ class ForkedChild:
             finally:
                 sender.close()
 
-        self.process = context.Process(target=child_main, daemon=True, name=f"satnono {what}")
+        # os.fork rather than multiprocessing.Process: a daemonic process (a Dask worker, a
+        # multiprocessing pool's worker) may not have multiprocessing children, but may fork.
         try:
-            self.process.start()
+            self.pid = os.fork()
+            if self.pid == 0:  # the child: run, and leave without the parent's exit handlers
+                code = 0
+                try:
+                    child_main()
+                except BaseException:
+                    code = 1
+                finally:
+                    os._exit(code)
         finally:
-            sender.close()
+            if self.pid != 0:
+                sender.close()
+                if inbound is not None:
+                    inbound.close()
+        self.exitcode: int | None = None
         self.finished = False
+
+    def post(self, item: Any) -> None:
+        """Send `item` to the child's receive() (only with `inbox`)."""
+        if self.outbox is None:
+            raise RuntimeError(f"the {self.what} process takes no input")
+        self.outbox.send(item)
 
     def ready(self) -> bool:
         """True when a message (or the child's end) is waiting; never blocks. Thread-safe."""
@@ -93,8 +120,7 @@ class ForkedChild:
             item = self.receiver.recv()
         except EOFError:
             self.finished = True
-            self.process.join(0.1)
-            code = self.process.exitcode
+            code = self._reap(block=False)
             raise RuntimeError(f"the {self.what} process died (exit code {code})") from None
         if isinstance(item, _End):
             self.finished = True
@@ -103,14 +129,24 @@ class ForkedChild:
             raise ChildFinished
         return item
 
+    def _reap(self, block: bool) -> int | None:
+        """The child's exit code once it has ended (reaped, so no zombie is left)."""
+        if self.exitcode is None:
+            with contextlib.suppress(ChildProcessError):
+                pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+                if pid == self.pid:
+                    self.exitcode = os.waitstatus_to_exitcode(status)
+        return self.exitcode
+
     def kill(self) -> None:
         """Kill the child if it still runs, reap it and close the pipe; idempotent."""
-        with contextlib.suppress(OSError, ValueError, AssertionError):
-            if self.process.is_alive():
-                self.process.kill()
-        with contextlib.suppress(OSError, ValueError, AssertionError):
-            self.process.join()
+        if self.exitcode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._reap(block=True)
         self.receiver.close()
+        if self.outbox is not None:
+            self.outbox.close()
 
     def __enter__(self) -> ForkedChild:
         return self

@@ -1,0 +1,333 @@
+"""Whole archives: every puzzle a Dask task, results into SQLite as they arrive, resumable.
+
+The default scheduler is a `distributed.LocalCluster` with one worker process per core; each
+worker keeps one forked solver process (satnono.backends.child.ForkedChild) that serves puzzle
+after puzzle, so start-up is paid once per worker, and is killed and replaced when a puzzle
+overruns its hard deadline (a stuck puzzle cannot hold a worker). `--scheduler tcp://H:P` runs
+on an existing Dask cluster instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from satnono import __version__
+from satnono.errors import InputError
+from satnono.model import Puzzle
+from satnono.results import ResultRow, ResultStore
+
+#: Seconds past --timeout before a worker's solver process is killed: the cooperative deadline
+#: holds within 0.3 s (RELIABILITY.md), so this is only for a puzzle that does not stop.
+GRACE = 2.0
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """What is asked of every puzzle; `key()` names the configuration in the database."""
+
+    backend: str | None = None
+    timeout: float | None = 60.0
+    max_solutions: int = 2
+    count: bool = False
+    analyze: bool = False
+
+    def key(self) -> str:
+        parts = [
+            f"backend={self.backend or 'default'}", f"timeout={self.timeout}",
+            f"max_solutions={self.max_solutions}",
+        ]  # fmt: skip
+        parts += ["count"] * self.count + ["analyze"] * self.analyze
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One puzzle of one file (or the file's one-line error), named by its content's hash."""
+
+    puzzle_hash: str
+    file: str
+    index: int
+    puzzle: Puzzle | None
+    error: str | None = None
+
+
+def puzzle_hash(puzzle: Puzzle) -> str:
+    """The same for the same clues and colors, whichever file and format they came from."""
+    content = repr((puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
+                    tuple(color.rgb for color in puzzle.palette)))  # fmt: skip
+    return hashlib.sha256(content.encode()).hexdigest()[:32]
+
+
+def collect(paths: Sequence[Path]) -> list[Job]:
+    """Every puzzle under `paths` once (duplicates by content dropped); bad files as errors."""
+    from satnono.compare import puzzle_files
+    from satnono.formats import read_puzzles
+
+    jobs: dict[str, Job] = {}
+    for path in puzzle_files(list(paths)):
+        try:
+            puzzles = read_puzzles(path)
+        except InputError as error:
+            digest = hashlib.sha256(f"{path.resolve()}:{error}".encode()).hexdigest()[:32]
+            jobs.setdefault(digest, Job(digest, str(path), 1, None, str(error)))
+            continue
+        for index, puzzle in enumerate(puzzles, start=1):
+            digest = puzzle_hash(puzzle)
+            jobs.setdefault(digest, Job(digest, str(path), index, puzzle))
+    return list(jobs.values())
+
+
+# --- in a Dask worker ------------------------------------------------------------------------
+
+_SERVERS = threading.local()
+
+
+def solve_job(job: Job, settings: BatchSettings) -> ResultRow:
+    """A task: the puzzle solved by this worker thread's solver process, under a hard deadline."""
+    from satnono.backends.child import ChildFinished, ForkedChild
+    from satnono.deadline import Timeout
+
+    if job.puzzle is None:
+        return _row(job, settings, {"status": "error", "error": job.error, "seconds": 0.0})
+    server: ForkedChild | None = getattr(_SERVERS, "server", None)
+    if server is None or server.finished:
+        server = _SERVERS.server = ForkedChild(_serve, "batch solver", quiet=True, inbox=True)
+    started = time.perf_counter()
+    limit = None if settings.timeout is None else settings.timeout + GRACE
+    try:
+        server.post((job.puzzle, settings))
+        answer = server.receive(limit)
+    except (Timeout, RuntimeError, ChildFinished, OSError) as error:
+        server.kill()
+        _SERVERS.server = None
+        seconds = round(time.perf_counter() - started, 4)
+        if isinstance(error, Timeout):
+            answer = {"status": "timeout", "error": "killed at the hard deadline"}
+        else:
+            answer = {"status": "error", "error": str(error) or type(error).__name__}
+        answer["seconds"] = seconds
+    return _row(job, settings, answer)
+
+
+def _serve(send: Callable[[Any], None], receive: Callable[[], Any]) -> None:
+    """The solver process: puzzle after puzzle, until the worker kills it."""
+    while True:
+        puzzle, settings = receive()
+        send(_solve_here(puzzle, settings))
+
+
+def _solve_here(puzzle: Puzzle, settings: BatchSettings) -> dict[str, Any]:
+    import satnono
+
+    started = time.perf_counter()
+    try:
+        result = satnono.solve(puzzle, settings.backend, settings.max_solutions, settings.timeout)
+        answer: dict[str, Any] = {
+            "status": result.status, "complete": result.complete,
+            "solutions_found": result.solutions_found,
+            "cells_left": result.stats.get("cells_left"), "error": result.reason,
+        }  # fmt: skip
+        answer["difficulty"] = _difficulty(result.status, answer["cells_left"])
+        if settings.count:
+            counted = satnono.count(puzzle, settings.timeout)
+            answer.update(count=str(counted.count), exact=counted.exact)
+        if settings.analyze:
+            answer["difficulty"] = satnono.analyze(puzzle, settings.timeout).difficulty
+    except InputError as error:
+        answer = {"status": "error", "error": str(error)}
+    answer["seconds"] = round(time.perf_counter() - started, 4)
+    return answer
+
+
+def _difficulty(status: str, cells_left: int | None) -> str | None:
+    """What the solve alone tells (analyze tells more: probing, search depth)."""
+    if status == "unsolvable":
+        return "no solution"
+    if status == "multiple":
+        return "ambiguous"
+    if cells_left == 0:
+        return "line-solvable"
+    return "needs probing or search" if status == "unique" else None
+
+
+def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow:
+    puzzle = job.puzzle
+    return ResultRow(
+        puzzle_hash=job.puzzle_hash, configuration=settings.key(), file=job.file,
+        puzzle_index=job.index, title=puzzle.title if puzzle else None,
+        width=puzzle.width if puzzle else None, height=puzzle.height if puzzle else None,
+        colors=len(puzzle.palette) - 1 if puzzle else None, status=answer["status"],
+        complete=answer.get("complete"), solutions_found=answer.get("solutions_found"),
+        count=answer.get("count"), exact=answer.get("exact"), seconds=answer["seconds"],
+        cells_left=answer.get("cells_left"), difficulty=answer.get("difficulty"),
+        version=__version__, error=answer.get("error"),
+    )  # fmt: skip
+
+
+# --- in the client ---------------------------------------------------------------------------
+
+
+@dataclass
+class BatchRun:
+    """What a run did: puzzles found, skipped as done, solved now, and their rows."""
+
+    total: int
+    skipped: int
+    rows: list[ResultRow]
+    seconds: float = 0.0
+
+
+def run_batch(
+    paths: Sequence[Path],
+    db: Path,
+    settings: BatchSettings,
+    workers: int | None = None,
+    scheduler: str = "local",
+    on_row: Callable[[ResultRow, int, int], None] | None = None,
+) -> BatchRun:
+    """Solve every puzzle under `paths` not yet in `db` for these settings; rows as they come.
+
+    `on_row(row, done, total)` sees each row once it is stored (for a progress display).
+    """
+    from distributed import as_completed
+
+    from satnono.backends import check_backend, usable_cores
+
+    if settings.backend is not None:
+        check_backend(settings.backend)
+    started = time.perf_counter()
+    jobs = collect(paths)
+    with ResultStore(db) as store:
+        done = store.done(settings.key())
+        todo = [job for job in jobs if job.puzzle_hash not in done]
+        run = BatchRun(len(jobs), len(jobs) - len(todo), [])
+        if todo:
+            with _client(scheduler, workers or usable_cores()) as client:
+                futures = client.map(solve_job, todo, settings=settings, pure=False)
+                by_key = {future.key: job for future, job in zip(futures, todo, strict=True)}
+                for future in as_completed(futures):
+                    row = _result(future, by_key[future.key], settings)
+                    store.add(row)
+                    run.rows.append(row)
+                    if on_row is not None:
+                        on_row(row, run.skipped + len(run.rows), run.total)
+    run.seconds = round(time.perf_counter() - started, 4)
+    return run
+
+
+def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:
+    """The task's row; a task Dask gave up on (its workers died) is an error row."""
+    try:
+        row: ResultRow = future.result()
+    except Exception as error:  # KilledWorker, a worker's import failure, ...
+        message = f"{type(error).__name__}: {error}".splitlines()[0]
+        return _row(job, settings, {"status": "error", "error": message, "seconds": 0.0})
+    return row
+
+
+class _client:  # noqa: N801 - used as a context manager, like distributed.Client
+    """A Dask client on a new LocalCluster ("local") or on the scheduler at an address."""
+
+    def __init__(self, scheduler: str, workers: int) -> None:
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        self.cluster = None
+        try:
+            if scheduler == "local":
+                self.cluster = LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True,
+                    dashboard_address=None, silence_logs=logging.ERROR,
+                )  # fmt: skip
+                self.client = Client(self.cluster)
+            else:
+                self.client = Client(scheduler, timeout=10)
+        except OSError as error:
+            raise InputError(f"cannot reach the Dask scheduler: {error}", "--scheduler") from None
+
+    def __enter__(self) -> Any:
+        return self.client
+
+    def __exit__(self, *_: object) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+# --- summaries -------------------------------------------------------------------------------
+
+
+def summary_lines(rows: Iterable[ResultRow], slowest: int = 5) -> list[str]:
+    """Verdict counts, the slowest puzzles, the timeouts and the errors, one per line."""
+    rows = list(rows)
+    verdicts = Counter(row.status for row in rows)
+    lines = [
+        f"{len(rows)} puzzles: "
+        + ", ".join(f"{count} {status}" for status, count in verdicts.most_common())
+    ]
+    solved = sorted((r for r in rows if r.status not in ("error",)), key=lambda r: -r.seconds)
+    if solved:
+        lines.append("slowest:")
+        lines += [f"  {r.seconds:8.2f} s  {r.status:10} {_name(r)}" for r in solved[:slowest]]
+    errors = [r for r in rows if r.status == "error"]
+    for row in errors[:10]:
+        lines.append(f"error: {row.error}")
+    if len(errors) > 10:
+        lines.append(f"... and {len(errors) - 10} more errors")
+    timeouts = [r for r in rows if r.status == "timeout"]
+    if timeouts:
+        lines.append(f"timeouts: {', '.join(_name(r) for r in timeouts[:10])}"
+                     + (" ..." if len(timeouts) > 10 else ""))  # fmt: skip
+    return lines
+
+
+def _name(row: ResultRow) -> str:
+    return row.file if row.puzzle_index == 1 else f"{row.file} #{row.puzzle_index}"
+
+
+def plot(rows: Sequence[ResultRow], path: Path) -> None:
+    """Cumulative puzzles solved against time (log scale), and verdicts by size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    finished = sorted(r.seconds for r in rows if r.status not in ("timeout", "error"))
+    left.step(finished, range(1, len(finished) + 1), where="post")
+    left.set_xscale("log")
+    left.set_xlabel("seconds per puzzle")
+    left.set_ylabel("puzzles solved within")
+    left.set_title("cumulative solved")
+    sizes = sorted({_size_bucket(r) for r in rows if r.width})
+    statuses = sorted({r.status for r in rows if r.width})
+    bottom = [0] * len(sizes)
+    for status in statuses:
+        heights = [sum(1 for r in rows if r.width and _size_bucket(r) == s and r.status == status)
+                   for s in sizes]  # fmt: skip
+        right.bar([str(s) for s in sizes], heights, bottom=bottom, label=status)
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    right.set_xlabel("larger side, rounded up to 10")
+    right.set_ylabel("puzzles")
+    right.set_title("verdicts by size")
+    right.legend(fontsize="small")
+    figure.tight_layout()
+    try:
+        figure.savefig(path)
+    except OSError as error:
+        raise InputError(f"cannot write the plot: {error.strerror or error}", path) from None
+    finally:
+        plt.close(figure)
+
+
+def _size_bucket(row: ResultRow) -> int:
+    side = max(row.width or 0, row.height or 0)
+    return -(-side // 10) * 10
