@@ -94,7 +94,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
             stdout=log,
             stderr=log,
             start_new_session=True,
-        )  # fmt: skip
+        )
         for _ in range(2)
     ]
     try:
@@ -128,7 +128,7 @@ def test_an_existing_cluster_and_a_worker_killed_mid_run(
     )  # fmt: skip
     _wait_for_rows(db, 3, batch)
     os.killpg(workers[0].pid, signal.SIGKILL)  # one worker dies mid-run; the other goes on
-    out, err = batch.communicate(timeout=180)
+    _, err = batch.communicate(timeout=180)
     assert batch.returncode == 0, err
     found = rows(db)
     assert len(found) == len({p.rows for p in puzzles}) == len({h for h, _, _ in found})
@@ -150,7 +150,7 @@ def test_a_killed_batch_resumes_without_lost_or_duplicated_rows(tmp_path: Path) 
     os.killpg(first.pid, signal.SIGKILL)  # the batch, its cluster and workers, at once
     first.wait(10)
     partial = len(rows(db))
-    assert 0 < partial
+    assert partial > 0
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     found = rows(db)
