@@ -21,7 +21,7 @@ from satnono.compare import SolveRun, puzzle_files, run_solve_process
 
 @dataclass(frozen=True)
 class Configuration:
-    """What one column of the table runs: `[backend[/encoding[/solver]]][@checkout]`.
+    """What one column of the table runs: `[backend[/encoding[/solver[/seed]]]][@checkout]`.
 
     `sat/automaton/glucose42` pins one SAT configuration (the Foundation issue's default);
     `@/tmp/prev` runs the default backend of another satnono checkout (`python -m satnono`
@@ -43,6 +43,8 @@ class Configuration:
             options += ["--encoding", rest[0]]
         if len(rest) > 1:
             options += ["--solver", rest[1]]
+        if len(rest) > 2:
+            options += ["--seed", rest[2]]
         folder = Path(checkout) if checkout else None
         return cls(spec, backend or None, tuple(options), folder)
 
