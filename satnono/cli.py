@@ -974,6 +974,22 @@ def _batch_with_progress(
         return batching.run_batch(paths, db, settings, workers, scheduler, on_row)
 
 
+@app.command()
+@handles_errors
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port.")] = 8000,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Start the web page: open, solve, watch and author puzzles in a browser."""
+    from satnono.serve import serve as run_server
+
+    _say(f"satnono: serving on http://{host}:{port}/ (Ctrl-C stops)")
+    run_server(host, port, open_browser)
+
+
 def _run_with_progress(
     comparing: Any, files: list[Path], backends: list[str], limit: int, timeout: float, jobs: int
 ) -> list[Any]:

@@ -1,0 +1,303 @@
+// satnono's page: talks to the JSON API of `satnono serve` (satnono/serve.py); no build step.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { text: "", name: "", solution: null, ambiguous: [], controller: null, status: null };
+
+function options() {
+  const query = new URLSearchParams();
+  if ($("backend").value) query.set("backend", $("backend").value);
+  query.set("timeout", $("timeout").value || "30");
+  query.set("max_solutions", $("max").value || "2");
+  if (state.name) query.set("name", state.name);
+  return query;
+}
+
+function setPuzzle(text, name) {
+  state.text = text; state.name = name || ""; state.solution = null; state.ambiguous = [];
+  $("text").value = text;
+  $("verdict").textContent = name ? `Opened ${name}.` : "Puzzle text ready.";
+  $("phase").textContent = ""; $("partial").textContent = "";
+  drawPicture();
+}
+
+async function post(path, body, query) {
+  const response = await fetch(`${path}?${query || options()}`, { method: "POST", body });
+  if (!response.ok) {
+    let message = `HTTP ${response.status}`;
+    try { message = (await response.json()).error; } catch (_) { /* not JSON */ }
+    throw new Error(message);
+  }
+  return response;
+}
+
+function verdictText(result) {
+  const n = result.solutions_found;
+  switch (result.status) {
+    case "unique": return "Unique solution";
+    case "multiple": return result.complete ? `${n} solutions` : `At least ${n} solutions`;
+    case "unsolvable": return `No solution: ${result.reason}`;
+    case "timeout": return n ? `Timeout: ${n} solution(s) found` : "Timeout: no solution found yet";
+    default: return "Solved (uniqueness not checked)";
+  }
+}
+
+async function drawPicture() {
+  if (!state.text.trim()) { $("picture").innerHTML = ""; return; }
+  const body = JSON.stringify({ puzzle: state.text, solution: state.solution, highlight: state.ambiguous });
+  try {
+    const response = await post("/api/picture", body);
+    $("picture").innerHTML = await response.text();
+    for (const id of ["download-svg", "download-png", "download-puzzle"]) $(id).disabled = false;
+  } catch (error) {
+    $("verdict").textContent = error.message;
+  }
+}
+
+async function solve() {
+  state.text = $("text").value;
+  if (!state.text.trim()) { $("verdict").textContent = "Open a puzzle first."; return; }
+  state.solution = null; state.ambiguous = [];
+  state.controller = new AbortController();
+  $("solve").disabled = true; $("cancel").disabled = false;
+  $("verdict").textContent = "Solving…";
+  try {
+    const response = await fetch(`/api/solve/stream?${options()}`,
+      { method: "POST", body: state.text, signal: state.controller.signal });
+    if (!response.ok) throw new Error((await response.json()).error);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const event = JSON.parse(buffer.slice(0, newline));
+        buffer = buffer.slice(newline + 1);
+        await handle(event);
+      }
+    }
+  } catch (error) {
+    $("verdict").textContent = error.name === "AbortError" ? "Cancelled." : error.message;
+  } finally {
+    $("solve").disabled = false; $("cancel").disabled = true;
+  }
+}
+
+async function handle(event) {
+  if (event.event === "progress") {
+    $("phase").textContent = `${event.phase}: ${event.cells_left ?? "?"} cells left after line logic`;
+    $("partial").textContent = event.partial.join("\n");
+  } else if (event.event === "solution") {
+    if (!state.solution) state.solution = event.solution;
+    $("phase").textContent = "verified solution found";
+    $("partial").textContent = event.solution.join("\n");
+  } else if (event.event === "error") {
+    $("verdict").textContent = event.error;
+  } else if (event.event === "done") {
+    state.status = event.result.status;
+    $("verdict").textContent = verdictText(event.result);
+    $("phase").textContent = `${event.result.seconds.toFixed(2)} s`;
+    $("partial").textContent = "";
+    if (event.result.status === "multiple") await analyze(false);
+    await drawPicture();
+  }
+}
+
+async function analyze(show = true) {
+  state.text = $("text").value;
+  try {
+    const data = await (await post("/api/analyze", state.text)).json();
+    state.ambiguous = data.ambiguous_cells;
+    const parts = [data.label];
+    if (data.ambiguous_cells.length) parts.push(`${data.ambiguous_cells.length} ambiguous cells (outlined)`);
+    const text = parts.join("; ");
+    if (show) { $("verdict").textContent = text; await drawPicture(); }
+    else $("verdict").textContent += ` — ${text}`;
+  } catch (error) { $("verdict").textContent = error.message; }
+}
+
+async function count() {
+  state.text = $("text").value;
+  $("verdict").textContent = "Counting…";
+  try {
+    const data = await (await post("/api/count", state.text)).json();
+    $("verdict").textContent = `${data.exact ? "" : "at least "}${data.count} solutions` +
+      ` (${data.method.join(", ") || "line logic"}, ${data.seconds.toFixed(2)} s)`;
+  } catch (error) { $("verdict").textContent = error.message; }
+}
+
+function download(blob, name) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob); link.download = name; link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+async function downloadPicture(type) {
+  const body = JSON.stringify({ puzzle: state.text, solution: state.solution, highlight: state.ambiguous });
+  const query = options(); query.set("type", type);
+  download(await (await post("/api/picture", body, query)).blob(), `puzzle.${type}`);
+}
+
+async function downloadPuzzle() {
+  const format = $("download-format").value;
+  const query = options(); query.set("to", format);
+  download(await (await post("/api/convert", $("text").value, query)).blob(), `puzzle.${format}`);
+}
+
+// --- opening ---------------------------------------------------------------------------------
+$("file").addEventListener("change", async (e) => {
+  const file = e.target.files[0]; if (file) setPuzzle(await file.text(), file.name);
+});
+$("drop").addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });
+$("drop").addEventListener("dragleave", () => $("drop").classList.remove("over"));
+$("drop").addEventListener("drop", async (e) => {
+  e.preventDefault(); $("drop").classList.remove("over");
+  const file = e.dataTransfer.files[0]; if (file) setPuzzle(await file.text(), file.name);
+});
+$("text").addEventListener("input", () => { state.text = $("text").value; state.name = ""; });
+$("fetch").addEventListener("click", async () => {
+  const id = $("webpbn").value;
+  try {
+    const response = await fetch(`/api/webpbn/${encodeURIComponent(id)}`);
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error);
+    setPuzzle(data.text, data.name);
+  } catch (error) { $("verdict").textContent = error.message; }
+});
+$("solve").addEventListener("click", solve);
+$("cancel").addEventListener("click", () => state.controller && state.controller.abort());
+$("count").addEventListener("click", count);
+$("analyze").addEventListener("click", () => analyze(true));
+$("download-svg").addEventListener("click", () => downloadPicture("svg"));
+$("download-png").addEventListener("click", () => downloadPicture("png"));
+$("download-puzzle").addEventListener("click", downloadPuzzle);
+
+// --- modes -----------------------------------------------------------------------------------
+for (const tab of document.querySelectorAll(".tab")) {
+  tab.addEventListener("click", () => {
+    for (const other of document.querySelectorAll(".tab")) other.classList.toggle("active", other === tab);
+    $("solve-mode").hidden = tab.dataset.mode !== "solve";
+    $("author-mode").hidden = tab.dataset.mode !== "author";
+  });
+}
+
+// --- the author's mode -----------------------------------------------------------------------
+const author = { width: 10, height: 10, grid: [], palette: [{ char: "#", rgb: "#000000" }], brush: "#",
+                 timer: null, ambiguous: new Set(), non: "" };
+
+function runs(line) {
+  const out = []; let i = 0;
+  while (i < line.length) {
+    if (line[i] === ".") { i++; continue; }
+    let j = i; while (j < line.length && line[j] === line[i]) j++;
+    out.push(author.palette.length > 1 ? `${j - i}${line[i]}` : `${j - i}`); i = j;
+  }
+  return out.length ? out.join(" ") : "0";
+}
+
+function rgbOf(char) { return (author.palette.find((c) => c.char === char) || {}).rgb || "#fff"; }
+
+function drawBoard() {
+  const board = $("author-board");
+  board.innerHTML = "";
+  board.style.gridTemplateColumns = `auto repeat(${author.width}, 18px)`;
+  board.style.gridTemplateRows = `auto repeat(${author.height}, 18px)`;
+  board.appendChild(document.createElement("div"));
+  for (let c = 0; c < author.width; c++) {
+    const clue = document.createElement("div"); clue.className = "clue column";
+    clue.textContent = runs(author.grid.map((row) => row[c]));
+    board.appendChild(clue);
+  }
+  for (let r = 0; r < author.height; r++) {
+    const clue = document.createElement("div"); clue.className = "clue row";
+    clue.textContent = runs(author.grid[r]); board.appendChild(clue);
+    for (let c = 0; c < author.width; c++) {
+      const cell = document.createElement("div");
+      cell.className = "cell"; cell.dataset.row = r; cell.dataset.col = c;
+      const char = author.grid[r][c];
+      cell.style.background = char === "." ? "white" : rgbOf(char);
+      if (author.ambiguous.has(`${r + 1},${c + 1}`)) cell.classList.add("ambiguous");
+      board.appendChild(cell);
+    }
+  }
+}
+
+function newGrid() {
+  author.width = Math.max(1, Math.min(60, +$("author-width").value || 10));
+  author.height = Math.max(1, Math.min(60, +$("author-height").value || 10));
+  author.grid = Array.from({ length: author.height }, () => Array(author.width).fill("."));
+  author.ambiguous = new Set(); $("author-verdict").textContent = "Paint some cells.";
+  drawBoard();
+}
+
+let painting = null;
+function paint(target) {
+  if (!target.classList.contains("cell")) return;
+  const r = +target.dataset.row, c = +target.dataset.col;
+  if (author.grid[r][c] === painting) return;
+  author.grid[r][c] = painting; author.ambiguous = new Set(); drawBoard(); check();
+}
+$("author-board").addEventListener("mousedown", (e) => {
+  e.preventDefault(); painting = e.button === 2 ? "." : author.brush; paint(e.target);
+});
+$("author-board").addEventListener("mouseover", (e) => { if (painting !== null) paint(e.target); });
+$("author-board").addEventListener("contextmenu", (e) => e.preventDefault());
+document.addEventListener("mouseup", () => { painting = null; });
+
+function check() {
+  clearTimeout(author.timer);
+  author.timer = setTimeout(async () => {
+    const rows = author.grid.map((row) => row.join(""));
+    if (!rows.some((row) => /[^.]/.test(row))) { $("author-verdict").textContent = "Paint some cells."; return; }
+    $("author-verdict").textContent = "Checking…";
+    try {
+      const data = await (await post("/api/author", JSON.stringify({ rows, palette: author.palette }),
+                                     new URLSearchParams({ timeout: "20" }))).json();
+      author.non = data.non;
+      const a = data.analysis;
+      author.ambiguous = new Set(a.ambiguous_cells.map(([r, c]) => `${r},${c}`));
+      let text = a.difficulty === "ambiguous"
+        ? `Not unique: ${a.ambiguous_cells.length} ambiguous cells (outlined in red)`
+        : `Unique — ${a.label}`;
+      if (a.difficulty === "unknown") text = "Could not decide in time";
+      $("author-verdict").textContent = text;
+      drawBoard();
+    } catch (error) { $("author-verdict").textContent = error.message; }
+  }, 300);
+}
+
+$("author-resize").addEventListener("click", newGrid);
+$("author-clear").addEventListener("click", newGrid);
+$("add-color").addEventListener("click", () => {
+  const used = new Set(author.palette.map((c) => c.char));
+  const char = "abcdefghijklmnopqrstuvwxyz".split("").find((l) => !used.has(l));
+  if (!char) return;
+  if (author.palette.length === 1 && author.palette[0].char === "#") {
+    author.palette[0].char = "k"; // several colors: every color gets a letter
+    author.grid = author.grid.map((row) => row.map((x) => (x === "#" ? "k" : x)));
+    document.querySelector('.swatch[data-char="#"]').dataset.char = "k";
+    if (author.brush === "#") author.brush = "k";
+  }
+  author.palette.push({ char, rgb: $("new-color").value });
+  const swatch = document.createElement("button");
+  swatch.className = "swatch"; swatch.dataset.char = char; swatch.style.background = $("new-color").value;
+  $("palette").insertBefore(swatch, $("new-color"));
+  drawBoard(); check();
+});
+$("palette").addEventListener("click", (e) => {
+  if (!e.target.classList.contains("swatch")) return;
+  author.brush = e.target.dataset.char;
+  for (const s of document.querySelectorAll(".swatch")) s.classList.toggle("active", s === e.target);
+});
+$("author-export").addEventListener("click", () => {
+  if (author.non) download(new Blob([author.non], { type: "text/plain" }), "my-puzzle.non");
+});
+$("author-solve").addEventListener("click", () => {
+  if (!author.non) return;
+  setPuzzle(author.non, "my-puzzle.non");
+  $("tab-solve").click();
+});
+newGrid();

@@ -1,0 +1,164 @@
+"""`satnono serve`: the JSON API against a real uvicorn server (the CLI's objects, 400s with
+the CLI's line, limits), and the page in a real headless Chromium (solve, author's mode)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support import EXAMPLES
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [*SATNONO, "serve", "--port", str(port)], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/", timeout=1).close()
+            break
+        except OSError:
+            assert process.poll() is None and time.monotonic() < deadline, "no server"
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def post(url: str, body: bytes) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, body, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def cli_json(*args: str) -> dict[str, object]:
+    done = subprocess.run([*SATNONO, *args, "--json"], capture_output=True, text=True, check=False)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("command", "example"),
+    [("solve", "switches-8.non"), ("count", "permutation-9.non"), ("analyze", "switches-8.non")],
+)
+def test_the_api_answers_the_clis_objects(server: str, command: str, example: str) -> None:
+    path = EXAMPLES / example
+    status, body = post(f"{server}/api/{command}?name={example}", path.read_bytes())
+    assert status == 200
+    ours = json.loads(body)
+    theirs = cli_json(command, str(path))
+    assert list(ours) == list(theirs)  # the same fields, in the same order
+    for volatile in ("file", "seconds", "stats", "factors", "backend", "solver"):
+        ours.pop(volatile, None)
+        theirs.pop(volatile, None)
+    assert ours == theirs
+
+
+def test_bad_input_is_400_with_the_clis_line(server: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.non"
+    bad.write_text("width 2\nheight x\n")
+    status, body = post(f"{server}/api/solve?name=bad.non", bad.read_bytes())
+    assert status == 400
+    cli = subprocess.run([*SATNONO, "solve", str(bad)], capture_output=True, text=True)
+    line = cli.stderr.strip().removeprefix("satnono: error: ")
+    assert json.loads(body)["error"] == line.replace(str(bad), "bad.non")
+    status, body = post(f"{server}/api/solve?backend=quantum", (EXAMPLES / "duck.non").read_bytes())
+    assert status == 400 and "unknown backend 'quantum'" in json.loads(body)["error"]
+
+
+def test_limits_and_no_file_system(server: str) -> None:
+    # A declared size over the limit is refused before the body is read.
+    host, port = server.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 413")
+    status, body = post(f"{server}/api/solve?timeout=999", (EXAMPLES / "duck.non").read_bytes())
+    assert status == 400 and "timeout" in json.loads(body)["error"]
+    # The name only picks a format: the text posted is what is read, never a server path.
+    status, body = post(f"{server}/api/solve?name=/etc/passwd", b"width 1\n")
+    assert status == 400 and "passwd:" in json.loads(body)["error"]
+
+
+def test_the_stream_ends_with_the_solve_object(server: str) -> None:
+    status, body = post(f"{server}/api/solve/stream?name=s.non&max_solutions=3",
+                        (EXAMPLES / "switches-8.non").read_bytes())  # fmt: skip
+    events = [json.loads(line) for line in body.decode().splitlines()]
+    assert status == 200 and events[-1]["event"] == "done"
+    assert sum(e["event"] == "solution" for e in events) == 3
+    assert events[-1]["result"]["solutions_found"] == 3
+
+
+# --- in a real browser --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def page(server: str) -> Iterator[object]:
+    if CHROMIUM is None:
+        pytest.skip("no chromium: install Debian's chromium package to run the browser tests")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server + "/")
+        yield page
+        browser.close()
+
+
+def _shots(tmp_path: Path) -> Path:
+    """Screenshots go to $SATNONO_SCREENSHOTS (the README's are made so), else a temp dir."""
+    return Path(os.environ.get("SATNONO_SCREENSHOTS") or tmp_path)
+
+
+def test_the_page_solves_a_color_puzzle(page: object, tmp_path: Path) -> None:
+    page.fill("#text", (EXAMPLES / "sailboat-color.non").read_text())  # type: ignore[attr-defined]
+    page.click("#solve")  # type: ignore[attr-defined]
+    page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
+    assert page.inner_text("#verdict") == "Unique solution"  # type: ignore[attr-defined]
+    svg = page.inner_html("#picture")  # type: ignore[attr-defined]
+    puzzle_colors = {"#1f6fd0", "#ffd21f"}  # two of the sailboat's colors
+    assert any(color in svg.lower() for color in puzzle_colors), svg[:300]
+    page.screenshot(path=str(_shots(tmp_path) / "web-solve.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def test_the_authors_mode_marks_the_ambiguous_cells(page: object, tmp_path: Path) -> None:
+    page.click("#tab-author")  # type: ignore[attr-defined]
+    page.fill("#author-width", "6")  # type: ignore[attr-defined]
+    page.fill("#author-height", "6")  # type: ignore[attr-defined]
+    page.click("#author-resize")  # type: ignore[attr-defined]
+    # A frame, and a diagonal pair inside it: the pair can flip, so 4 cells are ambiguous.
+    for r, c in [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (2, 2), (3, 3)]:
+        page.click(f'.cell[data-row="{r}"][data-col="{c}"]')  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('author-verdict').textContent.startsWith('Not unique')",
+        timeout=30_000,
+    )
+    assert "4 ambiguous cells" in page.inner_text("#author-verdict")  # type: ignore[attr-defined]
+    assert page.locator(".cell.ambiguous").count() == 4  # type: ignore[attr-defined]
+    page.screenshot(path=str(_shots(tmp_path) / "web-author.png"), full_page=True)  # type: ignore[attr-defined]
