@@ -119,7 +119,7 @@ def _main(
 PuzzleArg = Annotated[
     Path,
     typer.Argument(
-        help="Puzzle file (.non, .xml, ...), webpbn:ID, or - for standard input.",
+        help="Puzzle file (.non, .xml, ...), webpbn:ID, nonograms:ID, or - for standard input.",
         show_default=False,
         metavar="PUZZLE",
     ),
@@ -714,7 +714,8 @@ def analyze(
 @handles_errors
 def fetch(
     site: Annotated[
-        str, typer.Argument(help="Where from: webpbn.", show_default=False, metavar="SITE")
+        str,
+        typer.Argument(help="Where from: webpbn or nonograms.", show_default=False, metavar="SITE"),
     ],
     puzzle_id: Annotated[
         int, typer.Argument(help="The puzzle's id on the site.", min=1, metavar="ID")
@@ -725,22 +726,31 @@ def fetch(
     ] = None,
     url: Annotated[
         str | None,
-        typer.Option("--url", help="Export endpoint (default: $SATNONO_WEBPBN_URL or webpbn's)."),
+        typer.Option(
+            "--url",
+            help="webpbn's export endpoint ($SATNONO_WEBPBN_URL) or nonograms.org's address "
+            "($SATNONO_NONOGRAMS_URL); default: the site's own.",
+        ),
     ] = None,
     refresh: Annotated[
         bool, typer.Option("--refresh", help="Download again even if cached.")
     ] = False,
 ) -> None:
-    """Download a puzzle (webpbn's XML export) into the cache and print where it is."""
-    from satnono.fetch import fetch_webpbn
+    """Download a puzzle (webpbn's XML export, or a nonograms.org page) into the cache and
+    print where it is."""
+    from satnono.fetch import fetch_nonograms, fetch_webpbn
 
-    if site != "webpbn":
-        raise InputError(f"unknown site {site!r}; satnono can fetch from: webpbn", "fetch")
-    cached = fetch_webpbn(puzzle_id, url, refresh=refresh)
+    if site not in ("webpbn", "nonograms"):
+        raise InputError(f"unknown site {site!r}; satnono can fetch from: webpbn, nonograms",
+                         "fetch")  # fmt: skip
+    fetching = fetch_webpbn if site == "webpbn" else fetch_nonograms
+    cached = fetching(puzzle_id, url, refresh=refresh)
     if output is None:
         typer.echo(str(cached))
         return
-    if output.suffix.lower() == ".xml":
+    if site == "nonograms":
+        satnono.write_puzzles(satnono.read_puzzles(cached, "non"), output)
+    elif output.suffix.lower() == ".xml":
         try:
             output.write_bytes(cached.read_bytes())
         except OSError as error:

@@ -10,7 +10,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from satnono import __version__
 from satnono.errors import InputError
@@ -54,8 +54,16 @@ def cache_path(puzzle_id: int) -> Path:
 
 
 def resolve_puzzle_source(argument: str | Path, url: str | None = None) -> Path:
-    """The file behind a puzzle argument: `webpbn:ID` is fetched (or taken from the cache)."""
+    """The file behind a puzzle argument: `webpbn:ID` and `nonograms:ID` are fetched (or
+    taken from the cache)."""
     text = str(argument)
+    if text.startswith(NONOGRAMS_PREFIX):
+        digits = text.removeprefix(NONOGRAMS_PREFIX).strip()
+        if not _DIGITS.fullmatch(digits) or len(digits) > 12 or int(digits) == 0:
+            raise InputError(
+                f"{digits[:20]!r} is not a nonograms.org puzzle id (as in nonograms:1234)", text
+            )
+        return fetch_nonograms(int(digits), url)
     if not text.startswith(_PREFIX):
         return Path(argument)
     digits = text.removeprefix(_PREFIX).strip()
@@ -115,7 +123,17 @@ def _check_id(puzzle_id: int) -> int:
 
 
 def _download(puzzle_id: int, url: str, timeout: float, source: str) -> tuple[bytes, str | None]:
-    """The body and declared charset of the export endpoint's answer for one puzzle."""
+    """The body and declared charset of webpbn's export form's answer for one puzzle."""
+    form = {"id": str(puzzle_id), "fmt": "xml", "go": "1"}
+    accept = "application/xml, text/xml;q=0.9, */*;q=0.1"
+    return _request(url, form, accept, timeout, source)
+
+
+def _request(
+    url: str, form: dict[str, str] | None, accept: str, timeout: float, source: str
+) -> tuple[bytes, str | None]:
+    """The body and charset of the answer to a POST of `form` (a GET without one): every
+    failure is an InputError naming the URL; HTTP errors keep their code in `.http_status`."""
     import http.client
     import urllib.error
     import urllib.parse
@@ -128,21 +146,23 @@ def _download(puzzle_id: int, url: str, timeout: float, source: str) -> tuple[by
         raise InputError(f"{url!r} is not a usable URL: {error}", source) from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InputError(f"{url!r} is not an http or https URL", source)
-    form = urllib.parse.urlencode({"id": str(puzzle_id), "fmt": "xml", "go": "1"})
-    headers = {
-        "User-Agent": f"satnono/{__version__}",
-        "Accept": "application/xml, text/xml;q=0.9, */*;q=0.1",
-        "Content-Type": "application/x-www-form-urlencoded",
-    }
+    headers = {"User-Agent": f"satnono/{__version__}", "Accept": accept}
+    data = None
+    if form is not None:
+        data = urllib.parse.urlencode(form).encode("ascii")
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
     try:
-        request = urllib.request.Request(url, form.encode("ascii"), headers, method="POST")
+        method = "GET" if data is None else "POST"
+        request = urllib.request.Request(url, data, headers, method=method)
         opener = urllib.request.build_opener(_redirect_handler())
         with opener.open(request, timeout=timeout) as response:
             body = _read_body(response, url, timeout, source)
             return body, response.headers.get_content_charset()
     except urllib.error.HTTPError as error:
         error.close()
-        raise InputError(f"{url} answered HTTP {error.code} {error.reason}", source) from None
+        failure = InputError(f"{url} answered HTTP {error.code} {error.reason}", source)
+        failure.http_status = error.code  # type: ignore[attr-defined]
+        raise failure from None
     except urllib.error.URLError as error:
         raise _unreachable(url, error.reason, timeout, source) from None
     except OSError as error:  # timeouts and resets after the request was sent
@@ -285,3 +305,126 @@ def _write_atomically(path: Path, data: bytes) -> None:
     finally:
         if temporary is not None:
             Path(temporary).unlink(missing_ok=True)
+
+
+# --- nonograms.org ------------------------------------------------------------------------------
+
+NONOGRAMS_URL = "https://www.nonograms.org"
+#: Environment variable naming another nonograms.org address (a mirror, or a test server).
+NONOGRAMS_URL_VARIABLE = "SATNONO_NONOGRAMS_URL"
+NONOGRAMS_PREFIX = "nonograms:"
+#: Where the site keeps black-and-white and color puzzles: /nonograms/i/ID, /nonograms2/i/ID.
+_NONOGRAMS_PATHS = ("nonograms", "nonograms2")
+_DATA = re.compile(r"var\s+d\s*=\s*(\[\[[-0-9,\s\[\]]*\]\])")
+_TITLE = re.compile(r"\u00ab([^\u00bb<]{1,200})\u00bb")
+
+
+def fetch_nonograms(
+    puzzle_id: int, url: str | None = None, *, refresh: bool = False, timeout: float = 20.0
+) -> Path:
+    """The cached `.non` file of nonograms.org puzzle `puzzle_id`, downloaded first if needed.
+
+    The site has no export: its puzzle page carries the picture, obfuscated, in a script
+    (`var d=[[...]]`) that its JavaScript decodes; satnono decodes it the same way
+    (`decode_nonograms_page`), builds the clues from the picture and stores them as `.non`.
+    Every failure is an InputError naming the URL, as for webpbn.
+    """
+    from satnono.formats import FORMATS
+
+    _check_id(puzzle_id)
+    path = cache_dir() / "nonograms" / f"{puzzle_id}.non"
+    source = f"{NONOGRAMS_PREFIX}{puzzle_id}"
+    if path.is_file() and not refresh and _cached_non_is_valid(path):
+        return path
+    base = (url or os.environ.get(NONOGRAMS_URL_VARIABLE) or NONOGRAMS_URL).rstrip("/")
+    page = None
+    for kind in _NONOGRAMS_PATHS:  # black and white first, then color
+        address = f"{base}/{kind}/i/{puzzle_id}"
+        try:
+            body, charset = _request(address, None, "text/html", timeout, source)
+        except InputError as error:
+            if getattr(error, "http_status", None) == 404:
+                continue
+            raise
+        page = (_decode(body, charset), address)
+        break
+    if page is None:
+        raise InputError(f"nonograms.org has no puzzle {puzzle_id} (at {base})", source)
+    puzzle = decode_nonograms_page(page[0], page[1], source)
+    _write_atomically(path, FORMATS["non"].write([puzzle]).encode("utf-8"))
+    return path
+
+
+def _cached_non_is_valid(path: Path) -> bool:
+    from satnono.formats import read_puzzles
+
+    try:
+        read_puzzles(path, "non")
+    except InputError:
+        return False
+    return True
+
+
+def decode_nonograms_page(html: str, url: str, source: str) -> Any:
+    """The puzzle on a nonograms.org page: size, colors and picture from its `var d` array.
+
+    The array hides each number as a difference or remainder of others: row 1 gives the
+    width, row 2 the height, row 3 the number of colors (each as a % c + b % c - c % c
+    for row [a, b, c, c']); row 4 is the key of the color rows that follow (red, green, blue
+    offset by key entries); after them, a count row and a key row, then one row per run of
+    cells: [start + 1, length, color, row + 1], each offset by the key.
+    """
+    from satnono.generate import puzzle_from_grid
+    from satnono.model import MAX_SIDE, WHITE, Color, make_palette
+
+    match = _DATA.search(html)
+    if match is None:
+        raise InputError(f"{url} is not a nonograms.org puzzle page (no puzzle data)", source)
+    try:
+        import json
+
+        d = json.loads(match.group(1))
+        width, height, colors = (_hidden(d[i]) for i in (1, 2, 3))
+        if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE and 1 <= colors <= 64):
+            raise ValueError(f"size {width}x{height} with {colors} colors")
+        key = d[4]
+        palette = []
+        for number, row in enumerate(d[5 : 5 + colors], start=1):
+            red, green, blue = row[0] - key[1], row[1] - key[0], row[2] - key[3]
+            if not all(0 <= value <= 255 for value in (red, green, blue)):
+                raise ValueError(f"color {number} is not RGB")
+            rgb = f"#{red:02x}{green:02x}{blue:02x}"
+            palette.append(Color(f"color {number}", "#" if colors == 1 else "", rgb))
+        first = 5 + colors
+        runs, run_key = _runs(d[first]), d[first + 1]
+        grid = [[0] * width for _ in range(height)]
+        for row in d[first + 2 : first + 2 + runs]:
+            start = row[0] - run_key[0] - 1
+            length = row[1] - run_key[1]
+            color = row[2] - run_key[2]
+            line = row[3] - run_key[3] - 1
+            if not (0 <= line < height and start >= 0 and start + length <= width
+                    and length >= 1 and 1 <= color <= colors):  # fmt: skip
+                raise ValueError(f"a run outside the {width}x{height} grid")
+            grid[line][start : start + length] = [color] * length
+        if len(d) < first + 2 + runs:
+            raise ValueError("fewer runs than announced")
+    except (ValueError, IndexError, TypeError, KeyError) as error:
+        raise InputError(f"{url}: the puzzle data cannot be decoded ({error})", source) from None
+    if not any(any(row) for row in grid):
+        raise InputError(f"{url}: the puzzle's picture is empty", source)
+    title = _TITLE.search(html)
+    name = title.group(1).strip() if title else f"nonograms.org #{source.split(':')[-1]}"
+    return puzzle_from_grid(tuple(tuple(row) for row in grid), make_palette(WHITE, palette), name)
+
+
+def _hidden(row: list[int]) -> int:
+    """One hidden number: a % m + b % m - c % m for a row [a, b, c, m]."""
+    a, b, c, m = row[:4]
+    return int(a % m + b % m - c % m)
+
+
+def _runs(row: list[int]) -> int:
+    """The number of runs: (a % m)^2 + 2 (b % m) + c % m for a row [a, b, c, m]."""
+    a, b, c, m = row[:4]
+    return int((a % m) * (a % m) + (b % m) * 2 + c % m)
