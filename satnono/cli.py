@@ -23,7 +23,7 @@ import typer
 
 import satnono
 from satnono import __version__, contract
-from satnono.backends import BACKENDS, DEFAULT_BACKEND, installed_backends
+from satnono.backends import BACKENDS, DEFAULT_BACKEND, DEFAULT_SEED, installed_backends
 from satnono.deadline import Deadline, Timeout, check_timeout
 from satnono.errors import InputError
 from satnono.formats import FORMATS
@@ -249,7 +249,7 @@ def solve(
     solver: SolverOpt = None,
     encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
-    seed: SeedOpt = 0,
+    seed: SeedOpt = DEFAULT_SEED,
     max_solutions: Annotated[
         int, typer.Option("--max-solutions", min=0, help="Stop after N solutions; 0 finds all.")
     ] = 2,
@@ -439,7 +439,7 @@ def count(
     solver: SolverOpt = None,
     encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
-    seed: SeedOpt = 0,
+    seed: SeedOpt = DEFAULT_SEED,
     json_output: JsonOpt = False,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
@@ -998,6 +998,65 @@ def serve(
 
     _say(f"satnono: serving on http://{host}:{port}/ (Ctrl-C stops)")
     run_server(host, port, open_browser)
+
+
+@app.command("from-image")
+@handles_errors
+def from_image(
+    image: Annotated[
+        Path, typer.Argument(help="A picture (PNG, JPEG, GIF, ...).", show_default=False)
+    ],
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="Puzzle file to write; the suffix picks the format."),
+    ],
+    width: Annotated[
+        int | None, typer.Option("--width", help="Columns (default: keep the proportions).")
+    ] = None,
+    height: Annotated[
+        int | None, typer.Option("--height", help="Rows (default: keep the proportions).")
+    ] = None,
+    colors: Annotated[
+        int, typer.Option("--colors", help="Colors with the background; 2 = black and white.")
+    ] = 2,
+    threshold: Annotated[
+        int, typer.Option("--threshold", help="With 2 colors: darker than this (0-255) is black.")
+    ] = 128,
+    to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
+    make_unique: Annotated[
+        bool,
+        typer.Option(
+            "--make-unique", help="If the clues have several solutions, list cells to give away."
+        ),
+    ] = False,
+    timeout: TimeoutOpt = 60.0,
+) -> None:
+    """Make a puzzle from a picture, then say whether it is unique and line-solvable."""
+    from satnono.formats import write_puzzles
+    from satnono.from_image import givens_for_uniqueness, picture_from_image
+    from satnono.generate import puzzle_from_grid
+
+    check_timeout(timeout)
+    picture = picture_from_image(image, width, height, colors, threshold)
+    puzzle = puzzle_from_grid(picture.grid, picture.palette, image.stem)
+    write_puzzles([puzzle], output, to_format, "--to")
+    analysis = satnono.analyze(puzzle, timeout)
+    typer.echo(printable(f"wrote {output}: {puzzle.width}x{puzzle.height}, "
+                         f"{len(puzzle.palette) - 1} color(s)"))  # fmt: skip
+    if analysis.difficulty == "ambiguous":
+        typer.echo(f"not unique: {len(analysis.ambiguous_cells)} ambiguous cells")
+    else:
+        typer.echo(f"{'unique' if analysis.solutions == 1 else analysis.difficulty}: "
+                   f"{analysis.label}")  # fmt: skip
+    if make_unique and analysis.difficulty == "ambiguous" and puzzle.goal is not None:
+        givens = givens_for_uniqueness(puzzle, puzzle.goal)
+        cells = ", ".join(
+            f"({cell // puzzle.width + 1}, {cell % puzzle.width + 1}) {puzzle.palette[color].name}"
+            for cell, color in givens.cells
+        )
+        done = "unique" if givens.unique else "still not unique (gave up)"
+        noun = "cell" if len(givens.cells) == 1 else "cells"
+        typer.echo(f"give {len(givens.cells)} {noun} (row, column) to make it {done}: {cells}")
 
 
 def _run_with_progress(

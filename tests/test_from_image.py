@@ -1,0 +1,90 @@
+"""`satnono from-image`: pictures made here with Pillow become puzzles whose goal is the
+picture (two colors by threshold, more by quantization), and --make-unique gives cells away
+until the solution is unique."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from satnono.formats import read_puzzle
+from satnono.from_image import givens_for_uniqueness, picture_from_image
+from satnono.generate import puzzle_from_grid
+from satnono.verify import problems
+
+SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
+
+
+def cross_image(path: Path, scale: int = 10) -> None:
+    """A 5x5 black cross on white, each cell `scale` pixels wide."""
+    image = Image.new("RGB", (5 * scale, 5 * scale), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([2 * scale, 0, 3 * scale - 1, 5 * scale - 1], fill="black")
+    draw.rectangle([0, 2 * scale, 5 * scale - 1, 3 * scale - 1], fill="black")
+    image.save(path)
+
+
+def test_two_colors_by_threshold(tmp_path: Path) -> None:
+    cross_image(tmp_path / "cross.png")
+    picture = picture_from_image(tmp_path / "cross.png", width=5, height=5)
+    assert picture.grid == tuple(
+        tuple(1 if r == 2 or c == 2 else 0 for c in range(5)) for r in range(5)
+    )
+
+
+def test_colors_by_quantization(tmp_path: Path) -> None:
+    image = Image.new("RGB", (40, 20), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, 0, 19, 9], fill=(200, 20, 20))
+    draw.rectangle([20, 10, 39, 19], fill=(20, 20, 200))
+    image.save(tmp_path / "two.png")
+    picture = picture_from_image(tmp_path / "two.png", width=4, height=2, colors=3)
+    assert picture.palette[0].rgb == "#ffffff" and len(picture.palette) == 3
+    (a, b) = picture.grid
+    assert a[0] == a[1] != 0 and b[2] == b[3] != 0 and a[0] != b[3] and a[2:] == (0, 0)
+    reds = [c.rgb for c in picture.palette if c.rgb.startswith("#c")]
+    assert reds, picture.palette
+
+
+def test_make_unique_gives_cells_until_one_solution() -> None:
+    # Every row and column of the 4x4 around the blank cross holds one cell: 4! solutions,
+    # and 3 givens are the fewest that fix a permutation (2 leave a 2x2 that flips).
+    goal = ((1, 0, 0, 0, 0), (0, 1, 0, 0, 0), (0, 0, 0, 0, 0), (0, 0, 0, 1, 0), (0, 0, 0, 0, 1))
+    puzzle = puzzle_from_grid(goal)
+    givens = givens_for_uniqueness(puzzle, goal)
+    assert givens.unique and len(givens.cells) == 3
+    for cell, color in givens.cells:
+        assert goal[cell // 5][cell % 5] == color
+
+
+def test_the_cli_writes_reports_and_lists_givens(tmp_path: Path) -> None:
+    cross_image(tmp_path / "cross.png")
+    out = tmp_path / "cross.xml"
+    command = [*SATNONO, "from-image", str(tmp_path / "cross.png"), "-o", str(out), "--width", "5"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    puzzle = read_puzzle(out)
+    assert puzzle.width == 5 and puzzle.goal is not None and not problems(puzzle, puzzle.goal)
+    assert "unique" in done.stdout and "line-solvable" in done.stdout
+    image = Image.new("RGB", (2, 2), "white")
+    image.putpixel((0, 0), (0, 0, 0))
+    image.putpixel((1, 1), (0, 0, 0))
+    image.save(tmp_path / "diagonal.png")
+    done = subprocess.run([*SATNONO, "from-image", str(tmp_path / "diagonal.png"), "-o",
+                           str(tmp_path / "d.non"), "--make-unique"], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "4 ambiguous cells" in done.stdout and "give 1 cell" in done.stdout
+
+
+@pytest.mark.parametrize("content", [b"", b"not an image at all"])
+def test_unreadable_images_are_one_line_and_exit_2(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / "bad.png").write_bytes(content)
+    command = [*SATNONO, "from-image", str(tmp_path / "bad.png"), "-o", str(tmp_path / "x.non")]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert "not an image" in done.stderr
