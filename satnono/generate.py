@@ -56,20 +56,29 @@ def switch_board(rows: int, columns: int) -> Grid:
 #: reports and nothing is ever chosen on.
 TUNING_SEED = 2_000_000
 HELD_OUT_SEED = 1_000_000
+#: The easy set for archive runs (`satnono batch` benchmark): small, dense, mostly line-solvable.
+EASY_SEED = 3_000_000
+EASY_SIDES = (10, 12, 15, 18, 20)
+EASY_DENSITIES = (0.65, 0.7, 0.75)
 #: Sides and densities of the generated sets: random pictures of 20x20 to 50x50, dense enough
 #: that line logic rarely finishes them (most need search, many have several solutions).
 SIDES = (20, 25, 30, 35, 40, 45, 50)
 DENSITIES = (0.5, 0.55, 0.6, 0.65)
 
 
-def random_set(first_seed: int, count: int) -> list[Puzzle]:
+def random_set(
+    first_seed: int,
+    count: int,
+    sides: Sequence[int] = SIDES,
+    densities: Sequence[float] = DENSITIES,
+) -> list[Puzzle]:
     """`count` random black-and-white puzzles, puzzle i made from seed `first_seed + i` alone
     (so a set is regenerated identically, and a puzzle can be named by its seed)."""
     puzzles = []
     for seed in range(first_seed, first_seed + count):
         rng = random.Random(seed)
-        side = rng.choice(SIDES)
-        grid = random_grid(side, side, 2, rng.choice(DENSITIES), rng)
+        side = rng.choice(sides)
+        grid = random_grid(side, side, 2, rng.choice(densities), rng)
         puzzles.append(puzzle_from_grid(grid, title=f"random {side}x{side}, seed {seed}"))
     return puzzles
 
@@ -82,14 +91,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from satnono.formats import write_puzzles
 
     parser = argparse.ArgumentParser(prog="python -m satnono.generate", description=main.__doc__)
-    parser.add_argument("set", choices=("tuning", "held-out"))
+    parser.add_argument("set", choices=("tuning", "held-out", "easy"))
     parser.add_argument("folder", type=Path)
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args(argv)
-    first = TUNING_SEED if args.set == "tuning" else HELD_OUT_SEED
+    first = {"tuning": TUNING_SEED, "held-out": HELD_OUT_SEED, "easy": EASY_SEED}[args.set]
     args.folder.mkdir(parents=True, exist_ok=True)
     seeds = range(first, first + args.count)
-    for puzzle, seed in zip(random_set(first, args.count), seeds, strict=True):
+    chosen = (
+        random_set(first, args.count, EASY_SIDES, EASY_DENSITIES)
+        if args.set == "easy"
+        else random_set(first, args.count)
+    )
+    for puzzle, seed in zip(chosen, seeds, strict=True):
         write_puzzles([puzzle], args.folder / f"{args.set}-{seed}-{puzzle.width}.non")
     print(f"wrote {args.count} {args.set} puzzles to {args.folder}")
     return 0
