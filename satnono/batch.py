@@ -37,6 +37,8 @@ class BatchSettings:
     max_solutions: int = 2
     count: bool = False
     analyze: bool = False
+    #: Keep the solutions found in the row (compare checks them against each other).
+    keep_solutions: bool = False
 
     def key(self) -> str:
         parts = [
@@ -63,6 +65,17 @@ def puzzle_hash(puzzle: Puzzle) -> str:
     content = repr((puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
                     tuple(color.rgb for color in puzzle.palette)))  # fmt: skip
     return hashlib.sha256(content.encode()).hexdigest()[:32]
+
+
+def job_of(path: Path) -> Job:
+    """The job of a single-puzzle use of a file (its first puzzle), or its error."""
+    from satnono.formats import read_puzzle
+
+    try:
+        puzzle = read_puzzle(path)
+    except InputError as error:
+        return Job("", str(path), 1, None, str(error))
+    return Job(puzzle_hash(puzzle), str(path), 1, puzzle)
 
 
 def collect(paths: Sequence[Path]) -> list[Job]:
@@ -135,6 +148,8 @@ def _solve_here(puzzle: Puzzle, settings: BatchSettings) -> dict[str, Any]:
             "cells_left": result.stats.get("cells_left"), "error": result.reason,
         }  # fmt: skip
         answer["difficulty"] = _difficulty(result.status, answer["cells_left"])
+        if settings.keep_solutions:
+            answer["solutions"] = result.solutions
         if settings.count:
             counted = satnono.count(puzzle, settings.timeout)
             answer.update(count=str(counted.count), exact=counted.exact)
@@ -168,6 +183,7 @@ def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow
         count=answer.get("count"), exact=answer.get("exact"), seconds=answer["seconds"],
         cells_left=answer.get("cells_left"), difficulty=answer.get("difficulty"),
         version=__version__, error=answer.get("error"),
+        solutions=tuple(tuple(rows) for rows in answer.get("solutions", ())),
     )  # fmt: skip
 
 
@@ -209,8 +225,8 @@ def run_batch(
         todo = [job for job in jobs if job.puzzle_hash not in done]
         run = BatchRun(len(jobs), len(jobs) - len(todo), [])
         if todo:
-            with _client(scheduler, workers or usable_cores()) as client:
-                futures = client.map(solve_job, todo, settings=settings, pure=False)
+            with client(scheduler, workers or usable_cores()) as dask:
+                futures = dask.map(solve_job, todo, settings=settings, pure=False)
                 by_key = {future.key: job for future, job in zip(futures, todo, strict=True)}
                 for future in as_completed(futures):
                     row = _result(future, by_key[future.key], settings)
@@ -232,7 +248,7 @@ def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:
     return row
 
 
-class _client:  # noqa: N801 - used as a context manager, like distributed.Client
+class client:  # noqa: N801 - used as a context manager, like distributed.Client
     """A Dask client on a new LocalCluster ("local") or on the scheduler at an address."""
 
     def __init__(self, scheduler: str, workers: int) -> None:

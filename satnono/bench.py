@@ -7,16 +7,22 @@ and the table goes into one marked section of BENCHMARKS.md so other sections st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import json
+import os
 import platform
 import re
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from satnono.compare import SolveRun, puzzle_files, run_solve_process
+from satnono.compare import SolveRun, puzzle_files
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,77 @@ class Configuration:
             options += ["--seed", rest[2]]
         folder = Path(checkout) if checkout else None
         return cls(spec, backend or None, tuple(options), folder)
+
+
+#: Seconds a process may overrun its own --timeout (start-up, clean-up) before it is killed.
+GRACE_SECONDS = 5.0
+
+
+def run_solve_process(
+    path: Path,
+    backend: str | None,
+    limit: int,
+    timeout: float,
+    extra: Sequence[str] = (),
+    checkout: Path | None = None,
+) -> SolveRun:
+    """Time `satnono solve PATH --json` as a user runs it: a whole fresh process (start-up
+    included), under a hard deadline. `backend` None leaves the choice to satnono;
+    `checkout` runs the satnono in that folder (a worktree of an earlier commit)."""
+    command = [
+        sys.executable, "-m", "satnono", "solve", str(path.resolve()), "--json",
+        "--max-solutions", str(limit), "--timeout", str(timeout), *extra,
+    ]  # fmt: skip
+    if backend is not None:
+        command += ["--backend", backend]
+    name = backend or "default"
+    started = time.perf_counter()
+    finished = run_killable(command, timeout + GRACE_SECONDS, checkout)
+    wall = time.perf_counter() - started
+    if finished is None:
+        return SolveRun(path.name, name, "killed", timeout, wall, error="killed at deadline")
+    returncode, stdout, stderr = finished
+    try:
+        data: dict[str, Any] = json.loads(stdout)
+    except json.JSONDecodeError:
+        lines = stderr.strip().splitlines() or [f"exit code {returncode}"]
+        return SolveRun(path.name, name, "error", wall, wall, error=lines[-1])
+    stats = data.get("stats", {})
+    return SolveRun(
+        puzzle=path.name, backend=name, status=data["status"], seconds=float(data["seconds"]),
+        wall_seconds=wall, solutions_found=data["solutions_found"], complete=data["complete"],
+        cells_left=stats.get("cells_left"), variables=stats.get("cnf_variables"),
+        clauses=stats.get("cnf_clauses"),
+        solutions=tuple(tuple(rows) for rows in data["solutions"]),
+    )  # fmt: skip
+
+
+def run_killable(
+    command: Sequence[str], limit: float, cwd: Path | None = None
+) -> tuple[int, str, str] | None:
+    """Run a command in its own process group; kill the whole group after `limit` seconds.
+
+    Returns (exit code, stdout, stderr), or None when it had to be killed. A whole process is
+    what the benchmark times, so this is not satnono.backends.child's fork of the running one.
+    """
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, cwd=cwd,
+    )  # fmt: skip
+    try:
+        stdout, stderr = process.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        process.communicate()
+        return None
+    finally:
+        _kill_group(process)  # anything the command left running in its group goes too
+    return process.returncode, stdout, stderr
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def expected_verdicts(folder: Path) -> dict[str, str]:

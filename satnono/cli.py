@@ -853,7 +853,8 @@ def compare(
         Path | None, typer.Option("--plot", help="Write a bar chart (.png or .svg).")
     ] = None,
 ) -> None:
-    """Run several backends on the same puzzles, each in its own killable process."""
+    """Run several backends on the same puzzles as batch tasks (Dask), each killed at its
+    hard deadline; flag every disagreement."""
     from satnono import compare as comparing
     from satnono.backends import check_backend
 
@@ -1072,11 +1073,8 @@ def _run_with_progress(
         def done(run: Any) -> None:
             progress.update(task, advance=1, description=f"{run.puzzle} / {run.backend}")
 
-        try:
-            runs: list[Any] = comparing.run_all(files, backends, limit, timeout, jobs, done)
-        except KeyboardInterrupt:
-            comparing.kill_all()
-            raise
+        # Ctrl-C closes the Dask cluster: its workers and their solver processes end with it.
+        runs: list[Any] = comparing.run_all(files, backends, limit, timeout, jobs, done)
     return runs
 
 

@@ -1,23 +1,14 @@
-"""`satnono compare`: the same puzzles through several backends, each run a killable process.
+"""`satnono compare`: the same puzzles through several backends, on satnono batch's engine.
 
-Every (puzzle, backend) pair is a fresh `satnono solve --json` process in its own process group,
-so a stuck backend is killed with everything it started, never waited for. Results are checked
-against each other: a verdict or a solution that differs between backends is a bug somewhere.
+Every (puzzle, backend) pair is a Dask task solved in a forked process that is killed at its
+hard deadline, so a stuck backend is never waited for. Results are checked against each
+other: a verdict or a solution that differs between backends is a bug somewhere.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import json
-import os
-import signal
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,21 +16,18 @@ from typing import Any
 from satnono.errors import InputError
 from satnono.formats import format_of
 
-#: Seconds a process may overrun its own --timeout (start-up, clean-up) before it is killed.
-GRACE_SECONDS = 5.0
-
 
 @dataclass(frozen=True)
 class SolveRun:
-    """One `satnono solve` process: what it said and how long it took."""
+    """One solve of one puzzle by one backend: what it said and how long it took."""
 
     puzzle: str
     backend: str
     #: "unique", "multiple", "solved", "unsolvable", "timeout", "killed" or "error".
     status: str
-    #: The solver's own time (JSON "seconds"); the timeout when the process was killed.
+    #: The solver's own time (JSON "seconds"); the time to the kill when it was killed.
     seconds: float
-    #: Wall time of the whole process, start-up and imports included.
+    #: Wall time: of the whole `satnono solve` process in `make bench`, of the solve here.
     wall_seconds: float
     solutions_found: int = 0
     complete: bool = False
@@ -52,98 +40,6 @@ class SolveRun:
     @property
     def finished(self) -> bool:
         return self.status in ("unique", "multiple", "solved", "unsolvable")
-
-
-_running: set[subprocess.Popen[str]] = set()
-_running_lock = threading.Lock()
-_stopping = threading.Event()
-
-
-def run_solve_process(
-    path: Path,
-    backend: str | None,
-    limit: int,
-    timeout: float,
-    extra: Sequence[str] = (),
-    checkout: Path | None = None,
-) -> SolveRun:
-    """Run `satnono solve PATH --json` under a hard deadline (the process group is killed).
-
-    `backend` None leaves the choice to satnono; `checkout` runs the satnono in that folder.
-    """
-    command = [
-        sys.executable, "-m", "satnono", "solve", str(path.resolve()), "--json",
-        "--max-solutions", str(limit), "--timeout", str(timeout), *extra,
-    ]  # fmt: skip
-    if backend is not None:
-        command += ["--backend", backend]
-    name = backend or "default"
-    started = time.perf_counter()
-    finished = run_killable(command, timeout + GRACE_SECONDS, checkout)
-    wall = time.perf_counter() - started
-    if finished is None:
-        return SolveRun(path.name, name, "killed", timeout, wall, error="killed at deadline")
-    returncode, stdout, stderr = finished
-    try:
-        data: dict[str, Any] = json.loads(stdout)
-    except json.JSONDecodeError:
-        lines = stderr.strip().splitlines() or [f"exit code {returncode}"]
-        return SolveRun(path.name, name, "error", wall, wall, error=lines[-1])
-    stats = data.get("stats", {})
-    return SolveRun(
-        puzzle=path.name,
-        backend=name,
-        status=data["status"],
-        seconds=float(data["seconds"]),
-        wall_seconds=wall,
-        solutions_found=data["solutions_found"],
-        complete=data["complete"],
-        cells_left=stats.get("cells_left"),
-        variables=stats.get("cnf_variables"),
-        clauses=stats.get("cnf_clauses"),
-        solutions=tuple(tuple(rows) for rows in data["solutions"]),
-    )
-
-
-def run_killable(
-    command: Sequence[str], limit: float, cwd: Path | None = None
-) -> tuple[int, str, str] | None:
-    """Run a command in its own process group; kill the whole group after `limit` seconds.
-
-    Returns (exit code, stdout, stderr), or None when it had to be killed.
-    """
-    with _running_lock:
-        if _stopping.is_set():
-            raise KeyboardInterrupt
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True, cwd=cwd,
-        )  # fmt: skip
-        _running.add(process)
-    try:
-        stdout, stderr = process.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        process.communicate()
-        return None
-    finally:
-        _kill(process)  # anything the command left running in its group goes too
-        with _running_lock:
-            _running.discard(process)
-    return process.returncode, stdout, stderr
-
-
-def _kill(process: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-
-
-def kill_all() -> None:
-    """Kill every solve process still running, and start no more (on Ctrl-C)."""
-    with _running_lock:
-        _stopping.set()
-        for process in list(_running):
-            _kill(process)
 
 
 def puzzle_files(paths: Iterable[Path]) -> list[Path]:
@@ -177,21 +73,51 @@ def run_all(
     jobs: int,
     on_done: Callable[[SolveRun], None] = lambda run: None,
 ) -> list[SolveRun]:
-    """Every (file, backend) pair, `jobs` processes at a time, in a stable order."""
+    """Every (file, backend) pair as a task of satnono batch's engine (Dask workers, each
+    solving in a forked process killed at the hard deadline), `jobs` workers; stable order."""
+    from distributed import as_completed
+
+    from satnono.batch import GRACE, BatchSettings, client, job_of, solve_job
+
     pairs = [(path, backend) for path in files for backend in backends]
+    runs: dict[int, SolveRun] = {}
+    tasks = []
+    for number, (path, backend) in enumerate(pairs):
+        job = job_of(path)
+        if job.puzzle is None:
+            runs[number] = SolveRun(path.name, backend, "error", 0.0, 0.0, error=job.error or "")
+            on_done(runs[number])
+            continue
+        settings = BatchSettings(backend, timeout, limit, keep_solutions=True)
+        tasks.append((number, job, settings))
+    if tasks:
+        with client("local", max(1, min(jobs, len(tasks)))) as dask:
+            futures = [dask.submit(solve_job, job, settings, pure=False)
+                       for _, job, settings in tasks]  # fmt: skip
+            numbers = {
+                future.key: number for future, (number, _, _) in zip(futures, tasks, strict=True)
+            }
+            for future in as_completed(futures):
+                number = numbers[future.key]
+                path, backend = pairs[number]
+                runs[number] = _solve_run(path, backend, future, timeout + GRACE)
+                on_done(runs[number])
+    return [runs[number] for number in range(len(pairs))]
 
-    def one(pair: tuple[Path, str]) -> SolveRun:
-        run = run_solve_process(pair[0], pair[1], limit, timeout)
-        on_done(run)
-        return run
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        try:
-            return list(pool.map(one, pairs))
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            kill_all()
-            raise
+def _solve_run(path: Path, backend: str, future: Any, limit: float) -> SolveRun:
+    try:
+        row = future.result()
+    except Exception as error:  # the task's workers died
+        return SolveRun(path.name, backend, "error", 0.0, 0.0, error=str(error).splitlines()[0])
+    status = "killed" if row.error == "killed at the hard deadline" else row.status
+    return SolveRun(
+        puzzle=path.name, backend=backend, status=status, seconds=row.seconds,
+        wall_seconds=row.seconds, solutions_found=row.solutions_found or 0,
+        complete=bool(row.complete), cells_left=row.cells_left,
+        error=row.error or "" if row.status in ("error", "timeout") else "",
+        solutions=tuple(tuple(rows) for rows in row.solutions),
+    )  # fmt: skip
 
 
 def disagreements(runs: Sequence[SolveRun]) -> list[str]:

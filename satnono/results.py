@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from satnono.errors import InputError
@@ -37,9 +37,11 @@ class ResultRow:
     difficulty: str | None
     version: str
     error: str | None
+    #: The solutions found, as row strings, when asked for (compare); not stored.
+    solutions: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
 
 
-_COLUMNS = [f.name for f in fields(ResultRow)]
+_COLUMNS = [f.name for f in fields(ResultRow) if f.name != "solutions"]
 _TYPES = {
     "puzzle_index": "INTEGER", "width": "INTEGER", "height": "INTEGER", "colors": "INTEGER",
     "complete": "INTEGER", "solutions_found": "INTEGER", "exact": "INTEGER", "seconds": "REAL",
