@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -14,6 +16,8 @@ from satnono.verify import runs
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+#: The CLI in a process of its own (the installed entry point may belong to another checkout).
+SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
 
 PALETTES = {
     2: BLACK_AND_WHITE,
@@ -112,3 +116,12 @@ def children(pid: int | None = None) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(entry))
     return found
+
+
+def run_satnono(
+    *args: str, timeout: float = 120, **kwargs: object
+) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a process of its own, capturing text output; never raises on exit codes."""
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [*SATNONO, *args], capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+    )

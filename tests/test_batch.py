@@ -18,17 +18,10 @@ import pytest
 
 from satnono.formats import write_puzzles
 from satnono.generate import TUNING_SEED, random_set
-from support import EXAMPLES
+from support import EXAMPLES, SATNONO, run_satnono
 
 pytest.importorskip("distributed")
-SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
 DASK = str(Path(sys.executable).parent / "dask")
-
-
-def satnono(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*SATNONO, *args], capture_output=True, text=True, timeout=timeout, check=False
-    )
 
 
 def rows(db: Path) -> list[tuple[str, str, str]]:
@@ -53,7 +46,7 @@ def archive(tmp_path: Path) -> Path:
 
 def test_local_cluster_rows_resume_and_report(archive: Path, tmp_path: Path) -> None:
     db = tmp_path / "results.sqlite"
-    done = satnono("batch", str(archive), "--db", str(db), "--timeout", "20", "--workers", "2")
+    done = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20", "--workers", "2")
     assert done.returncode == 0, done.stderr
     found = rows(db)
     examples = len(list(EXAMPLES.glob("*.non")))
@@ -61,10 +54,10 @@ def test_local_cluster_rows_resume_and_report(archive: Path, tmp_path: Path) -> 
     assert len(found) == examples + 2 + 1 == len({h for h, _, _ in found})
     assert [s for _, _, s in found].count("error") == 1
     assert "run now, 0 already" in done.stdout
-    again = satnono("batch", str(archive), "--db", str(db), "--timeout", "20")
+    again = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20")
     assert again.returncode == 0 and f"0 run now, {len(found)} already" in again.stdout
     assert rows(db) == found
-    report = satnono("batch", "report", str(db), "--csv", str(tmp_path / "r.csv"),
+    report = run_satnono("batch", "report", str(db), "--csv", str(tmp_path / "r.csv"),
                      "--plot", str(tmp_path / "r.png"))  # fmt: skip
     assert report.returncode == 0 and "1 error" in report.stdout
     assert "broken.non:2" in report.stdout

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +19,7 @@ from satnono.fetch import decode_nonograms_page, fetch_nonograms, resolve_puzzle
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
 from satnono.verify import problems
+from support import run_satnono
 
 # A black-and-white cross and a two-color flag, as grids of palette indices.
 CROSS = ((0, 1, 0), (1, 1, 1), (0, 1, 0))
@@ -137,14 +136,10 @@ def test_missing_and_broken_pages_are_input_errors(site: str) -> None:
 
 
 def test_the_cli_fetches_and_solves(site: str, tmp_path: Path) -> None:
-    command = [sys.executable, "-c", "from satnono.cli import main; main()"]
-    done = subprocess.run([*command, "solve", "nonograms:8", "--quiet"], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    done = run_satnono("solve", "nonograms:8", "--quiet")
     assert done.returncode == 0 and done.stdout.startswith("unique solution"), done.stderr
     target = tmp_path / "flag.xml"
-    done = subprocess.run([*command, "fetch", "nonograms", "8", "-o", str(target)],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    done = run_satnono("fetch", "nonograms", "8", "-o", str(target))
     assert done.returncode == 0 and read_puzzle(target).width == 4
-    done = subprocess.run([*command, "fetch", "nonograms", "404"], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    done = run_satnono("fetch", "nonograms", "404")
     assert done.returncode == 2 and "no puzzle 404" in done.stderr

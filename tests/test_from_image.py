@@ -4,8 +4,6 @@ until the solution is unique."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +13,7 @@ from satnono.formats import read_puzzle
 from satnono.from_image import givens_for_uniqueness, picture_from_image
 from satnono.generate import puzzle_from_grid
 from satnono.verify import problems
-
-SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
+from support import run_satnono
 
 
 def cross_image(path: Path, scale: int = 10) -> None:
@@ -64,8 +61,7 @@ def test_make_unique_gives_cells_until_one_solution() -> None:
 def test_the_cli_writes_reports_and_lists_givens(tmp_path: Path) -> None:
     cross_image(tmp_path / "cross.png")
     out = tmp_path / "cross.xml"
-    command = [*SATNONO, "from-image", str(tmp_path / "cross.png"), "-o", str(out), "--width", "5"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = run_satnono("from-image", str(tmp_path / "cross.png"), "-o", str(out), "--width", "5")
     assert done.returncode == 0, done.stderr
     puzzle = read_puzzle(out)
     assert puzzle.width == 5 and puzzle.goal is not None and not problems(puzzle, puzzle.goal)
@@ -74,9 +70,8 @@ def test_the_cli_writes_reports_and_lists_givens(tmp_path: Path) -> None:
     image.putpixel((0, 0), (0, 0, 0))
     image.putpixel((1, 1), (0, 0, 0))
     image.save(tmp_path / "diagonal.png")
-    done = subprocess.run([*SATNONO, "from-image", str(tmp_path / "diagonal.png"), "-o",
-                           str(tmp_path / "d.non"), "--make-unique"], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    done = run_satnono("from-image", str(tmp_path / "diagonal.png"), "-o",
+                       str(tmp_path / "d.non"), "--make-unique")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "4 ambiguous cells" in done.stdout and "give 1 cell" in done.stdout
 
@@ -84,7 +79,6 @@ def test_the_cli_writes_reports_and_lists_givens(tmp_path: Path) -> None:
 @pytest.mark.parametrize("content", [b"", b"not an image at all"])
 def test_unreadable_images_are_one_line_and_exit_2(tmp_path: Path, content: bytes) -> None:
     (tmp_path / "bad.png").write_bytes(content)
-    command = [*SATNONO, "from-image", str(tmp_path / "bad.png"), "-o", str(tmp_path / "x.non")]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = run_satnono("from-image", str(tmp_path / "bad.png"), "-o", str(tmp_path / "x.non"))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert "not an image" in done.stderr

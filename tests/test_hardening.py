@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 import xml.dom.minidom
@@ -15,16 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES
+from support import EXAMPLES, SATNONO, run_satnono
 
-SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
 DUCK = str(EXAMPLES / "duck.non")
 
 
 def run(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*SATNONO, *args], capture_output=True, text=True, timeout=60, check=False, **kwargs
-    )  # type: ignore[call-overload]
+    return run_satnono(*args, timeout=60, **kwargs)
 
 
 def run_with_fd_closed(fd: int, *args: str) -> tuple[int, str]:

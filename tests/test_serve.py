@@ -8,7 +8,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -17,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES
+from support import EXAMPLES, SATNONO, run_satnono
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
-SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -60,7 +58,7 @@ def post(url: str, body: bytes) -> tuple[int, bytes]:
 
 
 def cli_json(*args: str) -> dict[str, object]:
-    done = subprocess.run([*SATNONO, *args, "--json"], capture_output=True, text=True, check=False)
+    done = run_satnono(*args, "--json")
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
@@ -86,7 +84,7 @@ def test_bad_input_is_400_with_the_clis_line(server: str, tmp_path: Path) -> Non
     bad.write_text("width 2\nheight x\n")
     status, body = post(f"{server}/api/solve?name=bad.non", bad.read_bytes())
     assert status == 400
-    cli = subprocess.run([*SATNONO, "solve", str(bad)], capture_output=True, text=True)
+    cli = run_satnono("solve", str(bad))
     line = cli.stderr.strip().removeprefix("satnono: error: ")
     assert json.loads(body)["error"] == line.replace(str(bad), "bad.non")
     status, body = post(f"{server}/api/solve?backend=quantum", (EXAMPLES / "duck.non").read_bytes())
