@@ -9,6 +9,13 @@ State 0 is the start; the last state is the only accepting one. Each state q >= 
 exactly one color, `entry_color[q]` (an advance from q - 1); some states also loop on the
 background (leading, trailing and between-block background). That shape makes it deterministic,
 and lets sets of states be manipulated as Python integers, one bit per state.
+
+A blotted block (unknown length, model.BLOTTED) is one state that also loops on its own color.
+After it, a background cell must go to a gap state of its own (else "c bg c" would stay in the
+block); when the next block has another color it may also follow at once, so the block's state
+may skip the gap: an advance from q to q + 2 (`skips`). A clue ending in a blotted block has two
+accepting states, the block's and the trailing gap's (`accepting`). Clues without blotted
+blocks have no color loops, no skips and one accepting state, as before.
 """
 
 from __future__ import annotations
@@ -27,6 +34,12 @@ class LineAutomaton:
     loops: int
     #: entry_masks[c]: bit q set when entry_color[q] == c, for every palette color c.
     entry_masks: tuple[int, ...]
+    #: bit q set when state q loops on its own entry color (a blotted block).
+    color_loops: int = 0
+    #: bit q set when state q may advance straight to q + 2 (skipping a blotted block's gap).
+    skips: int = 0
+    #: bit q set for each accepting state; 0 stands for "the last state only".
+    accepting_states: int = 0
 
     @property
     def states(self) -> int:
@@ -36,13 +49,42 @@ class LineAutomaton:
     def accept(self) -> int:
         return len(self.entry_color) - 1
 
+    @property
+    def accepting(self) -> int:
+        """The accepting states as a bit set."""
+        return self.accepting_states or 1 << self.accept
+
+    @property
+    def plain(self) -> bool:
+        """No blotted block: every state advances by one or loops on the background."""
+        return not (self.color_loops or self.skips)
+
     def next_state(self, state: int, color: int) -> int | None:
         """The deterministic transition, or None when `color` is not allowed in `state`."""
-        if state + 1 < len(self.entry_color) and self.entry_color[state + 1] == color:
+        entry = self.entry_color
+        if state + 1 < len(entry) and entry[state + 1] == color:
             return state + 1
+        if self.skips >> state & 1 and state + 2 < len(entry) and entry[state + 2] == color:
+            return state + 2
         if color == BACKGROUND and self.loops >> state & 1:
             return state
+        if self.color_loops >> state & 1 and entry[state] == color:
+            return state
         return None
+
+    def transitions(self, state: int) -> list[tuple[int, int]]:
+        """Every (color, next state) out of `state`."""
+        entry, last = self.entry_color, len(self.entry_color) - 1
+        out = []
+        if state < last:
+            out.append((entry[state + 1], state + 1))
+        if self.skips >> state & 1 and state + 2 <= last:
+            out.append((entry[state + 2], state + 2))
+        if self.loops >> state & 1:
+            out.append((BACKGROUND, state))
+        if self.color_loops >> state & 1:
+            out.append((entry[state], state))
+        return out
 
 
 @cache
@@ -50,18 +92,33 @@ def line_automaton(clue: tuple[Block, ...], colors: int) -> LineAutomaton:
     """Build the automaton of `clue` over a palette of `colors` colors (background included)."""
     entry = [-1]
     loops = 1  # leading background on the start state
+    color_loops = skips = accepting = 0
     for i, block in enumerate(clue):
         if i > 0:
-            if clue[i - 1].color == block.color:
+            previous = clue[i - 1]
+            if previous.color == block.color:
                 entry.append(BACKGROUND)  # the mandatory gap cell, which then loops
+                loops |= 1 << (len(entry) - 1)
+            elif previous.blotted:
+                # A gap state of its own, which the block's state may also skip.
+                skips |= 1 << (len(entry) - 1)
+                entry.append(BACKGROUND)
                 loops |= 1 << (len(entry) - 1)
             else:
                 loops |= 1 << (len(entry) - 1)  # optional gap: the previous block's end loops
-        entry.extend([block.color] * block.length)
-    if clue:
+        if block.blotted:
+            entry.append(block.color)
+            color_loops |= 1 << (len(entry) - 1)
+        else:
+            entry.extend([block.color] * block.length)
+    if clue and clue[-1].blotted:
+        entry.append(BACKGROUND)  # the trailing gap, its own state
+        loops |= 1 << (len(entry) - 1)
+        accepting = 3 << (len(entry) - 2)  # the block's state and the gap's
+    elif clue:
         loops |= 1 << (len(entry) - 1)  # trailing background
     masks = [0] * colors
     for state, color in enumerate(entry):
         if state:
             masks[color] |= 1 << state
-    return LineAutomaton(tuple(entry), loops, tuple(masks))
+    return LineAutomaton(tuple(entry), loops, tuple(masks), color_loops, skips, accepting)

@@ -179,6 +179,7 @@ def encode_line_automaton(
     automaton = solver.automaton
     entry, loops = automaton.entry_color, automaton.loops
     last_state = len(entry) - 1
+    plain = automaton.plain
     add, conjunction, new_variable = formula.add, formula.conjunction, formula.new_variable
     # Literal of each live state at the current boundary; a lone live state is certain.
     current = {_only_state(live[0]): TRUE}
@@ -190,11 +191,18 @@ def encode_line_automaton(
         # Transitions (source, color, target) between live states.
         transitions: list[tuple[int, int, int]] = []
         for q in current:
-            for color in colors:
-                if q < last_state and entry[q + 1] == color and after >> (q + 1) & 1:
-                    transitions.append((q, color, q + 1))
-                elif color == BACKGROUND and loops >> q & 1 and after >> q & 1:
-                    transitions.append((q, color, q))
+            if plain:
+                for color in colors:
+                    if q < last_state and entry[q + 1] == color and after >> (q + 1) & 1:
+                        transitions.append((q, color, q + 1))
+                    elif color == BACKGROUND and loops >> q & 1 and after >> q & 1:
+                        transitions.append((q, color, q))
+            else:  # blotted blocks: color loops and skips too (satnono.automaton)
+                transitions += [
+                    (q, color, target)
+                    for color, target in automaton.transitions(q)
+                    if color in colors and after >> target & 1
+                ]
         out_count: dict[int, int] = {}
         for q, _, _ in transitions:
             out_count[q] = out_count.get(q, 0) + 1
@@ -420,10 +428,17 @@ def encode_puzzle(
         formula, domains, sorted({c for line in unfinished for c in propagator.cells[line]})
     )
     encode_line = chosen.encode_line
+    # The blocks encoding places blocks of known length; a line with a blotted (unknown)
+    # length is encoded by its automaton instead, which reads any length naturally.
+    by_automaton = ENCODINGS["automaton"].encode_line
     for line in unfinished:
         if deadline is not None and deadline.expired():
             raise Timeout
-        encode_line(formula, propagator.solvers[line], propagator.cells[line], domains)
+        solver = propagator.solvers[line]
+        encode = (
+            by_automaton if chosen.name == "blocks" and not solver.automaton.plain else encode_line
+        )
+        encode(formula, solver, propagator.cells[line], domains)
     return formula
 
 

@@ -64,6 +64,8 @@ class LineSolver:
             for color in colors_of(domain):
                 advance |= masks[color]
             loop = self.automaton.loops if domain & 1 else 0
+            # A blotted block's state loops on its own color (none in plain automata).
+            loop |= self.automaton.color_loops & advance
             # The background also advances, into the mandatory gap between same-color blocks.
             entries = tuple((1 << c, masks[c]) for c in colors_of(domain) if masks[c])
             step = (advance, loop, bool(domain & 1), entries)
@@ -72,6 +74,8 @@ class LineSolver:
 
     def forward(self, domains: Sequence[int]) -> list[int]:
         """States reachable from the start before each cell: len(domains) + 1 bitsets."""
+        if self.automaton.skips:
+            return self._forward_skipping(domains)
         reached = [1]
         states = 1
         step = self._steps
@@ -87,18 +91,31 @@ class LineSolver:
         The encoders build variables only for these states.
         """
         reached = self.forward(domains)
-        accept = 1 << self.automaton.accept
-        if not reached[-1] & accept:
+        accept = reached[-1] & self.automaton.accepting
+        if not accept:
             return None
         live = [0] * len(reached)
         states = accept
         live[-1] = accept
         step = self._steps
+        skips = self.automaton.skips
         for j in range(len(domains) - 1, -1, -1):
             advance, loop, _, _ = step.get(domains[j]) or self._step(domains[j])
-            states = ((states & advance) >> 1) | (states & loop)
+            entered = states & advance
+            states = (entered >> 1) | (states & loop) | ((entered >> 2) & skips)
             live[j] = states & reached[j]
         return live
+
+    def _forward_skipping(self, domains: Sequence[int]) -> list[int]:
+        """`forward` for automata with skips (a blotted block followed by another color)."""
+        reached = [1]
+        states = 1
+        skips = self.automaton.skips
+        for domain in domains:
+            advance, loop, _, _ = self._steps.get(domain) or self._step(domain)
+            states = (((states << 1) | ((states & skips) << 2)) & advance) | (states & loop)
+            reached.append(states)
+        return reached
 
     def solve(self, domains: Domains) -> Domains | None:
         """The narrowed domains, or None when no arrangement of the clue fits."""
@@ -118,6 +135,8 @@ class LineSolver:
         return result
 
     def _solve(self, domains: Domains) -> Domains:
+        if not self.automaton.plain:
+            return self._solve_blotted(domains)
         step = self._steps
         reached = [1]
         states = 1
@@ -146,6 +165,37 @@ class LineSolver:
                             kept |= bit
                 narrowed[j] = kept
             after = ((after & advance) >> 1) | (after & loop)
+        return tuple(narrowed)
+
+    def _solve_blotted(self, domains: Domains) -> Domains:
+        """`_solve` for an automaton with blotted blocks: color loops and skips too."""
+        automaton = self.automaton
+        reached = self._forward_skipping(domains)
+        if not reached[-1] & automaton.accepting:
+            return _NO_SOLUTION
+        loops, color_loops, skips = automaton.loops, automaton.color_loops, automaton.skips
+        narrowed = list(domains)
+        after = reached[-1] & automaton.accepting
+        step = self._steps
+        for j in range(len(domains) - 1, -1, -1):
+            domain = domains[j]
+            advance, loop, background, entries = step[domain]
+            before = reached[j]
+            if not before:
+                return _NO_SOLUTION
+            if domain & (domain - 1):
+                kept = 1 if background and before & loops & after else 0
+                entered = (((before << 1) | ((before & skips) << 2)) & after) | (
+                    before & color_loops & after
+                )
+                for bit, mask in entries:
+                    if entered & mask:
+                        kept |= bit
+                narrowed[j] = kept
+            entered_after = after & advance
+            after = (
+                (entered_after >> 1) | ((entered_after >> 2) & skips) | (after & loop)
+            ) & reached[j]
         return tuple(narrowed)
 
 

@@ -72,15 +72,28 @@ def make_palette(background: Color, colors: Sequence[Color]) -> tuple[Color, ...
     return tuple(palette)
 
 
+#: The length of a blotted clue number: a run of unknown length (at least one cell), as in
+#: webpbn's blotted puzzles and `?` in `.non`. Negative, so that no parser reading digits can
+#: produce it and a 0 stays an error.
+BLOTTED = -1
+
+
 @dataclass(frozen=True)
 class Block:
-    """A clue number: a run of `length` cells of palette color `color` (never the background)."""
+    """A clue number: a run of `length` cells of palette color `color` (never the background);
+    `length` BLOTTED (-1) when the number is hidden: any run of one cell or more."""
 
     length: int
     color: int = 1
 
+    @property
+    def blotted(self) -> bool:
+        return self.length == BLOTTED
+
 
 Clue = tuple[Block, ...]
+#: A clue number as Puzzle.from_clues takes it: a length or "?", alone or with its color.
+ClueEntry = int | str | tuple[int | str, str | int]
 #: A solved grid: one tuple of palette indices per row.
 Grid = tuple[tuple[int, ...], ...]
 
@@ -88,7 +101,7 @@ Grid = tuple[tuple[int, ...], ...]
 def min_clue_length(clue: Sequence[Block]) -> int:
     """Cells a clue needs: its blocks plus one gap between neighbours of the same color only."""
     gaps = sum(1 for a, b in pairwise(clue) if a.color == b.color)
-    return sum(block.length for block in clue) + gaps
+    return sum(max(1, block.length) for block in clue) + gaps
 
 
 @dataclass(frozen=True)
@@ -123,7 +136,7 @@ class Puzzle:
             raise InputError("'.' is the background's character and only the background's")
         for kind, index, clue in self.lines():
             for block in clue:
-                if block.length < 1:
+                if block.length < 1 and not block.blotted:
                     raise InputError(f"{kind} {index + 1}: block length {block.length} < 1")
                 if not 1 <= block.color < len(self.palette):
                     raise InputError(f"{kind} {index + 1}: unknown color index {block.color}")
@@ -135,20 +148,23 @@ class Puzzle:
     @classmethod
     def from_clues(
         cls,
-        rows: Sequence[Sequence[int | tuple[int, str | int]]],
-        columns: Sequence[Sequence[int | tuple[int, str | int]]],
+        rows: Sequence[Sequence[ClueEntry]],
+        columns: Sequence[Sequence[ClueEntry]],
         colors: Mapping[str, str] | None = None,
         title: str = "",
     ) -> Puzzle:
         """A puzzle from plain clues: `[[3, 1], [2], []]` in black and white, or in color
         `[[(3, "red"), (1, "blue")], ...]` with `colors={"red": "#ff0000", "blue": "#0000ff"}`.
+        A hidden (blotted) number is `"?"`, or `("?", color)` in color.
 
         A color is named by a key of `colors` (whose order is the palette's), or, without
         `colors`, by any name (given a display color by name, in order of first use). Bad
         clues raise InputError (a ValueError) naming the line.
         """
         names: dict[str, str] = dict(colors or {})
-        pairs = any(not isinstance(entry, int) for clue in (*rows, *columns) for entry in clue)
+        pairs = any(
+            not isinstance(entry, int | str) for clue in (*rows, *columns) for entry in clue
+        )
         if colors is None and pairs:
             for clue in (*rows, *columns):
                 for entry in clue:
@@ -159,19 +175,26 @@ class Puzzle:
             names = {"black": BLACK.rgb}
         index = {name: number for number, name in enumerate(names, start=1)}
 
-        def clue_of(kind: str, number: int, clue: Sequence[int | tuple[int, str | int]]) -> Clue:
+        def length_of(kind: str, number: int, value: object) -> int:
+            if value == "?":
+                return BLOTTED
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InputError(f"{kind} {number}: {value!r} is not a clue number")
+            if value < 1:
+                raise InputError(f"{kind} {number}: block length {value} < 1")
+            return value
+
+        def clue_of(kind: str, number: int, clue: Sequence[ClueEntry]) -> Clue:
             blocks = []
             for entry in clue:
-                if isinstance(entry, bool) or not isinstance(entry, int | tuple | list):
-                    raise InputError(f"{kind} {number}: {entry!r} is not a clue number")
-                if isinstance(entry, int):
-                    length, color = entry, 1
+                if not isinstance(entry, tuple | list):
+                    length, color = length_of(kind, number, entry), 1
                     if len(names) > 1:
                         raise InputError(f"{kind} {number}: {entry} needs a color")
                 else:
-                    if len(entry) != 2 or not isinstance(entry[0], int):
+                    if len(entry) != 2 or isinstance(entry[0], tuple | list):
                         raise InputError(f"{kind} {number}: {entry!r} is not (length, color)")
-                    length, named = entry
+                    length, named = length_of(kind, number, entry[0]), entry[1]
                     if isinstance(named, int) and not isinstance(named, bool):
                         color = named
                     elif str(named) in index:
@@ -229,8 +252,13 @@ class Puzzle:
         if not clue:
             return "0"
         if self.is_black_and_white:
-            return ",".join(str(block.length) for block in clue)
-        return ",".join(f"{block.length}{self.palette[block.color].char}" for block in clue)
+            return ",".join(clue_number(block) for block in clue)
+        return ",".join(f"{clue_number(block)}{self.palette[block.color].char}" for block in clue)
+
+    @property
+    def has_blotted(self) -> bool:
+        """Whether some clue number is hidden (blotted)."""
+        return any(block.blotted for _, _, clue in self.lines() for block in clue)
 
     def grid_rows(self, grid: Grid) -> list[str]:
         """A grid as row strings of palette characters ('.' is the background)."""
@@ -244,6 +272,11 @@ class Puzzle:
             return tuple(tuple(index[char] for char in row) for row in rows)
         except KeyError as error:
             raise InputError(f"unknown color character {error.args[0]!r} in grid") from None
+
+
+def clue_number(block: Block) -> str:
+    """A clue number as people write it: '?' where it is blotted."""
+    return "?" if block.blotted else str(block.length)
 
 
 def find_contradiction(puzzle: Puzzle) -> str | None:
@@ -262,6 +295,8 @@ def find_contradiction(puzzle: Puzzle) -> str | None:
                 f"{side} is {length}"
             )
     for color in range(1, len(puzzle.palette)):
+        if any(b.blotted and b.color == color for _, _, clue in puzzle.lines() for b in clue):
+            continue  # a hidden number: the totals need not be equal as written
         by_rows = sum(b.length for clue in puzzle.rows for b in clue if b.color == color)
         by_columns = sum(b.length for clue in puzzle.columns for b in clue if b.color == color)
         if by_rows != by_columns:

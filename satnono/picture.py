@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape as _escape
 from xml.sax.saxutils import quoteattr
 
 from satnono.errors import InputError
-from satnono.model import Block, Puzzle
+from satnono.model import Block, Puzzle, clue_number
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -83,8 +83,8 @@ def compute_layout(puzzle: Puzzle, caption: str | None = None) -> Layout:
     cell = CELL
     font = 0.56 * cell
     digit = 0.636  # digit advance as a fraction of the font size (DejaVu Sans)
-    row_digits = max((len(str(b.length)) for clue in puzzle.rows for b in clue), default=1)
-    column_digits = max((len(str(b.length)) for clue in puzzle.columns for b in clue), default=1)
+    row_digits = max((len(clue_number(b)) for clue in puzzle.rows for b in clue), default=1)
+    column_digits = max((len(clue_number(b)) for clue in puzzle.columns for b in clue), default=1)
     slot_width = max(cell, round(digit * font * row_digits + 0.4 * cell, 1))
     # Numbers side by side need air between them: two-digit column clues get a smaller font.
     column_font = min(font, 0.66 * cell / (digit * column_digits))
@@ -240,7 +240,7 @@ def _scene(
             yield _Rect(x + inset, y + inset, w - 2 * inset, c - 2 * inset, rgb, _BOX_EDGE,
                         0.04 * c, "clue")  # fmt: skip
             ink = _text_on(rgb)
-        texts.append(_Text(x + w / 2, y + c / 2, str(block.length), size, ink, "clue"))
+        texts.append(_Text(x + w / 2, y + c / 2, clue_number(block), size, ink, "clue"))
     yield from texts
 
     # Cells: one rect each; decided cells in their color, the others (several colors left, or

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from satnono.model import Grid, Puzzle
+from satnono.model import Block, Grid, Puzzle
 
 
 class VerificationError(AssertionError):
@@ -35,6 +35,15 @@ def line_clues(grid: Grid) -> tuple[list[list[tuple[int, int]]], list[list[tuple
     return [runs(row) for row in grid], [runs(column) for column in zip(*grid, strict=True)]
 
 
+def matches(actual: Sequence[tuple[int, int]], clue: Sequence[Block]) -> bool:
+    """Whether a line's runs are its clue's: same colors in order, and the same lengths
+    except where the clue's number is blotted (any length)."""
+    return len(actual) == len(clue) and all(
+        color == block.color and (block.blotted or length == block.length)
+        for (length, color), block in zip(actual, clue, strict=True)
+    )
+
+
 def problems(puzzle: Puzzle, grid: Grid) -> list[str]:
     """Every line whose recomputed clue differs from the puzzle's; empty when the grid is right."""
     if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
@@ -46,7 +55,7 @@ def problems(puzzle: Puzzle, grid: Grid) -> list[str]:
     found = []
     for kind, expected, actual in (("row", puzzle.rows, rows), ("column", puzzle.columns, columns)):
         for i, clue in enumerate(expected):
-            if actual[i] != [(b.length, b.color) for b in clue]:
+            if not matches(actual[i], clue):
                 found.append(f"{kind} {i + 1}")
     return found
 
@@ -71,9 +80,7 @@ class Verifier:
 
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle
-        self.expected = [[(b.length, b.color) for b in clue] for clue in puzzle.rows] + [
-            [(b.length, b.color) for b in clue] for clue in puzzle.columns
-        ]
+        self.expected = [*puzzle.rows, *puzzle.columns]
         self.good: set[tuple[int, tuple[int, ...]]] = set()
 
     def __call__(self, grid: Grid) -> Grid:
@@ -87,7 +94,7 @@ class Verifier:
             key = (index, tuple(cells))
             if key in good:
                 continue
-            if runs(cells) != expected[index] or any(not 0 <= c < colors for c in cells):
+            if not matches(runs(cells), expected[index]) or any(not 0 <= c < colors for c in cells):
                 return verify(puzzle, grid)  # raises, naming every wrong line
             if len(good) > 1_000_000:
                 good.clear()

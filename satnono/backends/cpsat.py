@@ -28,13 +28,11 @@ class CellModel:
 
 def automaton_transitions(automaton: LineAutomaton) -> list[tuple[int, int, int]]:
     """The (state, color, next state) triples of the clue automaton (satnono.automaton)."""
-    triples = []
-    for state in range(automaton.states):
-        if automaton.loops >> state & 1:
-            triples.append((state, 0, state))
-        if state + 1 < automaton.states:
-            triples.append((state, automaton.entry_color[state + 1], state + 1))
-    return triples
+    return [
+        (state, color, target)
+        for state in range(automaton.states)
+        for color, target in automaton.transitions(state)
+    ]
 
 
 def build_model(
@@ -81,7 +79,8 @@ def build_model(
             cells[cell].expression if cell in cells else domains[cell].bit_length() - 1
             for cell in line_cells
         ]
-        model.add_automaton(expressions, 0, [automaton.accept], automaton_transitions(automaton))
+        finals = [q for q in range(automaton.states) if automaton.accepting >> q & 1]
+        model.add_automaton(expressions, 0, finals, automaton_transitions(automaton))
     return model, cells
 
 

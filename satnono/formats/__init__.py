@@ -84,6 +84,10 @@ FORMATS: dict[str, Format] = {
 }  # fmt: skip
 
 
+#: Formats that can write a blotted (hidden) clue number: `?` in .non, 0 in webpbn XML.
+BLOTTED_FORMATS = frozenset({"non", "xml"})
+
+
 def format_names() -> list[str]:
     return list(FORMATS)
 
@@ -196,6 +200,12 @@ def write_puzzles(
     if str(path) == STDIO and fmt is None:
         raise InputError(f"writing to standard output needs the format ({option})", path)
     chosen = format_of(path, None, fmt, option)
+    if chosen.name not in BLOTTED_FORMATS and any(puzzle.has_blotted for puzzle in puzzles):
+        raise InputError(
+            f"the {chosen.name} format cannot hold a blotted (unknown) clue number: "
+            "write .non or webpbn XML",
+            path,
+        )
     try:
         text = chosen.write(puzzles)
     except InputError as error:

@@ -24,6 +24,7 @@ from satnono.formats.limits import (
 from satnono.model import (
     BLACK,
     BLACK_AND_WHITE,
+    BLOTTED,
     MAX_SIDE,
     WHITE,
     Block,
@@ -37,7 +38,7 @@ from satnono.model import (
 
 _STRING_KEYS = {"catalogue": "source", "title": "title", "by": "author", "copyright": "copyright"}
 _KEYS = {"width", "height", "rows", "columns", "goal", "color", "license", *_STRING_KEYS}
-_BLOCK = re.compile(r"([0-9]+)(.?)")
+_BLOCK = re.compile(r"([0-9]+|\?)(.?)")
 _SEPARATORS = re.compile(r"[,\s]+")
 #: A clue of plain numbers (black and white), read without looking at each token's parts.
 _PLAIN_CLUE = re.compile(r"[0-9]+(?:[,\s]+[0-9]+)*")
@@ -115,6 +116,9 @@ def _parse_clue(text: str, number: int) -> list[tuple[int, str]]:
         if match is None:
             raise InputError(f"bad clue {shown(text)}: cannot read {shown(token)}", line=number)
         digits = match.group(1)
+        if digits == "?":  # a blotted number: a run of unknown length
+            blocks.append((BLOTTED, color_char(match.group(2), number) if match.group(2) else ""))
+            continue
         length = int(digits) if len(digits) <= MAX_DIGITS else MAX_SIDE + 1
         if length == 0:
             raise InputError(f"bad clue {shown(text)}: a block of length 0", line=number)

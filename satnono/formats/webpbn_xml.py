@@ -25,6 +25,7 @@ from satnono.formats.limits import (
 )
 from satnono.model import (
     BLACK,
+    BLOTTED,
     MAX_SIDE,
     WHITE,
     Block,
@@ -215,12 +216,12 @@ def _parse_line(line: Element, default: str, line_of: Any) -> list[tuple[int, st
         text = _text(count)
         if not _LENGTH.fullmatch(text) or int(text) > MAX_SIDE:
             raise InputError(
-                f"<count> holds {shown(text)}, not a block length (1..{MAX_SIDE})",
+                f"<count> holds {shown(text)}, not a block length (1..{MAX_SIDE}, 0 if blotted)",
                 line=line_of(count),
             )
-        length = int(text)
-        if length == 0:
-            continue  # some exporters write an empty line as a single 0
+        # webpbn writes a blotted (hidden) number as 0: a run of unknown length. An empty
+        # line is a <line> without <count>.
+        length = int(text) or BLOTTED
         blocks.append((length, count.get("color", default)))
     return blocks
 
@@ -304,8 +305,9 @@ def _write_puzzle(puzzle: Puzzle) -> list[str]:
         out.append(f'<clues type="{kind}">')
         for clue in clues:
             counts = "".join(
-                f"<count>{b.length}</count>" if b.color == 1
-                else f"<count color={quoteattr(puzzle.palette[b.color].name)}>{b.length}</count>"
+                f"<count>{max(b.length, 0)}</count>" if b.color == 1
+                else f"<count color={quoteattr(puzzle.palette[b.color].name)}>"
+                     f"{max(b.length, 0)}</count>"
                 for b in clue
             )  # fmt: skip
             out.append(f"<line>{counts}</line>")

@@ -1,0 +1,106 @@
+"""Blotted clues (a hidden number: a run of unknown length; `?` in .non, 0 in webpbn XML): every
+backend, the counters and the line solver agree with brute force over all grids of small puzzles."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from satnono.counting import count_solutions
+from satnono.deadline import Deadline
+from satnono.errors import InputError
+from satnono.formats import FORMATS, parse_text, write_puzzles
+from satnono.generate import puzzle_from_grid
+from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
+from satnono.solutions import solve
+from satnono.verify import problems
+
+BACKENDS = ["sat", "cpsat", "backtrack", "portfolio"]
+PALETTE3 = (*BLACK_AND_WHITE, Color("red", "r", "#ff0000"))
+
+
+def every_grid(puzzle: Puzzle) -> set[Grid]:
+    colors = range(len(puzzle.palette))
+    found = set()
+    for cells in itertools.product(colors, repeat=puzzle.width * puzzle.height):
+        grid = tuple(
+            tuple(cells[r * puzzle.width : (r + 1) * puzzle.width]) for r in range(puzzle.height)
+        )
+        if not problems(puzzle, grid):
+            found.add(grid)
+    return found
+
+
+@st.composite
+def blotted_puzzles(draw: st.DrawFn) -> Puzzle:
+    colors = draw(st.sampled_from([2, 3]))
+    side = 4 if colors == 2 else 3
+    width, height = draw(st.integers(1, side)), draw(st.integers(1, side))
+    cells = draw(st.lists(st.integers(0, colors - 1), min_size=width * height,
+                          max_size=width * height))  # fmt: skip
+    grid = tuple(tuple(cells[r * width : (r + 1) * width]) for r in range(height))
+    palette = BLACK_AND_WHITE if colors == 2 else PALETTE3
+    puzzle = puzzle_from_grid(grid, palette, keep_goal=False)
+    hide = draw(st.lists(st.booleans(), min_size=64, max_size=64))
+    flags = iter(hide)
+
+    def blot(clue: tuple[Block, ...]) -> tuple[Block, ...]:
+        return tuple(Block(BLOTTED, b.color) if next(flags) else b for b in clue)
+
+    return Puzzle(width, height, tuple(map(blot, puzzle.rows)),
+                  tuple(map(blot, puzzle.columns)), palette)  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=40, deadline=None)
+@given(puzzle=blotted_puzzles())
+def test_every_backend_finds_exactly_the_grids_that_fit(backend: str, puzzle: Puzzle) -> None:
+    expected = every_grid(puzzle)
+    result = solve(puzzle, backend=backend, limit=0)
+    assert result.complete
+    assert set(result.grids) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(puzzle=blotted_puzzles())
+def test_every_counting_method_counts_them(puzzle: Puzzle) -> None:
+    expected = len(every_grid(puzzle))
+    for methods in (("search",), ("ganak",)):
+        counted = count_solutions(
+            puzzle, backend="sat", enumeration_limit=1, methods=methods, deadline=Deadline(30)
+        )
+        assert counted.exact and counted.count == expected, methods
+
+
+def test_the_non_format_reads_and_writes_question_marks() -> None:
+    text = "width 3\nheight 3\nrows\n?\n1 1\n?\ncolumns\n?\n1\n?\n"
+    (puzzle,) = parse_text(text, "blotted.non")
+    assert puzzle.rows[0] == (Block(BLOTTED, 1),) and puzzle.has_blotted
+    assert puzzle.clue_text(puzzle.rows[0]) == "?"
+    assert len(every_grid(puzzle)) == 16
+    assert solve(puzzle, limit=0).solutions_found == 16
+    again = parse_text(FORMATS["non"].write([puzzle]), "again.non")[0]
+    assert again.rows == puzzle.rows and again.columns == puzzle.columns
+
+
+def test_webpbn_xml_writes_a_blot_as_zero_and_reads_it_back() -> None:
+    text = (
+        "width 3\nheight 2\nrows\n?r 1b\n1b ?r\ncolumns\n1r 1b\n?r\n1b 1r\n"
+        "color r #ff0000\ncolor b #0000ff\n"
+    )
+    (puzzle,) = parse_text(text, "blotted.non")
+    xml = FORMATS["xml"].write([puzzle])
+    assert '<line><count color="b">1</count><count>0</count></line>' in xml  # red is the default
+    (again,) = parse_text(xml, "blotted.xml")
+    assert again.rows == puzzle.rows and again.columns == puzzle.columns
+    assert len(every_grid(again)) == solve(again, limit=0).solutions_found
+
+
+def test_formats_that_cannot_hold_a_blot_refuse_it(tmp_path: Path) -> None:
+    (puzzle,) = parse_text("width 1\nheight 1\nrows\n?\ncolumns\n1\n", "b.non")
+    with pytest.raises(InputError, match="cannot hold a blotted"):
+        write_puzzles([puzzle], tmp_path / "b.g")
