@@ -247,6 +247,10 @@ def encode_line_automaton(
                     x = color_literal(formula, cell, domain, color)
                     add([-x, *supports.get(color, [])], "color-support")
         current = following
+    if len(current) > 1:
+        # A clue ending in a blotted block accepts in two states; one of them ends the line
+        # (the lean variant has no forward clauses that would imply it).
+        add(list(current.values()), "final-state")
 
 
 def encode_line_automaton_lean(

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from satnono.backends import SearchOptions
+from satnono.cnf import DEFAULT_ENCODING, ENCODINGS
 from satnono.counting import count_solutions
 from satnono.deadline import Deadline
 from satnono.errors import InputError
@@ -63,6 +65,15 @@ def test_every_backend_finds_exactly_the_grids_that_fit(backend: str, puzzle: Pu
     result = solve(puzzle, backend=backend, limit=0)
     assert result.complete
     assert set(result.grids) == expected
+
+
+# The default encoding is the sat backend's, tested above.
+@pytest.mark.parametrize("encoding", sorted(set(ENCODINGS) - {DEFAULT_ENCODING}))
+@settings(max_examples=25, deadline=None)
+@given(puzzle=blotted_puzzles())
+def test_every_cnf_encoding_finds_exactly_the_grids_that_fit(encoding: str, puzzle: Puzzle) -> None:
+    result = solve(puzzle, backend="sat", limit=0, options=SearchOptions(encoding=encoding))
+    assert result.complete and set(result.grids) == every_grid(puzzle)
 
 
 @settings(max_examples=40, deadline=None)
