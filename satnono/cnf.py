@@ -34,7 +34,8 @@ class CnfFormula:
     cell_literals: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     #: clause counts by family, for the stats and the specification's size table.
     families: dict[str, int] = field(default_factory=dict)
-    #: The encoding variant that built the formula (a key of ENCODINGS).
+    #: The encoding variant that built the formula (a key of ENCODINGS; "blocks+automaton" when
+    #: lines with blotted numbers needed the automaton).
     encoding: str = "blocks"
     #: True when unit propagation alone refutes every non-solution once all cells are assigned
     #: (enumeration may then accept a fully propagated assignment without a solver call).
@@ -439,10 +440,11 @@ def encode_puzzle(
         if deadline is not None and deadline.expired():
             raise Timeout
         solver = propagator.solvers[line]
-        encode = (
-            by_automaton if chosen.name == "blocks" and not solver.automaton.plain else encode_line
-        )
-        encode(formula, solver, propagator.cells[line], domains)
+        if chosen.name == "blocks" and not solver.automaton.plain:
+            formula.encoding = "blocks+automaton"  # said in the stats and the DIMACS header
+            by_automaton(formula, solver, propagator.cells[line], domains)
+        else:
+            encode_line(formula, solver, propagator.cells[line], domains)
     return formula
 
 
