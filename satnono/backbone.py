@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from satnono.backends.sat import is_interruptible
 from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.components import components
@@ -61,11 +62,15 @@ class Backbone:
 
 
 def backbone(
-    propagator: Propagator, domains: Sequence[int], deadline: Deadline | None = None
+    propagator: Propagator,
+    domains: Sequence[int],
+    deadline: Deadline | None = None,
+    solver: str = SOLVER,
 ) -> Backbone | None:
     """The backbone from the state line logic left (`domains`); None when there is no solution.
 
-    Components are independent, so each is settled with its own (smaller) formula.
+    Components are independent, so each is settled with its own (smaller) formula. `solver`
+    names the PySAT solver (tools/tune_backbone.py compares them).
     """
     deadline = deadline or Deadline(None)
     colors = list(domains)
@@ -82,7 +87,7 @@ def backbone(
                 unsettled += _cells(propagator, domains, later)
             break
         formula = encode_puzzle(propagator, domains, lines)
-        settle = _Settle(formula, deadline)
+        settle = _Settle(formula, deadline, solver)
         try:
             result = settle.run()
         finally:
@@ -107,13 +112,15 @@ def _cells(propagator: Propagator, domains: Sequence[int], lines: Sequence[int])
 class _Settle:
     """One component's backbone by chunked flipping with an incremental SAT solver."""
 
-    def __init__(self, formula: CnfFormula, deadline: Deadline) -> None:
+    def __init__(self, formula: CnfFormula, deadline: Deadline, solver: str) -> None:
         from pysat.solvers import Solver
 
         self.formula = formula
         self.deadline = deadline
-        self.solver = Solver(name=SOLVER, bootstrap_with=formula.clauses)
-        self.stoppable = StoppableSolver(self.solver, deadline, interruptible=True).__enter__()
+        self.solver = Solver(name=solver, bootstrap_with=formula.clauses)
+        # The others are stopped between calls only.
+        interruptible = is_interruptible(solver)
+        self.stoppable = StoppableSolver(self.solver, deadline, interruptible).__enter__()
         self.next_variable = formula.variables
         #: cell -> bitmask of the colors seen in some model.
         self.seen: dict[int, int] = {cell: 0 for cell in formula.cell_literals}

@@ -52,6 +52,11 @@ def solver_names() -> dict[str, str]:
     return names
 
 
+def is_interruptible(name: str) -> bool:
+    """Whether PySAT's solver `name` (any alias) can be stopped in the middle of a call."""
+    return solver_names().get(name, name) in _INTERRUPTIBLE
+
+
 def available_solvers() -> list[str]:
     """The canonical names of the solvers this PySAT build can create.
 

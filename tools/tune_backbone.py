@@ -1,0 +1,62 @@
+"""Choose the backbone's SAT solver on a tuning set: total seconds of the exact backbone (the
+ambiguity map of `satnono analyze`) per solver, each puzzle capped.
+
+A dev tool (`python tools/tune_backbone.py DIR... --solvers glucose42,minisat22 --cap 10`). Tune
+on `python -m satnono.generate tuning DIR` and the shared corpus, never on the survey that the
+benchmarks report. Puzzles that line logic solves have no backbone to compute and are skipped;
+a capped puzzle counts as the cap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from satnono.backbone import backbone
+from satnono.deadline import Deadline
+from satnono.errors import InputError
+from satnono.formats import read_puzzle
+from satnono.propagate import Propagator, initial_domains, propagate_root
+
+SUFFIXES = {".non", ".xml", ".g", ".cwd", ".mk", ".nin", ".syro"}
+
+
+def residuals(folders: list[Path]) -> list[tuple[str, Propagator, list[int]]]:
+    """(name, propagator, domains) of every readable puzzle that line logic leaves unfinished."""
+    found = []
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES):
+            try:
+                puzzle = read_puzzle(path)
+            except InputError:
+                continue
+            domains = initial_domains(puzzle)
+            propagator, reason = propagate_root(puzzle, domains)
+            if reason is None and any(d & (d - 1) for d in domains):
+                found.append((str(path), propagator, domains))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", type=Path, nargs="+")
+    parser.add_argument("--solvers", default="glucose42,minisat22")
+    parser.add_argument("--cap", type=float, default=10.0, help="seconds per puzzle")
+    options = parser.parse_args()
+    puzzles = residuals(options.folders)
+    print(f"{len(puzzles)} puzzles with a residual")
+    for solver in options.solvers.split(","):
+        total, wall, capped = 0.0, 0.0, 0
+        for _, propagator, domains in puzzles:
+            start = time.perf_counter()
+            settled = backbone(propagator, domains, Deadline(options.cap), solver)
+            seconds = time.perf_counter() - start
+            capped += settled is not None and not settled.exact
+            total += min(seconds, options.cap)
+            wall += seconds  # above the capped total when a solver cannot be interrupted
+        print(f"{solver}: {total:.2f} s in all, {capped} capped ({wall:.2f} s wall)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
