@@ -44,7 +44,8 @@ _NAME_BY_LETTER = {
     "k": "black", "r": "red", "g": "green", "b": "blue", "y": "yellow", "o": "orange",
     "w": "white", "p": "purple",
 }  # fmt: skip
-_SPARE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@$%&*+=?!~^<>/|"
+#: Never a digit or '?': in clue text those are numbers ('?' a blotted one).
+_SPARE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@$%&*+=!~^<>/|"
 
 
 def default_rgb(name: str, position: int) -> str:
@@ -57,7 +58,7 @@ def make_palette(background: Color, colors: Sequence[Color]) -> tuple[Color, ...
     """A palette with satnono's text conventions: '.' background, '#' for a lone color.
 
     Other color characters are kept as the file gave them unless they collide or are unusable
-    in clue text (digits, separators), in which case a spare letter stands in.
+    in clue text (digits, '?', separators), in which case a spare letter stands in.
     """
     palette = [Color(background.name, ".", background.rgb)]
     if len(colors) == 1:
@@ -65,7 +66,7 @@ def make_palette(background: Color, colors: Sequence[Color]) -> tuple[Color, ...
     used = {"."}
     for color in colors:
         char = color.char
-        if len(char) != 1 or char in used or char.isdigit() or char.isspace() or char in ",.":
+        if len(char) != 1 or char in used or char.isdigit() or char.isspace() or char in ",.?":
             char = next(c for c in _SPARE_CHARS if c not in used)
         used.add(char)
         palette.append(Color(color.name, char, color.rgb))

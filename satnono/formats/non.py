@@ -38,7 +38,8 @@ from satnono.model import (
 
 _STRING_KEYS = {"catalogue": "source", "title": "title", "by": "author", "copyright": "copyright"}
 _KEYS = {"width", "height", "rows", "columns", "goal", "color", "license", *_STRING_KEYS}
-_BLOCK = re.compile(r"([0-9]+|\?)(.?)")
+#: A block: its length (or `?`, blotted), then maybe a color character (never a digit or `?`).
+_BLOCK = re.compile(r"([0-9]+|\?)([^0-9?]?)")
 _SEPARATORS = re.compile(r"[,\s]+")
 #: A clue of plain numbers (black and white), read without looking at each token's parts.
 _PLAIN_CLUE = re.compile(r"[0-9]+(?:[,\s]+[0-9]+)*")
@@ -178,6 +179,10 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
                     f"color: expected 'color <char> #rrggbb', got {shown(line)}", line=number
                 )
             char = color_char(parts[0], number)
+            if char.isdigit() or char == "?":
+                raise InputError(
+                    f"color {shown(char)}: digits and '?' are clue numbers, not colors", line=number
+                )
             if char in declared:
                 raise InputError(f"color {shown(char)} is declared twice", line=number)
             declared[char] = _normalize_rgb(parts[1])
