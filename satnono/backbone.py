@@ -118,7 +118,7 @@ class _Settle:
         self.formula = formula
         self.deadline = deadline
         self.solver = Solver(name=solver, bootstrap_with=formula.clauses)
-        # The others are stopped between calls only.
+        # A solver that cannot be interrupted mid-call is stopped between calls only.
         interruptible = is_interruptible(solver)
         self.stoppable = StoppableSolver(self.solver, deadline, interruptible).__enter__()
         self.next_variable = formula.variables
