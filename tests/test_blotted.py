@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from satnono.backends import SearchOptions
 from satnono.cnf import DEFAULT_ENCODING, ENCODINGS
-from satnono.counting import count_solutions
+from satnono.counting import Approximation, count_solutions
 from satnono.deadline import Deadline
 from satnono.errors import InputError
 from satnono.formats import FORMATS, parse_text, write_puzzles
@@ -128,3 +128,15 @@ def test_a_question_mark_is_a_number_never_a_color(clue: str, message: str) -> N
     declared = "width 1\nheight 1\nrows\n1r\ncolumns\n1r\ncolor ? #ff0000\ncolor r #00ff00\n"
     with pytest.raises(InputError, match="clue numbers, not colors"):
         parse_text(declared, "bad.non")
+
+
+def test_approxmc_estimates_a_blotted_puzzle_within_its_guarantee() -> None:
+    (puzzle,) = parse_text("width 4\nheight 4\nrows\n?\n?\n?\n?\ncolumns\n?\n1 1\n?\n1\n", "b.non")
+    expected = len(every_grid(puzzle))  # 200
+    counted = count_solutions(
+        puzzle, backend="sat", enumeration_limit=1, methods=("approxmc",),
+        approximation=Approximation(0.8, 0.2), deadline=Deadline(60),
+    )  # fmt: skip
+    assert [factor.method for factor in counted.factors] == ["approxmc"]
+    assert counted.estimate is not None
+    assert expected / 1.8 <= counted.estimate <= expected * 1.8
