@@ -89,6 +89,14 @@ def test_bad_input_is_400_with_the_clis_line(server: str, tmp_path: Path) -> Non
     assert json.loads(body)["error"] == line.replace(str(bad), "bad.non")
     status, body = post(f"{server}/api/solve?backend=quantum", (EXAMPLES / "duck.non").read_bytes())
     assert status == 400 and "unknown backend 'quantum'" in json.loads(body)["error"]
+    # A blotted number: solved, written as XML, refused by a format that cannot hold it.
+    blotted = b"width 3\nheight 3\nrows\n?\n1 1\n?\ncolumns\n?\n1\n?\n"
+    status, body = post(f"{server}/api/count?name=b.non", blotted)
+    assert status == 200 and json.loads(body)["count"] == 16
+    status, body = post(f"{server}/api/convert?name=b.non&to=xml", blotted)
+    assert status == 200 and b"<count>0</count>" in body
+    status, body = post(f"{server}/api/convert?name=b.non&to=g", blotted)
+    assert status == 400 and "cannot hold a blotted" in json.loads(body)["error"]
 
 
 def test_limits_and_no_file_system(server: str) -> None:

@@ -21,6 +21,10 @@ from satnono.model import Puzzle
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
 
+#: Formats that can write a blotted (hidden) clue number: `?` in .non, 0 in webpbn XML.
+BLOTTED_FORMATS = frozenset({"non", "xml"})
+
+
 @dataclass(frozen=True)
 class Format:
     """A file format; its module is imported on first use, so start-up pays only for one."""
@@ -42,6 +46,11 @@ class Format:
         return puzzles
 
     def write(self, puzzles: Sequence[Puzzle]) -> str:
+        if self.name not in BLOTTED_FORMATS and any(puzzle.has_blotted for puzzle in puzzles):
+            raise InputError(
+                f"the {self.name} format cannot hold a blotted (unknown) clue number: "
+                "write .non or webpbn XML"
+            )
         text: str = self._function(1)(puzzles)
         return text
 
@@ -82,10 +91,6 @@ FORMATS: dict[str, Format] = {
                 "Makhorin pbnsol (webpbn export): '*' comments, rows, '&', columns; no suffix"),
     )
 }  # fmt: skip
-
-
-#: Formats that can write a blotted (hidden) clue number: `?` in .non, 0 in webpbn XML.
-BLOTTED_FORMATS = frozenset({"non", "xml"})
 
 
 def format_names() -> list[str]:
@@ -200,12 +205,6 @@ def write_puzzles(
     if str(path) == STDIO and fmt is None:
         raise InputError(f"writing to standard output needs the format ({option})", path)
     chosen = format_of(path, None, fmt, option)
-    if chosen.name not in BLOTTED_FORMATS and any(puzzle.has_blotted for puzzle in puzzles):
-        raise InputError(
-            f"the {chosen.name} format cannot hold a blotted (unknown) clue number: "
-            "write .non or webpbn XML",
-            path,
-        )
     try:
         text = chosen.write(puzzles)
     except InputError as error:
