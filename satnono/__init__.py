@@ -18,19 +18,21 @@ costs no more than the CLI's start-up.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from satnono.errors import Contradiction, InputError
 from satnono.model import Block, Color, Grid, Puzzle
+from satnono.runtime.deadline import Deadline
 
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
+    from satnono.sampling import SampleRun
     from satnono.solutions import CountResult, Progress, SolveResult
+    from satnono.streaming import SolveHandle
 
-__version__ = "0.1.0"
+from satnono.version import __version__ as __version__
 
 __all__ = [
     "Analysis",
@@ -39,19 +41,26 @@ __all__ = [
     "Contradiction",
     "CountResult",
     "InputError",
+    "Progress",
     "Puzzle",
+    "SampleRun",
+    "SolveHandle",
     "SolveResult",
     "analyze",
     "available_backends",
     "count",
+    "iter_samples",
     "iter_solutions",
     "read_puzzle",
     "read_puzzles",
     "render",
     "sample",
     "solve",
+    "start_solve",
     "write_puzzles",
 ]
+
+T = TypeVar("T")
 
 #: Search options a backend may honour, passed to solve() and friends as keywords.
 _OPTIONS = ("solver", "threads", "seed", "encoding")
@@ -123,11 +132,14 @@ def solve(
     from satnono.solutions import solve as run
 
     chosen, checked = _checked(puzzle, backend, max_solutions, timeout, options)
-    with _Call():
-        return run(
-            puzzle, backend=chosen, limit=max_solutions, timeout=timeout, options=checked,
-            keep=keep, on_solution=on_solution, progress=progress,
-        )  # fmt: skip
+    deadline = Deadline(timeout)
+    return _off_main_thread(
+        lambda: run(
+            puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep,
+            on_solution=on_solution, progress=progress, deadline=deadline,
+        ),
+        deadline,
+    )  # fmt: skip
 
 
 def iter_solutions(
@@ -142,52 +154,40 @@ def iter_solutions(
     The search runs in a thread of this call; closing the iterator early (`break`) cancels
     it and waits for it, so nothing is left running.
     """
-    import queue
+    with start_solve(puzzle, backend, max_solutions, timeout, keep=0, **options) as handle:
+        for grid in handle.solutions():
+            yield puzzle.grid_rows(grid)
+        handle.result()  # raises what the solve raised
 
-    from satnono.deadline import Deadline
+
+def start_solve(
+    puzzle: Puzzle,
+    backend: str | None = None,
+    max_solutions: int = 2,
+    timeout: float | None = None,
+    *,
+    stream: bool = True,
+    on_solution: Callable[[Grid], bool | None] | None = None,
+    keep: int | None = None,
+    **options: Any,
+) -> SolveHandle:
+    """Start a solve in the background and return its handle (satnono.streaming.SolveHandle):
+    `.progress` kept current, `.solutions()` as they are found, `.cancel()`, `.result()`.
+
+    Arguments as for `solve`, checked before the solve starts. With `stream` False no
+    solution is queued for `.solutions()` (use `on_solution`, called in the solve's thread);
+    `keep` caps the solutions kept in the result.
+    """
+    import functools
+
     from satnono.solutions import solve as run
+    from satnono.streaming import SolveHandle
 
     chosen, checked = _checked(puzzle, backend, max_solutions, timeout, options)
-    deadline = Deadline(timeout)
-    handed: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
-    closed = threading.Event()
-
-    def hand(item: tuple[str, Any]) -> bool:
-        while not closed.is_set():
-            try:
-                handed.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce() -> None:
-        try:
-            run(
-                puzzle, backend=chosen, limit=max_solutions, options=checked, keep=0,
-                deadline=deadline, on_solution=lambda grid: hand(("grid", grid)),
-            )  # fmt: skip
-        except BaseException as error:  # handed to the consumer, raised there
-            hand(("error", error))
-        else:
-            hand(("done", None))
-
-    with _Call():
-        worker = threading.Thread(target=produce, name="satnono solve", daemon=True)
-        worker.start()
-        try:
-            while True:
-                kind, value = handed.get()
-                if kind == "grid":
-                    yield puzzle.grid_rows(value)
-                elif kind == "error":
-                    raise value
-                else:
-                    return
-        finally:
-            closed.set()
-            deadline.cancel()
-            worker.join()
+    work = functools.partial(
+        run, puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep
+    )
+    return SolveHandle(work, puzzle, Deadline(timeout), stream, on_solution)
 
 
 def count(
@@ -212,11 +212,14 @@ def count(
     if limit < 0:
         raise InputError(f"the limit must be 0 (none) or more, not {limit}", "--limit")
     chosen, checked = _checked(puzzle, backend, 0, timeout, options)
-    with _Call():
-        return run(
-            puzzle, backend=chosen, limit=limit, timeout=timeout, options=checked,
-            approximation=approximation,
-        )  # fmt: skip
+    deadline = Deadline(timeout)
+    return _off_main_thread(
+        lambda: run(
+            puzzle, backend=chosen, limit=limit, options=checked, approximation=approximation,
+            deadline=deadline,
+        ),
+        deadline,
+    )  # fmt: skip
 
 
 def analyze(
@@ -233,11 +236,14 @@ def analyze(
     if max_solutions == 1:
         raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "--max-solutions")
     chosen, _ = _checked(puzzle, backend, max_solutions, timeout, {})
-    with _Call():
-        return run(
-            puzzle, max_solutions=max_solutions, exact_count=exact_count, timeout=timeout,
-            backend=chosen,
-        )  # fmt: skip
+    deadline = Deadline(timeout)
+    return _off_main_thread(
+        lambda: run(
+            puzzle, max_solutions=max_solutions, exact_count=exact_count, backend=chosen,
+            deadline=deadline,
+        ),
+        deadline,
+    )  # fmt: skip
 
 
 def sample(
@@ -249,18 +255,40 @@ def sample(
 ) -> list[list[str]]:
     """`n` random verified solutions (row strings): exactly uniform over components with up
     to 1000 solutions, by `sampler` (cmsgen or unigen, see the README) beyond."""
-    from satnono.deadline import Deadline, check_timeout
-    from satnono.sampling import SAMPLERS, Sampling
+    from satnono.runtime.deadline import Timeout
 
+    with iter_samples(puzzle, n, seed, sampler, timeout) as drawing:
+        drawn = [puzzle.grid_rows(grid) for grid in drawing]
+    if drawing.status == "unsolvable":
+        raise Contradiction(drawing.reason or "no grid fits the clues")
+    if drawing.status == "timeout":
+        raise Timeout
+    return drawn
+
+
+def iter_samples(
+    puzzle: Puzzle,
+    n: int,
+    seed: int = 0,
+    sampler: str = "cmsgen",
+    timeout: float | None = None,
+) -> SampleRun:
+    """Draw `n` random verified solutions in the background, as `sample` does; iterate the
+    returned satnono.sampling.SampleRun for the grids as they are drawn, then read its
+    `status` (sampled, unsolvable, timeout), `reason`, `methods` and `guarantee`. Use it in a
+    `with` block: leaving it stops the drawing."""
+    from satnono.runtime.deadline import check_timeout
+    from satnono.sampling import SAMPLERS, SampleRun
+
+    if not isinstance(puzzle, Puzzle):
+        raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
     if sampler not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
                          "--sampler")  # fmt: skip
     if n < 1:
         raise InputError(f"ask for at least one sample, not {n}", "-n")
     check_timeout(timeout)
-    with _Call():
-        drawn = Sampling(puzzle, n, seed=seed, sampler=sampler, deadline=Deadline(timeout))
-        return [puzzle.grid_rows(grid) for grid in drawn]
+    return SampleRun(puzzle, n, seed, sampler, Deadline(timeout))
 
 
 def render(
@@ -291,15 +319,15 @@ def render(
     write_picture(puzzle, domains, Path(path), caption=caption or puzzle.title or None)
 
 
-class _Call:
-    """Around each API call: the watcher thread that stops solvers ends with the call."""
+def _off_main_thread(work: Callable[[], T], deadline: Deadline) -> T:
+    """Run a call's work off the main thread (a Ctrl-C there cancels `deadline`, see
+    satnono.runtime.background); the watcher thread that stops solvers ends with the call."""
+    from satnono.runtime.background import run_off_main_thread
+    from satnono.runtime.stoppable import stop_watcher
 
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *_: object) -> None:
-        from satnono.backends.stoppable import stop_watcher
-
+    try:
+        return run_off_main_thread(work, deadline.cancel, "satnono call")
+    finally:
         stop_watcher()
 
 
@@ -319,7 +347,7 @@ def _checked(
 ) -> tuple[str, Any]:
     """The backend and search options, checked before any work (even on an easy puzzle)."""
     from satnono.backends import DEFAULT_BACKEND, search_options
-    from satnono.deadline import check_timeout
+    from satnono.runtime.deadline import check_timeout
 
     if not isinstance(puzzle, Puzzle):
         raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
@@ -353,3 +381,30 @@ def _approximation(approximate: bool, epsilon: float | None, delta: float | None
     if not 0 < delta < 1:
         raise InputError(f"the failure probability must be in (0, 1), not {delta}", "--delta")
     return Approximation(epsilon, delta)
+
+
+#: Result types, importable from here at run time but loaded only on first use: their modules
+#: pull in the pipeline, which `import satnono` alone should not pay for.
+_LAZY_NAMES = {
+    "Analysis": "satnono.analysis",
+    "CountResult": "satnono.solutions",
+    "Progress": "satnono.solutions",
+    "SolveResult": "satnono.solutions",
+    "SolveHandle": "satnono.streaming",
+    "SampleRun": "satnono.sampling",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'satnono' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_NAMES})

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Literal
 from satnono.backbone import backbone
 from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
 from satnono.backends.backtrack import probe_fixpoint
-from satnono.deadline import Deadline, Timeout
 from satnono.model import Grid, Puzzle
 from satnono.propagate import initial_domains, propagate_root
+from satnono.runtime.deadline import Deadline, Timeout
 from satnono.solutions import count, solve
 
 if TYPE_CHECKING:
@@ -111,8 +111,10 @@ def analyze(
     exact_count: bool = False,
     timeout: float | None = None,
     backend: str | None = None,
+    deadline: Deadline | None = None,
 ) -> Analysis:
-    """Analyze a puzzle within one shared deadline.
+    """Analyze a puzzle within one shared deadline (`deadline`, when given, replaces
+    `timeout`: a caller that may cancel the analysis from another thread passes its own).
 
     The solutions come first, from the (fast) SAT backend, since the verdict and the exit code
     depend on them; then the backbone of an ambiguous puzzle; then probing and the depth of a
@@ -123,7 +125,7 @@ def analyze(
     if backend is None:
         backend = DEFAULT_BACKEND if DEFAULT_BACKEND in installed_backends() else SEARCH_BACKEND
     started = time.perf_counter()
-    deadline = Deadline(timeout)
+    deadline = deadline or Deadline(timeout)
 
     def elapsed() -> float:
         return round(time.perf_counter() - started, 4)

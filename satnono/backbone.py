@@ -17,12 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from satnono.backends.sat import is_interruptible
-from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.components import components
-from satnono.deadline import Deadline, Timeout
 from satnono.propagate import Propagator
+from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.sat_solvers import SatSolver
 
 #: Interruptible (so the deadline stops it), and fast on the many small incremental calls.
 SOLVER = "glucose42"
@@ -87,12 +86,12 @@ def backbone(
                 unsettled += _cells(propagator, domains, later)
             break
         formula = encode_puzzle(propagator, domains, lines)
-        settle = _Settle(formula, deadline, solver)
-        try:
-            result = settle.run()
-        finally:
-            calls += settle.calls
-            settle.close()
+        with SatSolver(solver, deadline, formula.clauses) as sat:
+            settle = _Settle(formula, sat)
+            try:
+                result = settle.run()
+            finally:
+                calls += settle.calls
         if result is None:
             return None
         for cell, seen in settle.seen.items():
@@ -112,15 +111,12 @@ def _cells(propagator: Propagator, domains: Sequence[int], lines: Sequence[int])
 class _Settle:
     """One component's backbone by chunked flipping with an incremental SAT solver."""
 
-    def __init__(self, formula: CnfFormula, deadline: Deadline, solver: str) -> None:
-        from pysat.solvers import Solver
-
+    def __init__(self, formula: CnfFormula, sat: SatSolver) -> None:
         self.formula = formula
-        self.deadline = deadline
-        self.solver = Solver(name=solver, bootstrap_with=formula.clauses)
+        self.deadline = sat.deadline
         # A solver that cannot be interrupted mid-call is stopped between calls only.
-        interruptible = is_interruptible(solver)
-        self.stoppable = StoppableSolver(self.solver, deadline, interruptible).__enter__()
+        self.stoppable = sat
+        self.solver = sat.solver
         self.next_variable = formula.variables
         #: cell -> bitmask of the colors seen in some model.
         self.seen: dict[int, int] = {cell: 0 for cell in formula.cell_literals}
@@ -130,10 +126,6 @@ class _Settle:
         self.proven: set[int] = set()
         #: True once every color of every ambiguous cell is known.
         self.colors_done = False
-
-    def close(self) -> None:
-        self.stoppable.__exit__()
-        self.solver.delete()
 
     def _solve(self, assumptions: list[int]) -> bool:
         self.calls += 1

@@ -1,7 +1,7 @@
 """Whole archives: every puzzle a Dask task, results into SQLite as they arrive, resumable.
 
 The default scheduler is a `distributed.LocalCluster` with one worker process per core; each
-worker keeps one forked solver process (satnono.backends.child.ForkedChild) that serves puzzle
+worker keeps one forked solver process (satnono.runtime.child.ForkedChild) that serves puzzle
 after puzzle, so start-up is paid once per worker, and is killed and replaced when a puzzle
 overruns its hard deadline (a stuck puzzle cannot hold a worker). `--scheduler tcp://H:P` runs
 on an existing Dask cluster instead.
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from satnono import __version__
 from satnono.errors import InputError
 from satnono.model import Puzzle
 from satnono.results import ResultRow, ResultStore
+from satnono.version import __version__
 
 #: Seconds past --timeout before a worker's solver process is killed: the cooperative deadline
 #: holds within 0.3 s (RELIABILITY.md), so this is only for a puzzle that does not stop.
@@ -104,8 +104,8 @@ _SERVERS = threading.local()
 
 def solve_job(job: Job, settings: BatchSettings) -> ResultRow:
     """A task: the puzzle solved by this worker thread's solver process, under a hard deadline."""
-    from satnono.backends.child import ChildFinished, ForkedChild
-    from satnono.deadline import Timeout
+    from satnono.runtime.child import ChildFinished, ForkedChild
+    from satnono.runtime.deadline import Timeout
 
     if job.puzzle is None:
         return _row(job, settings, {"status": "error", "error": job.error, "seconds": 0.0})

@@ -104,7 +104,7 @@ def run_killable(
     """Run a command in its own process group; kill the whole group after `limit` seconds.
 
     Returns (exit code, stdout, stderr), or None when it had to be killed. A whole process is
-    what the benchmark times, so this is not satnono.backends.child's fork of the running one.
+    what the benchmark times, so this is not satnono.runtime.child's fork of the running one.
     """
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

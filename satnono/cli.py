@@ -24,10 +24,10 @@ import typer
 import satnono
 from satnono import __version__, contract
 from satnono.backends import BACKENDS, DEFAULT_BACKEND, DEFAULT_SEED, installed_backends
-from satnono.deadline import Deadline, Timeout, check_timeout
 from satnono.errors import InputError
 from satnono.formats import FORMATS
 from satnono.model import Grid, Puzzle
+from satnono.runtime.deadline import Deadline, Timeout, check_timeout
 from satnono.terminal import printable
 
 EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -531,42 +531,18 @@ def sample(
 ) -> None:
     """Draw random solutions, each verified; components with up to 1000 solutions exactly
     uniformly, larger ones with the chosen sampler (its guarantee is in the summary)."""
-    from satnono.errors import Contradiction
-    from satnono.sampling import SAMPLERS, Sampling
     from satnono.terminal import SolutionPrinter
 
-    if sampler not in SAMPLERS:
-        raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
-                         "--sampler")  # fmt: skip
     deadline = _deadline(timeout)
     loaded = _load(puzzle, fmt, index, deadline)
-    started = time.perf_counter()
-    # Streamed as drawn, so the library's list-returning sample() is not what runs here.
-    sampling = Sampling(loaded, n, seed=seed, sampler=sampler, deadline=deadline)
     text = None if json_lines else SolutionPrinter(loaded, quiet)
-    drawn = 0
-    status, reason = "sampled", None
-    try:
-        for grid in sampling:
-            drawn += 1
+    with satnono.iter_samples(loaded, n, seed, sampler, deadline.remaining()) as drawing:
+        for grid in drawing:
             if text is None:
                 _print_json(contract.solution_object(loaded, grid))
             else:
                 text.add(grid)
-    except Contradiction as error:
-        status, reason = "unsolvable", str(error)
-    except Timeout:
-        status = "timeout"
-    finally:
-        from satnono.backends.stoppable import stop_watcher
-
-        stop_watcher()
-    seconds = time.perf_counter() - started
-    used = sorted({m.method for m in sampling.methods} - {"exact"})
-    guarantee = "; ".join(
-        ["components with at most 1000 solutions: exactly uniform"]
-        + [SAMPLERS[name] for name in used]
-    )
+    status, drawn, seconds = drawing.status, drawing.drawn, drawing.seconds
     if text is None:
         _print_json(
             contract.sample_summary(
@@ -575,19 +551,21 @@ def sample(
                 drawn,
                 seed,
                 sampler,
-                sampling.methods,
-                guarantee,
+                drawing.methods,
+                drawing.guarantee,
                 seconds,
-                reason,
+                drawing.reason,
             )
         )
     else:
         if status == "unsolvable":
-            verdict = f"no solution: {reason}"
+            verdict = f"no solution: {drawing.reason}"
         elif status == "timeout":
             verdict = f"timeout after {drawn} of {n} samples"
         else:
-            verdict = f"{drawn} random solution{'s' * (drawn != 1)}, each verified ({guarantee})"
+            verdict = (
+                f"{drawn} random solution{'s' * (drawn != 1)}, each verified ({drawing.guarantee})"
+            )
         text.finish(f"{verdict} ({seconds:.2f} s)")
     raise typer.Exit(_exit_code("timeout" if status == "timeout" else status, drawn))
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from satnono.deadline import Deadline, Timeout
 from satnono.linesolver import LineSolver, colors_of
 from satnono.model import BACKGROUND, Puzzle
 from satnono.propagate import Propagator
+from satnono.runtime.deadline import Deadline, Timeout
 
 Clause = list[int]
 

@@ -1,7 +1,7 @@
 """The field's model counters and samplers on satnono's residual CNF: Ganak, ApproxMC, samplers.
 
 Each is a C++ library that cannot be interrupted, so they run in forked children
-(satnono.backends.child) that the deadline kills; these functions are what runs there. Every
+(satnono.runtime.child) that the deadline kills; these functions are what runs there. Every
 call counts or samples over the cell variables only (a projection), so the answer is about
 grids, whatever auxiliary variables the encoding adds.
 """

@@ -23,8 +23,6 @@ from itertools import chain
 from typing import Any, Literal
 
 from satnono.backends import Residual, SearchOptions, load_backend
-from satnono.backends.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
-from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import encode_puzzle
 from satnono.components import components
 from satnono.counters import (
@@ -36,7 +34,6 @@ from satnono.counters import (
     installed,
     share_of_guarantee,
 )
-from satnono.deadline import Deadline, Timeout
 from satnono.linesolver import colors_of
 from satnono.model import Grid, Puzzle
 from satnono.propagate import (
@@ -48,6 +45,9 @@ from satnono.propagate import (
     propagate_root,
     undo,
 )
+from satnono.runtime.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
+from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.sat_solvers import SatSolver
 from satnono.verify import verify
 
 #: Solutions a component may yield to the backend's enumeration before the race takes over.
@@ -669,13 +669,10 @@ class _SatCheck:
     def __init__(
         self, propagator: Propagator, domains: list[int], lines: tuple[int, ...], deadline: Deadline
     ) -> None:
-        from pysat.solvers import Solver
-
         formula = encode_puzzle(propagator, domains, lines)
         self.literals = formula.cell_literals
-        self.solver = Solver(name=SAT_CHECK_SOLVER, bootstrap_with=formula.clauses)
-        # In use until close(): Ctrl-C and the deadline interrupt it from now on.
-        self.stoppable = StoppableSolver(self.solver, deadline, interruptible=True).__enter__()
+        # In use until close(): the deadline interrupts it from now on.
+        self.stoppable = SatSolver(SAT_CHECK_SOLVER, deadline, formula.clauses).__enter__()
 
     def satisfiable(self, domains: list[int], trail: Trail) -> bool | None:
         """None when the deadline interrupted the solver."""
@@ -694,4 +691,3 @@ class _SatCheck:
 
     def close(self) -> None:
         self.stoppable.__exit__()
-        self.solver.delete()

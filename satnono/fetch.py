@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from satnono import __version__
 from satnono.errors import InputError
+from satnono.version import __version__
 
 if TYPE_CHECKING:
     from http.client import HTTPResponse

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from satnono.deadline import Deadline, Timeout
 from satnono.errors import Contradiction
 from satnono.linesolver import Domains, LineSolver
 from satnono.model import Clue, Grid, Puzzle, find_contradiction
+from satnono.runtime.deadline import Deadline, Timeout
 
 Trail = list[tuple[int, int]]  # (cell, domain before the change)
 

@@ -14,14 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from satnono.backends import Residual, SearchOptions, load_backend
-from satnono.backends.child import Send, stream_from_child
 from satnono.cnf import encode_puzzle
 from satnono.components import components
 from satnono.counters import sample_cells
-from satnono.deadline import Deadline, Timeout
 from satnono.errors import Contradiction
 from satnono.model import Grid, Puzzle
 from satnono.propagate import domains_to_grid, initial_domains, propagate_root
+from satnono.runtime.child import Send, stream_from_child
+from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import Verifier
 
 #: Components with at most this many solutions are enumerated and drawn from exactly
@@ -139,3 +139,86 @@ class Sampling:
 def _drawn(solutions: list[Assignment], rng: random.Random) -> Iterator[Assignment]:
     while True:
         yield rng.choice(solutions)
+
+
+class SampleRun:
+    """Random verified solutions drawn in the background, handed over as they are drawn.
+
+    Iterate for the grids; afterwards `status` is "sampled", "unsolvable" (`reason` says why)
+    or "timeout", `drawn` how many were handed over, `methods` how each component was
+    sampled and `guarantee` what the samples promise, in words. Leaving a `with` block (or
+    `cancel()`) stops the drawing.
+    """
+
+    def __init__(self, puzzle: Puzzle, n: int, seed: int, sampler: str, deadline: Deadline):
+        import time
+
+        from satnono.runtime.background import Background, HandOver
+
+        self.puzzle = puzzle
+        self.n = n
+        self.seed = seed
+        self.sampler = sampler
+        self.deadline = deadline
+        self.status = "sampled"
+        self.reason: str | None = None
+        self.drawn = 0
+        self._started = time.perf_counter()
+        self._ended: float | None = None
+        self._sampling = Sampling(puzzle, n, seed=seed, sampler=sampler, deadline=deadline)
+        self._handed: HandOver[Grid] = HandOver()
+
+        def work() -> None:
+            from satnono.runtime.stoppable import stop_watcher
+
+            try:
+                for grid in self._sampling:
+                    if not self._handed.put(grid):
+                        break
+            except Contradiction as error:
+                self.status, self.reason = "unsolvable", str(error)
+            except Timeout:
+                self.status = "timeout"
+            finally:
+                self._ended = time.perf_counter()
+                stop_watcher()
+                self._handed.finish()
+
+        self._background = Background(work, self.cancel, "satnono sample")
+
+    def __iter__(self) -> Iterator[Grid]:
+        for grid in self._handed:
+            self.drawn += 1
+            yield grid
+        self._background.result()  # raises what the drawing raised
+
+    @property
+    def methods(self) -> list[ComponentSampling]:
+        return self._sampling.methods
+
+    @property
+    def guarantee(self) -> str:
+        """What the samples promise: exact uniformity on small components, and each sampler's
+        own guarantee on the components it drew from."""
+        used = sorted({m.method for m in self.methods} - {"exact"})
+        return "; ".join(
+            [f"components with at most {EXACT_LIMIT} solutions: exactly uniform"]
+            + [SAMPLERS[name] for name in used]
+        )
+
+    @property
+    def seconds(self) -> float:
+        import time
+
+        return (self._ended or time.perf_counter()) - self._started
+
+    def cancel(self) -> None:
+        self._handed.close()
+        self.deadline.cancel()
+
+    def __enter__(self) -> SampleRun:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.cancel()
+        self._background.wait()

@@ -297,39 +297,16 @@ async def _events(
     source: str,
     slots: asyncio.Semaphore,
 ) -> Any:
-    from satnono.backends import search_options
-    from satnono.deadline import Deadline
-    from satnono.solutions import Progress
-    from satnono.solutions import solve as run
+    import satnono
     from satnono.terminal import domain_rows
 
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    deadline = Deadline(timeout)
-    progress = Progress()
-
-    def post(event: dict[str, Any]) -> None:
-        loop.call_soon_threadsafe(queue.put_nowait, event)
-
-    def work() -> None:
-        from satnono.backends.stoppable import stop_watcher
-
-        try:
-            result = run(
-                puzzle, backend=backend, limit=limit, options=search_options(backend), keep=0,
-                deadline=deadline, progress=progress,
-                on_solution=lambda grid: post({"event": "solution",
-                                               "solution": puzzle.grid_rows(grid)}),
-            )  # fmt: skip
-            post({"event": "done", "result": contract.solve_object(source, result, None)})
-        except Exception as error:  # reported to the page, never a traceback
-            post({"event": "error", "error": str(error)})
-        finally:
-            stop_watcher()
-
     await slots.acquire()
-    worker = threading.Thread(target=work, name="satnono web solve", daemon=True)
-    worker.start()
+    try:
+        handle = satnono.start_solve(puzzle, backend, limit, timeout, keep=0)
+    except BaseException:
+        slots.release()
+        raise
+    progress = handle.progress
     shown: tuple[str, tuple[int, ...] | None] | None = None
     try:
         while True:
@@ -339,18 +316,22 @@ async def _events(
                 yield _line({"event": "progress", "phase": progress.phase,
                              "cells_left": progress.cells_left,
                              "partial": domain_rows(puzzle, progress.domains)})  # fmt: skip
-            try:
-                event = await asyncio.wait_for(queue.get(), 0.1)
-            except TimeoutError:
-                if await request.is_disconnected():
-                    return
-                continue
-            yield _line(event)
-            if event["event"] in ("done", "error"):
+            ended, grid = await asyncio.to_thread(handle.next_solution, 0.1)
+            if grid is not None:
+                yield _line({"event": "solution", "solution": puzzle.grid_rows(grid)})
+            elif ended:
+                try:
+                    result = handle.result()
+                except Exception as error:  # reported to the page, never a traceback
+                    yield _line({"event": "error", "error": str(error)})
+                else:
+                    answer = contract.solve_object(source, result, None)
+                    yield _line({"event": "done", "result": answer})
+                return
+            elif await request.is_disconnected():
                 return
     finally:
-        deadline.cancel()  # a cancel, a closed page or the end: the solve stops now
-        await asyncio.to_thread(worker.join)
+        handle.cancel()  # a cancel, a closed page or the end: the solve stops now
         slots.release()
 
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from satnono.backends import DEFAULT_BACKEND, Residual, SearchOptions, load_backend
 from satnono.components import components
-from satnono.deadline import Deadline, Timeout
 from satnono.model import Grid, Puzzle
 from satnono.propagate import domains_to_grid, initial_domains, propagate_root
+from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import Verifier
 
 if TYPE_CHECKING:
@@ -273,6 +273,7 @@ def count(
     timeout: float | None = None,
     options: SearchOptions | None = None,
     approximation: Approximation | None = None,
+    deadline: Deadline | None = None,
 ) -> CountResult:
     """The number of solutions: exact when counting finished, else a lower bound.
 
@@ -285,8 +286,8 @@ def count(
 
     started = time.perf_counter()
     counted = count_solutions(
-        puzzle, backend=backend, limit=limit, deadline=Deadline(timeout), options=options,
-        approximation=approximation,
+        puzzle, backend=backend, limit=limit, deadline=deadline or Deadline(timeout),
+        options=options, approximation=approximation,
     )  # fmt: skip
     seconds = round(time.perf_counter() - started, 4)
     n = counted.count

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 
 import satnono.backbone
 from satnono.backbone import backbone
-from satnono.deadline import Deadline
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid, switch_board
 from satnono.model import Puzzle
 from satnono.propagate import initial_domains, propagate_root
+from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, children, puzzles
 
 

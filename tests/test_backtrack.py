@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from satnono.backends import Residual, SearchOptions
 from satnono.backends.backtrack import BACKEND
-from satnono.deadline import Deadline
 from satnono.formats import read_puzzles
 from satnono.generate import puzzle_from_grid
 from satnono.model import Grid, Puzzle
 from satnono.propagate import Propagator, domains_to_grid, initial_domains
+from satnono.runtime.deadline import Deadline
 from satnono.solutions import solve
 from support import EXAMPLES, PALETTES, SHARED, brute_force_solutions, grids, puzzles
 

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from satnono.backends import SearchOptions
 from satnono.cnf import DEFAULT_ENCODING, ENCODINGS
 from satnono.counting import Approximation, count_solutions
-from satnono.deadline import Deadline
 from satnono.errors import InputError
 from satnono.formats import FORMATS, parse_text, write_puzzles
 from satnono.generate import puzzle_from_grid
 from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
+from satnono.runtime.deadline import Deadline
 from satnono.solutions import solve
 from satnono.verify import problems
 

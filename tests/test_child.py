@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from satnono.backends import installed_backends
-from satnono.backends.child import Send, stream_from_child
-from satnono.deadline import Deadline, Timeout
 from satnono.formats import read_puzzle
+from satnono.runtime.child import Send, stream_from_child
+from satnono.runtime.deadline import Deadline, Timeout
 from satnono.solutions import solve
 from support import EXAMPLES, children
 

@@ -20,11 +20,11 @@ from typer.testing import CliRunner
 from satnono.backends import installed_backends
 from satnono.cli import app
 from satnono.counting import Approximation, count_solutions
-from satnono.deadline import Deadline
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid, switch_board
 from satnono.model import Block, Puzzle
 from satnono.propagate import Propagator, initial_domains
+from satnono.runtime.deadline import Deadline
 from satnono.solutions import count
 from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
 

@@ -644,8 +644,8 @@ def test_timeout_is_honored_on_a_wide_residual(backend: str) -> None:
 
 
 def test_line_logic_stops_at_the_deadline() -> None:
-    from satnono.deadline import Deadline, Timeout
     from satnono.propagate import Propagator, initial_domains
+    from satnono.runtime.deadline import Deadline, Timeout
     from satnono.solutions import solve
 
     puzzle = read_puzzles(EXAMPLES / "rocket-30.non")[0]  # line logic alone solves it

@@ -202,8 +202,8 @@ def test_the_default_is_the_best_single_configuration() -> None:
     """The race did not pay on the held-out set (BENCHMARKS.md): the default is the single
     configuration the portfolio itself falls back to."""
     from satnono.backends import DEFAULT_SEED
-    from satnono.backends.sat import DEFAULT_SOLVER
     from satnono.cnf import DEFAULT_ENCODING
+    from satnono.runtime.sat_solvers import DEFAULT_SOLVER
 
     assert DEFAULT_BACKEND == "sat"
     single = portfolio.SINGLE

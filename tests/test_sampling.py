@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 import satnono.sampling
 from satnono.cli import app
-from satnono.deadline import Deadline, Timeout
 from satnono.errors import Contradiction
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid, switch_board
 from satnono.model import Puzzle
+from satnono.runtime.deadline import Deadline, Timeout
 from satnono.sampling import Sampling
 from satnono.verify import problems
 from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles

@@ -80,7 +80,7 @@ def test_unit_propagation_equals_line_propagation(case: tuple, data: st.DataObje
 
 
 def test_every_pysat_solver_name_is_accepted() -> None:
-    from satnono.backends.sat import solver_names
+    from satnono.runtime.sat_solvers import solver_names
 
     names = solver_names()
     assert names["cadical195"] == "cadical195"

@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 from satnono.backbone import backbone
-from satnono.deadline import Deadline
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
 from satnono.propagate import Propagator, initial_domains, propagate_root
+from satnono.runtime.deadline import Deadline
 
 SUFFIXES = {".non", ".xml", ".g", ".cwd", ".mk", ".nin", ".syro"}
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from satnono.deadline import Deadline
 from satnono.errors import InputError
 from satnono.model import Puzzle
 from satnono.propagate import Propagator
+from satnono.runtime.deadline import Deadline
 
 #: The phase seed of the default configuration (see DEFAULT_BACKEND below; sat: random
 #: initial phases, -1 all true), chosen on the tuning set.
@@ -187,7 +187,7 @@ def search_options(
     """Checked search options: a typo fails before any work, even on a line-solvable puzzle."""
     check_backend(backend)
     if solver is not None:
-        from satnono.backends.sat import canonical_solver
+        from satnono.runtime.sat_solvers import canonical_solver
 
         solver = canonical_solver(solver)
     if encoding is not None:

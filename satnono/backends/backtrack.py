@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
-from satnono.deadline import Deadline, Timeout
 from satnono.linesolver import colors_of
 from satnono.propagate import LineContradiction, undo
+from satnono.runtime.deadline import Deadline, Timeout
 
 
 class _Stop(Exception):  # noqa: N818 - control flow, not an error
@@ -402,7 +402,7 @@ class _Neighborhoods(dict[int, list[int]]):
 def probe_fixpoint(residual: Residual, deadline: Deadline) -> tuple[int, ...] | None:
     """The residual's domains once probing changes nothing more, without any branching.
 
-    None when probing proves that no grid fits; raises satnono.deadline.Timeout when the
+    None when probing proves that no grid fits; raises satnono.runtime.deadline.Timeout when the
     deadline passes. Unlike the search, it does not report a probe that decides every cell as
     a solution and then exclude it, so every cell it fixes has that color in every solution:
     this is how `satnono analyze` tells how far probing alone gets.

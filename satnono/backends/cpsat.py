@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 
 from satnono.automaton import LineAutomaton
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
-from satnono.backends.child import Send, can_fork, stream_from_child
-from satnono.backends.stoppable import Stoppable
-from satnono.deadline import Deadline, Timeout
 from satnono.linesolver import colors_of
+from satnono.runtime.child import Send, can_fork, stream_from_child
+from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.stoppable import Stoppable
 
 
 @dataclass
@@ -225,9 +225,8 @@ class _StoppableCpSat(Stoppable):
 
 
 def _stopped_early(stoppable: _StoppableCpSat, report: SearchReport) -> None:
-    """CP-SAT stopped before the end: Ctrl-C, or the deadline (ours or its own time limit)."""
-    if stoppable.ctrl_c:
-        raise KeyboardInterrupt  # Python raises it here too, once it runs bytecode again
+    """CP-SAT stopped before the end: the deadline (ours, cancelled on Ctrl-C, or its own
+    time limit)."""
     report.timed_out = True
 
 

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
-from satnono.backends.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
-from satnono.backends.sat import ALL_TRUE, canonical_solver, enumerate_models
+from satnono.backends.sat import ALL_TRUE, enumerate_models
 from satnono.backends.sat import BACKEND as SAT_BACKEND
 from satnono.cnf import CnfFormula, check_encoding, encode_puzzle
-from satnono.deadline import Deadline, Timeout
+from satnono.runtime.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
+from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.sat_solvers import canonical_solver
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,7 @@ def _start(
     limit: int,
     formula: CnfFormula | None,
 ) -> _Worker:
-    """One configuration in a forked child (satnono.backends.child), streaming its messages."""
+    """One configuration in a forked child (satnono.runtime.child), streaming its messages."""
 
     def run(send: Send) -> None:
         for message in _solve(config, residual, cells, limit, formula):
@@ -247,7 +248,7 @@ def _race(workers: list[_Worker], deadline: Deadline) -> _Worker | None:
 
 
 def _wait(children: list[ForkedChild], timeout: float | None) -> list[ForkedChild]:
-    """satnono.backends.child.wait_any, a seam for the interruption tests."""
+    """satnono.runtime.child.wait_any, a seam for the interruption tests."""
     return wait_any(children, timeout)
 
 

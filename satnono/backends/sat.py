@@ -1,7 +1,7 @@
 """The SAT backend: the residual CNF (satnono.cnf) solved and enumerated with a PySAT solver.
 
 Solutions are enumerated with blocking clauses over the residual cell variables. Solvers that
-PySAT can interrupt run in this process (satnono.backends.stoppable stops them at the deadline
+PySAT can interrupt run in this process (satnono.runtime.stoppable stops them at the deadline
 and on Ctrl-C); the others (CaDiCaL, Kissat, Lingeling) run in a forked child, so that a
 timeout or a Ctrl-C is always honoured at once by killing it.
 The solver, the encoding (SearchOptions.encoding) and the initial phases (SearchOptions.seed)
@@ -16,75 +16,20 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
-from satnono.backends.child import Send, stream_from_child
-from satnono.backends.stoppable import StoppableSolver
 from satnono.cnf import CnfFormula, encode_puzzle
-from satnono.deadline import Deadline, Timeout
-from satnono.errors import InputError
+from satnono.runtime.child import Send, stream_from_child
+from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.sat_solvers import (
+    INTERRUPTIBLE,
+    NO_PHASES,
+    NON_INCREMENTAL,
+    SatSolver,
+    canonical_solver,
+)
 
-#: Chosen by measurement: with the default encoding (blocks) and default phases, the fastest
-#: total and slowest puzzle on the webpbn survey set (BENCHMARKS.md, portfolio section).
-#: It was glucose42 with the automaton encoding, where glucose42 was the fastest.
-DEFAULT_SOLVER = "glucose3"
-#: PySAT solvers without incremental solving: re-created with the blocking clauses instead.
-_NON_INCREMENTAL = {"kissat404"}
 #: The seed that sets every initial phase to true instead of random ones: every residual cell
 #: painted and (in the blocks encoding) every block as far right as it goes.
 ALL_TRUE = -1
-#: PySAT solvers without set_phases().
-_NO_PHASES = {"cadical103", "kissat404"}
-#: PySAT solvers whose interrupt() works with solve_limited().
-_INTERRUPTIBLE = {
-    "glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm",
-    "maplesat", "mergesat3", "minicard", "minisat22", "minisatgh",
-}  # fmt: skip
-
-
-def solver_names() -> dict[str, str]:
-    """Every name PySAT accepts, mapped to its canonical solver name."""
-    from pysat.solvers import SolverNames
-
-    names = {}
-    for canonical, aliases in vars(SolverNames).items():
-        if not canonical.startswith("_"):
-            for alias in (canonical, *aliases):
-                names[alias] = canonical
-    return names
-
-
-def is_interruptible(name: str) -> bool:
-    """Whether PySAT's solver `name` (any alias) can be stopped in the middle of a call."""
-    return solver_names().get(name, name) in _INTERRUPTIBLE
-
-
-def available_solvers() -> list[str]:
-    """The canonical names of the solvers this PySAT build can create.
-
-    PySAT names some solvers that a given build lacks (minisatgh, and cryptosat without
-    pycryptosat): they raise at creation, so only the ones that construct are offered.
-    """
-    return sorted(name for name in set(solver_names().values()) if _constructs(name))
-
-
-def _constructs(name: str) -> bool:
-    from pysat.solvers import Solver
-
-    try:
-        Solver(name=name).delete()
-    except Exception:  # NoSuchSolverError, or a missing optional module
-        return False
-    return True
-
-
-def canonical_solver(name: str | None) -> str:
-    """The canonical name of a solver that works here; InputError for any other name."""
-    if name is None:
-        return DEFAULT_SOLVER
-    canonical = solver_names().get(name)
-    if canonical is None or not _constructs(canonical):
-        known = ", ".join(available_solvers())
-        raise InputError(f"unknown SAT solver {name!r}; choose one of: {known}", "--solver")
-    return canonical
 
 
 #: Solutions found by blocking clauses before enumeration switches to splitting (see below).
@@ -107,50 +52,46 @@ def enumerate_models(
     The consumer sends nothing back; it simply stops iterating when it has enough.
     """
     cell_variables = formula.cell_variables()
-    interruptible = solver_name in _INTERRUPTIBLE
-    incremental = solver_name not in _NON_INCREMENTAL
+    incremental = solver_name not in NON_INCREMENTAL
     blocking: list[list[int]] = []
-    solver = new_solver(solver_name, formula, seed, deadline=deadline)
-    stoppable = StoppableSolver(solver, deadline, interruptible)
-    try:
-        with stoppable:
-            while not incremental or len(blocking) < BLOCKING_PHASE:
-                result = stoppable.solve()
-                if result is None:
-                    yield "interrupted"
-                    return
-                if not result:
-                    yield "exhausted"
-                    return
-                model = stoppable.solver.get_model()
-                true = [model[v - 1] for v in cell_variables]
-                yield true
-                clause = formula.blocking_clause(true)
-                blocking.append(clause)
-                if incremental:
-                    stoppable.solver.add_clause(clause)
-                else:  # no assumptions in this solver: a new one, with every blocking clause
-                    stoppable.solver.delete()
-                    stoppable.solver = new_solver(solver_name, formula, seed, blocking)
-            yield from _enumerate_by_splitting(
-                stoppable, cell_variables, formula.checks_by_propagation
-            )
-    finally:
-        stoppable.solver.delete()
+    with SatSolver(solver_name, deadline) as solver:
+        load(solver.solver, solver_name, formula, seed, deadline=deadline)
+        while not incremental or len(blocking) < BLOCKING_PHASE:
+            result = solver.solve()
+            if result is None:
+                yield "interrupted"
+                return
+            if not result:
+                yield "exhausted"
+                return
+            model = solver.get_model()
+            true = [model[v - 1] for v in cell_variables]
+            yield true
+            clause = formula.blocking_clause(true)
+            blocking.append(clause)
+            if incremental:
+                solver.add_clause(clause)
+            else:  # no assumptions in this solver: a new one, with every blocking clause
+                from pysat.solvers import Solver
+
+                solver.replace(Solver(name=solver_name))
+                load(solver.solver, solver_name, formula, seed, blocking)
+        yield from _enumerate_by_splitting(solver, cell_variables, formula.checks_by_propagation)
 
 
 #: Clauses handed to the solver between two looks at the deadline (about 0.05 s of loading).
 LOAD_CHUNK = 50_000
 
 
-def new_solver(
+def load(
+    solver: Any,
     solver_name: str,
     formula: CnfFormula,
     seed: int = 0,
     extra: list[list[int]] | None = None,
     deadline: Deadline | None = None,
-) -> Any:
-    """A PySAT solver loaded with the formula; a nonzero seed sets random initial phases.
+) -> None:
+    """Load a new PySAT solver with the formula; a nonzero seed sets random initial phases.
 
     The phase is what a CDCL solver tries first for each variable, so different seeds send
     otherwise identical solvers down different branches: cheap diversity for the portfolio.
@@ -158,29 +99,24 @@ def new_solver(
     Loading is done in chunks so that `deadline` can end it (raising Timeout): it takes
     about 0.9 s per million clauses, 28 s for a random 400 x 400 grid.
     """
-    from pysat.solvers import Solver
-
-    solver = Solver(name=solver_name)
     clauses = formula.clauses
     for start in range(0, len(clauses), LOAD_CHUNK):
         if deadline is not None and deadline.expired():
-            solver.delete()
             raise Timeout
         solver.append_formula(clauses[start : start + LOAD_CHUNK])
     if extra:
         solver.append_formula(extra)
-    if seed and solver_name not in _NO_PHASES:
+    if seed and solver_name not in NO_PHASES:
         variables = range(2, formula.variables + 1)
         if seed == ALL_TRUE:
             solver.set_phases(list(variables))
         else:
             rng = random.Random(seed)
             solver.set_phases([v if rng.random() < 0.5 else -v for v in variables])
-    return solver
 
 
 def _enumerate_by_splitting(
-    solver: StoppableSolver, cell_variables: list[int], checks_by_propagation: bool
+    solver: SatSolver, cell_variables: list[int], checks_by_propagation: bool
 ) -> Iterator[Any]:
     """Depth-first over cell values; each node carries a model known to satisfy it, if any.
 
@@ -210,7 +146,7 @@ def _enumerate_by_splitting(
                 return
             if not result:
                 continue
-            model = solver.solver.get_model()
+            model = solver.get_model()
         if free is None:
             yield [v if v in assigned else -v for v in cell_variables]
             continue
@@ -246,7 +182,7 @@ class SatBackend:
             "cnf_clauses": len(formula.clauses),
             "encode_seconds": round(time.perf_counter() - started, 4),
         }
-        if solver_name in _INTERRUPTIBLE:
+        if solver_name in INTERRUPTIBLE:
             models: Iterator[Any] = enumerate_models(formula, solver_name, deadline, options.seed)
         else:
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from satnono.backends.stoppable import leave_ctrl_c_to_parent
-from satnono.deadline import Deadline, Timeout
+from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.stoppable import leave_ctrl_c_to_parent
 
 Send = Callable[[Any], None]
 

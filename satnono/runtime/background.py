@@ -1,0 +1,130 @@
+"""Work run in a thread of its own, so that the caller's thread stays free to be interrupted.
+
+Every library call that searches runs its work through `run_off_main_thread`: the main thread
+only waits, so a Ctrl-C raises KeyboardInterrupt there at once; the work is then cancelled
+(its deadline expires, the watcher interrupts its solvers) and waited for, and the
+KeyboardInterrupt goes on. No solver is ever called from the main thread, where PySAT would
+install a SIGINT handler of its own (see satnono.runtime.stoppable).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Background(Generic[T]):
+    """`work()` started at once in a daemon thread; `result()` waits for what it returned
+    (or raises what it raised); `cancel()` asks it to stop, through the caller's `cancel`."""
+
+    def __init__(self, work: Callable[[], T], cancel: Callable[[], None], name: str) -> None:
+        self._work = work
+        self._cancel = cancel
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as error:  # handed to the waiting thread, raised there
+            self._error = error
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def cancel(self) -> None:
+        """Ask the work to stop (thread-safe; it ends soon after, with what it had)."""
+        self._cancel()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the work ends or `timeout` passes; True when it has ended. A Ctrl-C
+        while waiting cancels the work, waits for it to end, and raises KeyboardInterrupt."""
+        try:
+            self._thread.join(timeout)
+        except KeyboardInterrupt:
+            self._cancel()
+            self._thread.join()
+            raise
+        return not self._thread.is_alive()
+
+    def result(self) -> T:
+        self.wait()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return self._value  # type: ignore[return-value]
+
+
+def run_off_main_thread(work: Callable[[], T], cancel: Callable[[], None], name: str) -> T:
+    """`work()`, in a thread of its own when called from the main thread (see above)."""
+    if threading.current_thread() is not threading.main_thread():
+        return work()
+    return Background(work, cancel, name).result()
+
+
+Item = TypeVar("Item")
+
+
+class HandOver(Generic[Item]):
+    """Items passed from a producer thread to a consumer one at a time: the producer waits
+    for the consumer rather than piling items up, and stops waiting once `close()` is called
+    (the consumer has gone). `finish()` marks the end of the items."""
+
+    _END = object()
+
+    def __init__(self) -> None:
+        import queue
+
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=1)
+        self._closed = threading.Event()
+
+    def put(self, item: Item) -> bool:
+        """Hand `item` over; False once the consumer has gone (the producer should stop)."""
+        return self._put(item)
+
+    def finish(self) -> None:
+        self._put(self._END)
+
+    def _put(self, item: object) -> bool:
+        import queue
+
+        while not self._closed.is_set():
+            try:
+                self._queue.put(item, timeout=_HAND_OVER_POLL)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def close(self) -> None:
+        self._closed.set()
+
+    def get(self, timeout: float | None = None) -> tuple[bool, Item | None]:
+        """(ended, item): the next item if one comes within `timeout` seconds (None waits
+        for it); `ended` once the producer has finished and every item has been taken."""
+        import queue
+
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return False, None
+        if item is self._END:
+            self._queue.put(item)  # every later get() sees the end too
+            return True, None
+        return False, item
+
+    def __iter__(self) -> Iterator[Item]:
+        while True:
+            ended, item = self.get()
+            if ended:
+                return
+            yield item  # type: ignore[misc]
+
+
+#: How long a blocked hand-over waits between looks at whether the consumer has gone.
+_HAND_OVER_POLL = 0.05

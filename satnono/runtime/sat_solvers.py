@@ -1,0 +1,138 @@
+"""PySAT's solvers behind one context manager: made, stopped at the deadline, and deleted.
+
+`with SatSolver(name, deadline, clauses) as solver:` scopes every solver satnono makes (the
+sat backend, the ambiguity map, the counting search's checks), so none is left allocated and
+each is stopped through PySAT's public interrupt() (solve_limited with expect_interrupt).
+Solvers without interrupt() (CaDiCaL, Kissat, Lingeling) are stopped between calls; the sat
+backend runs those in a forked child that it can kill instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Self
+
+from satnono.errors import InputError
+from satnono.runtime.deadline import Deadline
+from satnono.runtime.stoppable import Stoppable
+
+#: Chosen by measurement: with the default encoding (blocks) and default phases, the fastest
+#: total and slowest puzzle on the webpbn survey set (BENCHMARKS.md, portfolio section).
+#: It was glucose42 with the automaton encoding, where glucose42 was the fastest.
+DEFAULT_SOLVER = "glucose3"
+#: PySAT solvers without incremental solving: re-created with the blocking clauses instead.
+NON_INCREMENTAL = frozenset({"kissat404"})
+#: PySAT solvers without set_phases().
+NO_PHASES = frozenset({"cadical103", "kissat404"})
+#: PySAT solvers whose interrupt() works with solve_limited().
+INTERRUPTIBLE = frozenset({
+    "glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm",
+    "maplesat", "mergesat3", "minicard", "minisat22", "minisatgh",
+})  # fmt: skip
+
+
+def solver_names() -> dict[str, str]:
+    """Every name PySAT accepts, mapped to its canonical solver name."""
+    from pysat.solvers import SolverNames
+
+    names = {}
+    for canonical, aliases in vars(SolverNames).items():
+        if not canonical.startswith("_"):
+            for alias in (canonical, *aliases):
+                names[alias] = canonical
+    return names
+
+
+def is_interruptible(name: str) -> bool:
+    """Whether PySAT's solver `name` (any alias) can be stopped in the middle of a call."""
+    return solver_names().get(name, name) in INTERRUPTIBLE
+
+
+def available_solvers() -> list[str]:
+    """The canonical names of the solvers this PySAT build can create.
+
+    PySAT names some solvers that a given build lacks (minisatgh, and cryptosat without
+    pycryptosat): they raise at creation, so only the ones that construct are offered.
+    """
+    return sorted(name for name in set(solver_names().values()) if _constructs(name))
+
+
+def _constructs(name: str) -> bool:
+    from pysat.solvers import Solver
+
+    try:
+        Solver(name=name).delete()
+    except Exception:  # NoSuchSolverError, or a missing optional module
+        return False
+    return True
+
+
+def canonical_solver(name: str | None) -> str:
+    """The canonical name of a solver that works here; InputError for any other name."""
+    if name is None:
+        return DEFAULT_SOLVER
+    canonical = solver_names().get(name)
+    if canonical is None or not _constructs(canonical):
+        known = ", ".join(available_solvers())
+        raise InputError(f"unknown SAT solver {name!r}; choose one of: {known}", "solver")
+    return canonical
+
+
+class SatSolver(Stoppable):
+    """One PySAT solver in use: `with SatSolver(name, deadline, clauses) as s:` then
+    s.solve(), s.propagate(), s.add_clause(); leaving the block deletes it.
+
+    `solver` is the PySAT object itself, for the calls this adapter does not wrap
+    (get_model, set_phases, append_formula); `replace()` swaps in a new one (a solver that
+    cannot add clauses incrementally is rebuilt instead).
+    """
+
+    def __init__(
+        self, name: str, deadline: Deadline, clauses: Sequence[Sequence[int]] = ()
+    ) -> None:
+        from pysat.solvers import Solver
+
+        super().__init__(deadline, solver_names().get(name, name) in INTERRUPTIBLE)
+        self.name = name
+        self.solver: Any = Solver(name=name, bootstrap_with=clauses if clauses else None)
+
+    def replace(self, solver: Any) -> None:
+        """Use `solver` from now on; the previous one is deleted."""
+        self.solver.delete()
+        self.solver = solver
+
+    def __enter__(self) -> Self:
+        return super().__enter__()
+
+    def __exit__(self, *_: object) -> None:
+        super().__exit__()
+        self.solver.delete()
+
+    def solve(self, assumptions: Iterable[int] = ()) -> bool | None:
+        """Satisfiable or not under `assumptions`; None when the deadline stopped the solver."""
+        remaining = self.deadline.remaining()
+        if remaining is not None and remaining <= 0:
+            return None
+        solver = self.solver
+        if not self.interruptible:
+            return bool(solver.solve(assumptions=list(assumptions)))
+        result = solver.solve_limited(assumptions=list(assumptions), expect_interrupt=True)
+        if result is None:
+            solver.clear_interrupt()
+            return None
+        return bool(result)
+
+    def propagate(self, assumptions: Iterable[int] = ()) -> tuple[bool, list[int]]:
+        """Unit propagation under `assumptions`: (consistent, implied literals)."""
+        consistent, implied = self.solver.propagate(assumptions=list(assumptions))
+        return bool(consistent), implied
+
+    def add_clause(self, clause: Sequence[int]) -> None:
+        self.solver.add_clause(clause)
+
+    def get_model(self) -> Any:
+        return self.solver.get_model()
+
+    def interrupt(self) -> None:
+        if self.interruptible:
+            self.solver.interrupt()
