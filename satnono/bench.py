@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from satnono.compare import SolveRun, puzzle_files
+from satnono.archive.compare import SolveRun
+from satnono.formats import puzzle_files
 
 
 @dataclass(frozen=True)

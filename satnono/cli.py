@@ -833,15 +833,16 @@ def compare(
 ) -> None:
     """Run several backends on the same puzzles as batch tasks (Dask), each killed at its
     hard deadline; flag every disagreement."""
-    from satnono import compare as comparing
+    from satnono.archive import compare as comparing
     from satnono.backends import check_backend
+    from satnono.formats import puzzle_files
 
     chosen = [check_backend(name.strip()) for name in backends.split(",") if name.strip()]
     if not chosen:
         raise InputError("no backend named", "--backends")
     if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
         raise InputError("the plot must be a .png or .svg file", plot_file)
-    files = comparing.puzzle_files(paths)
+    files = puzzle_files(paths)
     runs = _run_with_progress(comparing, files, chosen, max_solutions, timeout, jobs)
     _print_comparison(runs, chosen)
     problems = comparing.disagreements(runs)
@@ -899,8 +900,10 @@ def batch(
 
     `satnono batch report DB [--csv FILE] [--plot FILE.png]` summarizes a database.
     """
-    from satnono import batch as batching
-    from satnono.results import ResultStore, write_csv
+    from satnono.archive import batch as batching
+    from satnono.archive import report
+    from satnono.archive.engine import BatchSettings
+    from satnono.archive.store import ResultStore, write_csv
 
     if paths and str(paths[0]) == "report":
         if len(paths) != 2:
@@ -909,24 +912,24 @@ def batch(
             raise InputError("the plot must be a .png or .svg file", plot_file)
         with ResultStore(paths[1], create=False) as store:
             rows = list(store.rows())
-        for line in batching.summary_lines(rows):
+        for line in report.summary_lines(rows):
             typer.echo(printable(line))
         if csv_file is not None:
             write_csv(rows, csv_file)
         if plot_file is not None:
-            batching.plot(rows, plot_file)
+            report.plot(rows, plot_file)
         return
     if db is None:
         raise InputError("name the results database: --db results.sqlite", "--db")
     check_timeout(timeout)
-    settings = batching.BatchSettings(backend, timeout, max_solutions, exact_count, analyze_too)
+    settings = BatchSettings(backend, timeout, max_solutions, exact_count, analyze_too)
     run = _batch_with_progress(batching, paths, db, settings, workers, scheduler)
     typer.echo(
         f"{run.total} puzzles: {len(run.rows)} run now, {run.skipped} already in {db} "
         f"({run.seconds:.1f} s)"
     )
     if run.rows:
-        for line in batching.summary_lines(run.rows):
+        for line in report.summary_lines(run.rows):
             typer.echo(printable(line))
 
 

@@ -45,8 +45,9 @@ from satnono.propagate import (
     propagate_root,
     undo,
 )
-from satnono.runtime.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
+from satnono.runtime.child import Send, can_fork
 from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.race import Race
 from satnono.runtime.sat_solvers import SatSolver
 from satnono.verify import verify
 
@@ -409,11 +410,12 @@ def _count_part(
 
 
 class _Race:
-    """The counters racing the search on one component, each in a forked child.
+    """The counters racing the search on one component, each in a forked child
+    (satnono.runtime.race): the first count that arrives wins, an int from Ganak or an
+    Estimate from ApproxMC.
 
     They start once the search has had its head start (`tick`, called by the search every
-    64 nodes), or at once (`start`) when the search does not run. `answer` is the first
-    count that arrives: an int from Ganak, an Estimate from ApproxMC.
+    64 nodes), or at once (`start`) when the search does not run.
     """
 
     def __init__(
@@ -432,10 +434,17 @@ class _Race:
         self.started_at = time.perf_counter()
         #: The component's state at its root: the search narrows setup.domains in place.
         self.root = tuple(setup.domains)
-        self.children: list[ForkedChild] = []
+        self.race: Race[str] = Race(lambda _, answer: True)
         self.started = False
-        self.answer: int | Estimate | None = None
-        self.errors: list[str] = []
+
+    @property
+    def answer(self) -> int | Estimate | None:
+        winner = self.race.winner
+        return None if winner is None else winner.messages[-1]
+
+    @property
+    def errors(self) -> list[str]:
+        return self.race.errors
 
     def start(self) -> None:
         if self.started:
@@ -447,7 +456,7 @@ class _Race:
             def run_ganak(send: Send) -> None:
                 send(ganak_count(encode_puzzle(propagator, root, lines)))
 
-            self.children.append(ForkedChild(run_ganak, "Ganak counter", quiet=True))
+            self.race.enter(GANAK, run_ganak, "Ganak counter", quiet=True)
         if APPROXMC in self.methods and self.guarantee is not None:
             epsilon, delta = self.guarantee
 
@@ -455,40 +464,21 @@ class _Race:
                 formula = encode_puzzle(propagator, root, lines)
                 send(approxmc_count(formula, epsilon, delta))
 
-            self.children.append(ForkedChild(run_approxmc, "ApproxMC counter", quiet=True))
+            self.race.enter(APPROXMC, run_approxmc, "ApproxMC counter", quiet=True)
 
     def tick(self) -> bool:
         """Start the counters when the head start is over; True once an answer is in."""
         if not self.started and time.perf_counter() - self.started_at >= self.head_start:
             self.start()
-        for child in list(self.children):
-            if self.answer is None and child.ready():
-                self._receive(child)
-        return self.answer is not None
+        return self.race.poll() is not None
 
     def wait(self) -> int | Estimate | None:
         """Wait for the first answer; None at the deadline or when every counter failed."""
-        deadline = self.setup.deadline
-        while self.answer is None and self.children and not deadline.expired():
-            for child in wait_any(self.children, deadline.remaining()):
-                self._receive(child)
-                if self.answer is not None:
-                    break
+        self.race.collect(self.setup.deadline)
         return self.answer
 
-    def _receive(self, child: ForkedChild) -> None:
-        try:
-            self.answer = child.receive(0)
-        except (RuntimeError, ChildFinished, Timeout) as error:
-            if not isinstance(error, Timeout):
-                self.errors.append(str(error) or f"the {child.what} process ended")
-                self.children.remove(child)
-                child.kill()
-
     def close(self) -> None:
-        for child in self.children:
-            child.kill()
-        self.children = []
+        self.race.close()
 
 
 def _share(need: int, others: int) -> int:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from satnono.archive.compare import SolveRun, disagreements
 from satnono.bench import run_killable
 from satnono.cli import app
-from satnono.compare import SolveRun, disagreements
 from support import EXAMPLES, run_satnono
 
 runner = CliRunner()

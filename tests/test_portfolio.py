@@ -99,7 +99,9 @@ def test_workers_that_outlive_the_deadline_are_killed(
 def test_ctrl_c_during_the_race_kills_every_worker(
     race_everything: None, no_children_left: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_wait = portfolio._wait
+    from satnono.runtime import race
+
+    real_wait = race.wait_any
     calls = []
 
     def interrupted(receivers: list, timeout: float | None) -> list:
@@ -110,7 +112,7 @@ def test_ctrl_c_during_the_race_kills_every_worker(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(portfolio, "_solve", _slow)
-    monkeypatch.setattr(portfolio, "_wait", interrupted)
+    monkeypatch.setattr(race, "wait_any", interrupted)
     with pytest.raises(KeyboardInterrupt):
         solve(DIAGONAL, backend="portfolio", limit=2)
     assert calls[-1] == portfolio.race_size()

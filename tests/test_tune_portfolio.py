@@ -54,5 +54,5 @@ def test_the_race_model_ends_with_the_first_finisher() -> None:
 
 def test_the_installed_backend_does_not_import_the_tuner_or_upward() -> None:
     source = (TOOL.parent.parent / "satnono" / "backends" / "portfolio.py").read_text()
-    for upward in ("satnono.compare", "satnono.formats", "argparse"):
+    for upward in ("satnono.archive", "satnono.formats", "argparse"):
         assert upward not in source

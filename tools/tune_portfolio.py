@@ -14,9 +14,27 @@ from pathlib import Path
 from typing import Any
 
 from satnono.backends import Residual
-from satnono.backends.portfolio import SMALL_RESIDUAL, Config, time_config
+from satnono.backends.portfolio import SMALL_RESIDUAL, Config, config_worker, decides_race
 from satnono.backends.sat import ALL_TRUE
 from satnono.cnf import ENCODINGS
+from satnono.runtime.deadline import Deadline
+from satnono.runtime.race import Race
+
+
+def time_config(residual: Residual, config: Config, limit: int, timeout: float) -> float | None:
+    """CPU seconds one configuration takes as a lone race worker (encode and solve).
+
+    CPU time, not wall time: the solvers are deterministic, so their CPU time hardly depends
+    on what else the (shared) machine runs, while their wall time can double under load.
+    """
+    with Race(decides_race) as race:
+        work = config_worker(config, residual, residual.cells(), limit, None)
+        entrant = race.enter(config, work, f"portfolio {config.name}")
+        winner = race.collect(Deadline(timeout))
+    if winner is None and entrant.error is not None:
+        raise RuntimeError(f"{config.name}: {entrant.error}")
+    return None if winner is None else float(winner.messages[-1][2]["worker_cpu_seconds"])
+
 
 #: Stage 2 of the choice (BENCHMARKS.md, portfolio section): the solvers that stage 1 (every
 #: PySAT solver x every encoding, default phases) found fastest, each with several phase seeds.
@@ -98,8 +116,7 @@ def measure(
     folders: Sequence[Any], candidates: Sequence[Config], repeat: int, timeout: float, limit: int
 ) -> Table:
     """CPU seconds of every candidate on every puzzle of `folders` that the portfolio races."""
-    from satnono.compare import puzzle_files
-    from satnono.formats import read_puzzle
+    from satnono.formats import puzzle_files, read_puzzle
     from satnono.propagate import initial_domains, propagate_root
 
     table: Table = {}

@@ -8,16 +8,17 @@ fail on different puzzles turns that tail into the best case (BENCHMARKS.md, por
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
 from satnono.backends.sat import ALL_TRUE, enumerate_models
 from satnono.backends.sat import BACKEND as SAT_BACKEND
 from satnono.cnf import CnfFormula, check_encoding, encode_puzzle
-from satnono.runtime.child import ChildFinished, ForkedChild, Send, can_fork, wait_any
+from satnono.runtime.child import Send, can_fork
 from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.race import Entrant, Race
 from satnono.runtime.sat_solvers import canonical_solver
 
 
@@ -87,17 +88,6 @@ def race_configs(options: SearchOptions, count: int | None = None) -> list[Confi
     ]
 
 
-@dataclass
-class _Worker:
-    config: Config
-    child: ForkedChild
-    solutions: list[list[int]] = field(default_factory=list)
-    done: bool = False
-    exhausted: bool = False
-    stats: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-
-
 class PortfolioBackend:
     name: ClassVar[str] = "portfolio"
 
@@ -137,46 +127,51 @@ class PortfolioBackend:
                     unfinished = {"solver": "portfolio"}
                     return SearchReport(exhausted=False, timed_out=True, stats=unfinished)
         encode_seconds = time.perf_counter() - started
-        workers: list[_Worker] = []
-        try:
-            # The first configuration alone settles most residuals within STAGGER seconds;
-            # only then do the others join, so easy puzzles do not pay for a race.
+        with Race(decides_race) as race:
+            winner = None
             for config in configs:
-                if workers:
+                if race.entrants:
                     remaining = deadline.remaining()
                     head_start = STAGGER if remaining is None else min(STAGGER, remaining)
-                    winner = _race(workers, Deadline(head_start)) if len(workers) == 1 else None
+                    winner = race.collect(Deadline(head_start)) if len(race.entrants) == 1 else None
                     if winner is not None or deadline.expired():
                         break
                 formula = shared.get(config.encoding)
-                workers.append(_start(config, residual, cells, limit, formula))
+                race.enter(config, config_worker(config, residual, cells, limit, formula),
+                           f"portfolio {config.name}")  # fmt: skip
             else:
-                winner = _race(workers, deadline)
-        finally:
-            _stop(workers)
+                winner = race.collect(deadline)
         stats: dict[str, Any] = {
             "portfolio_configs": len(configs),
-            "portfolio_started": len(workers),
+            "portfolio_started": len(race.entrants),
             "portfolio_seconds": round(time.perf_counter() - started, 4),
         }
         if winner is None:
-            failed = [w for w in workers if w.error is not None]
-            if len(failed) == len(workers):
-                errors = "; ".join(f"{w.config.name}: {w.error}" for w in failed)
+            if not race.running():
+                errors = "; ".join(f"{e.tag.name}: {e.error}" for e in race.entrants)
                 raise RuntimeError(f"every portfolio worker failed: {errors}")
-            # Timeout: hand over what the most productive worker found.
-            best = max(workers, key=lambda w: len(w.solutions))
+            best = max(race.entrants, key=lambda e: len(_solutions(e)))
             report = SearchReport(exhausted=False, timed_out=True, stats=stats)
             stats["solver"] = "portfolio"
-            _replay(best.solutions, cells, residual.domains, on_solution)
+            _replay(_solutions(best), cells, residual.domains, on_solution)
             return report
-        stats.update(winner.stats)
-        if winner.config.encoding in shared:
+        _, exhausted, winner_stats = winner.messages[-1]
+        stats.update(winner_stats)
+        if winner.tag.encoding in shared:
             stats["encode_seconds"] = round(encode_seconds, 4)
-        stats["solver"] = winner.config.name
-        stats["portfolio_winner"] = winner.config.name
-        finished = _replay(winner.solutions, cells, residual.domains, on_solution)
-        return SearchReport(exhausted=winner.exhausted and finished, stats=stats)
+        stats["solver"] = winner.tag.name
+        stats["portfolio_winner"] = winner.tag.name
+        finished = _replay(_solutions(winner), cells, residual.domains, on_solution)
+        return SearchReport(exhausted=exhausted and finished, stats=stats)
+
+
+def decides_race(_: Entrant[Config], message: tuple[Any, ...]) -> bool:
+    """A worker's ("done", exhausted, stats) decides the race; ("solution", values) do not."""
+    return bool(message[0] == "done")
+
+
+def _solutions(entrant: Entrant[Config]) -> list[list[int]]:
+    return [message[1] for message in entrant.messages if message[0] == "solution"]
 
 
 def _in_process(
@@ -206,59 +201,20 @@ def _replay(
     return True
 
 
-def _start(
+def config_worker(
     config: Config,
     residual: Residual,
     cells: list[int],
     limit: int,
     formula: CnfFormula | None,
-) -> _Worker:
-    """One configuration in a forked child (satnono.runtime.child), streaming its messages."""
+) -> Callable[[Send], None]:
+    """One configuration's work for its forked child: stream its messages."""
 
     def run(send: Send) -> None:
         for message in _solve(config, residual, cells, limit, formula):
             send(message)
 
-    return _Worker(config, ForkedChild(run, f"portfolio {config.name}"))
-
-
-def _race(workers: list[_Worker], deadline: Deadline) -> _Worker | None:
-    """Collect messages until one worker is done; None on timeout or when all failed."""
-    pending = [w for w in workers if w.error is None]
-    while pending:
-        ready = _wait([w.child for w in pending], deadline.remaining())
-        if not ready:
-            return None
-        for child in ready:
-            worker = next(w for w in pending if w.child is child)
-            try:
-                message = child.receive(0)
-            except (RuntimeError, ChildFinished) as error:
-                worker.error = str(error) or "ended without an answer"
-                pending.remove(worker)
-                continue
-            except Timeout:  # woken, but the message is not whole yet
-                continue
-            if message[0] == "solution":
-                worker.solutions.append(message[1])
-            else:  # ("done", exhausted, stats)
-                worker.done, worker.exhausted, worker.stats = True, message[1], message[2]
-                return worker
-    return None
-
-
-def _wait(children: list[ForkedChild], timeout: float | None) -> list[ForkedChild]:
-    """satnono.runtime.child.wait_any, a seam for the interruption tests."""
-    return wait_any(children, timeout)
-
-
-def _stop(workers: list[_Worker]) -> None:
-    """Kill every worker still running and reap it: no orphan, no zombie."""
-    for worker in workers:
-        worker.child.kill()
-
-
-# --- inside a worker process -------------------------------------------------------------------
+    return run
 
 
 def _solve(
@@ -298,20 +254,3 @@ def _solve(
 
 
 BACKEND = PortfolioBackend()
-
-
-def time_config(residual: Residual, config: Config, limit: int, timeout: float) -> float | None:
-    """CPU seconds one configuration takes as a lone race worker (encode and solve).
-
-    CPU time, not wall time: the solvers are deterministic, so their CPU time hardly depends
-    on what else the (shared) machine runs, while their wall time can double under load.
-    """
-    workers: list[_Worker] = []
-    try:
-        workers.append(_start(config, residual, residual.cells(), limit, None))
-        winner = _race(workers, Deadline(timeout))
-    finally:
-        _stop(workers)
-    if winner is None and workers[0].error is not None:
-        raise RuntimeError(f"{config.name}: {workers[0].error}")
-    return None if winner is None else float(winner.stats["worker_cpu_seconds"])

@@ -1,10 +1,10 @@
-"""Whole archives: every puzzle a Dask task, results into SQLite as they arrive, resumable.
+"""The archive engine: every puzzle a Dask task, solved in a forked process per worker.
 
 The default scheduler is a `distributed.LocalCluster` with one worker process per core; each
 worker keeps one forked solver process (satnono.runtime.child.ForkedChild) that serves puzzle
 after puzzle, so start-up is paid once per worker, and is killed and replaced when a puzzle
 overruns its hard deadline (a stuck puzzle cannot hold a worker). `--scheduler tcp://H:P` runs
-on an existing Dask cluster instead.
+on an existing Dask cluster instead. `run_tasks` is the one submit-and-collect loop.
 """
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from satnono.archive.store import ResultRow
 from satnono.errors import InputError
 from satnono.model import Puzzle
-from satnono.results import ResultRow, ResultStore
 from satnono.version import __version__
 
 #: Seconds past --timeout before a worker's solver process is killed: the cooperative deadline
@@ -80,8 +79,7 @@ def job_of(path: Path) -> Job:
 
 def collect(paths: Sequence[Path]) -> list[Job]:
     """Every puzzle under `paths` once (duplicates by content dropped); bad files as errors."""
-    from satnono.compare import puzzle_files
-    from satnono.formats import read_puzzles
+    from satnono.formats import puzzle_files, read_puzzles
 
     jobs: dict[str, Job] = {}
     for path in puzzle_files(list(paths)):
@@ -187,55 +185,23 @@ def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow
     )  # fmt: skip
 
 
-# --- in the client ---------------------------------------------------------------------------
-
-
-@dataclass
-class BatchRun:
-    """What a run did: puzzles found, skipped as done, solved now, and their rows."""
-
-    total: int
-    skipped: int
-    rows: list[ResultRow]
-    seconds: float = 0.0
-
-
-def run_batch(
-    paths: Sequence[Path],
-    db: Path,
-    settings: BatchSettings,
-    workers: int | None = None,
-    scheduler: str = "local",
-    on_row: Callable[[ResultRow, int, int], None] | None = None,
-) -> BatchRun:
-    """Solve every puzzle under `paths` not yet in `db` for these settings; rows as they come.
-
-    `on_row(row, done, total)` sees each row once it is stored (for a progress display).
-    """
+def run_tasks(
+    tasks: Sequence[tuple[Job, BatchSettings]],
+    workers: int,
+    scheduler: str,
+    on_row: Callable[[int, ResultRow], None],
+) -> None:
+    """Solve every (job, settings) as a Dask task; `on_row(number, row)` for each as it
+    finishes, in any order (`number` is its place in `tasks`). A task Dask gave up on (its
+    workers died) is an error row; Ctrl-C closes the cluster, and its solvers with it."""
     from distributed import as_completed
 
-    from satnono.backends import check_backend, usable_cores
-
-    if settings.backend is not None:
-        check_backend(settings.backend)
-    started = time.perf_counter()
-    jobs = collect(paths)
-    with ResultStore(db) as store:
-        done = store.done(settings.key())
-        todo = [job for job in jobs if job.puzzle_hash not in done]
-        run = BatchRun(len(jobs), len(jobs) - len(todo), [])
-        if todo:
-            with client(scheduler, workers or usable_cores()) as dask:
-                futures = dask.map(solve_job, todo, settings=settings, pure=False)
-                by_key = {future.key: job for future, job in zip(futures, todo, strict=True)}
-                for future in as_completed(futures):
-                    row = _result(future, by_key[future.key], settings)
-                    store.add(row)
-                    run.rows.append(row)
-                    if on_row is not None:
-                        on_row(row, run.skipped + len(run.rows), run.total)
-    run.seconds = round(time.perf_counter() - started, 4)
-    return run
+    with client(scheduler, workers) as dask:
+        futures = [dask.submit(solve_job, job, settings, pure=False) for job, settings in tasks]
+        numbers = {future.key: number for number, future in enumerate(futures)}
+        for future in as_completed(futures):
+            number = numbers[future.key]
+            on_row(number, _result(future, *tasks[number]))
 
 
 def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:
@@ -276,74 +242,3 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
-
-
-# --- summaries -------------------------------------------------------------------------------
-
-
-def summary_lines(rows: Iterable[ResultRow], slowest: int = 5) -> list[str]:
-    """Verdict counts, the slowest puzzles, the timeouts and the errors, one per line."""
-    rows = list(rows)
-    verdicts = Counter(row.status for row in rows)
-    lines = [
-        f"{len(rows)} puzzles: "
-        + ", ".join(f"{count} {status}" for status, count in verdicts.most_common())
-    ]
-    solved = sorted((r for r in rows if r.status not in ("error",)), key=lambda r: -r.seconds)
-    if solved:
-        lines.append("slowest:")
-        lines += [f"  {r.seconds:8.2f} s  {r.status:10} {_name(r)}" for r in solved[:slowest]]
-    errors = [r for r in rows if r.status == "error"]
-    for row in errors[:10]:
-        lines.append(f"error: {row.error}")
-    if len(errors) > 10:
-        lines.append(f"... and {len(errors) - 10} more errors")
-    timeouts = [r for r in rows if r.status == "timeout"]
-    if timeouts:
-        lines.append(f"timeouts: {', '.join(_name(r) for r in timeouts[:10])}"
-                     + (" ..." if len(timeouts) > 10 else ""))  # fmt: skip
-    return lines
-
-
-def _name(row: ResultRow) -> str:
-    return row.file if row.puzzle_index == 1 else f"{row.file} #{row.puzzle_index}"
-
-
-def plot(rows: Sequence[ResultRow], path: Path) -> None:
-    """Cumulative puzzles solved against time (log scale), and verdicts by size."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    finished = sorted(r.seconds for r in rows if r.status not in ("timeout", "error"))
-    left.step(finished, range(1, len(finished) + 1), where="post")
-    left.set_xscale("log")
-    left.set_xlabel("seconds per puzzle")
-    left.set_ylabel("puzzles solved within")
-    left.set_title("cumulative solved")
-    sizes = sorted({_size_bucket(r) for r in rows if r.width})
-    statuses = sorted({r.status for r in rows if r.width})
-    bottom = [0] * len(sizes)
-    for status in statuses:
-        heights = [sum(1 for r in rows if r.width and _size_bucket(r) == s and r.status == status)
-                   for s in sizes]  # fmt: skip
-        right.bar([str(s) for s in sizes], heights, bottom=bottom, label=status)
-        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-    right.set_xlabel("larger side, rounded up to 10")
-    right.set_ylabel("puzzles")
-    right.set_title("verdicts by size")
-    right.legend(fontsize="small")
-    figure.tight_layout()
-    try:
-        figure.savefig(path)
-    except OSError as error:
-        raise InputError(f"cannot write the plot: {error.strerror or error}", path) from None
-    finally:
-        plt.close(figure)
-
-
-def _size_bucket(row: ResultRow) -> int:
-    side = max(row.width or 0, row.height or 0)
-    return -(-side // 10) * 10

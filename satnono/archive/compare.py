@@ -1,4 +1,4 @@
-"""`satnono compare`: the same puzzles through several backends, on satnono batch's engine.
+"""`satnono compare`: the same puzzles through several backends, on the archive engine.
 
 Every (puzzle, backend) pair is a Dask task solved in a forked process that is killed at its
 hard deadline, so a stuck backend is never waited for. Results are checked against each
@@ -8,13 +8,13 @@ other: a verdict or a solution that differs between backends is a bug somewhere.
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
+from satnono.archive.engine import BatchSettings, Job, job_of, run_tasks
+from satnono.archive.store import ResultRow
 from satnono.errors import InputError
-from satnono.formats import format_of
 
 
 @dataclass(frozen=True)
@@ -42,29 +42,6 @@ class SolveRun:
         return self.status in ("unique", "multiple", "solved", "unsolvable")
 
 
-def puzzle_files(paths: Iterable[Path]) -> list[Path]:
-    """The puzzle files named, and those in the folders named (by suffix), sorted."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and _has_puzzle_suffix(p))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError("no such file or folder", path)
-    if not found:
-        raise InputError("no puzzle files found", ", ".join(map(str, paths)))
-    return found
-
-
-def _has_puzzle_suffix(path: Path) -> bool:
-    try:
-        format_of(path)
-    except InputError:
-        return False
-    return True
-
-
 def run_all(
     files: Sequence[Path],
     backends: Sequence[str],
@@ -75,41 +52,31 @@ def run_all(
 ) -> list[SolveRun]:
     """Every (file, backend) pair as a task of satnono batch's engine (Dask workers, each
     solving in a forked process killed at the hard deadline), `jobs` workers; stable order."""
-    from distributed import as_completed
-
-    from satnono.batch import GRACE, BatchSettings, client, job_of, solve_job
-
     pairs = [(path, backend) for path in files for backend in backends]
     runs: dict[int, SolveRun] = {}
-    tasks = []
+    tasks: list[tuple[Job, BatchSettings]] = []
+    numbers: list[int] = []
     for number, (path, backend) in enumerate(pairs):
         job = job_of(path)
         if job.puzzle is None:
             runs[number] = SolveRun(path.name, backend, "error", 0.0, 0.0, error=job.error or "")
             on_done(runs[number])
             continue
-        settings = BatchSettings(backend, timeout, limit, keep_solutions=True)
-        tasks.append((number, job, settings))
+        tasks.append((job, BatchSettings(backend, timeout, limit, keep_solutions=True)))
+        numbers.append(number)
+
+    def finished(task: int, row: ResultRow) -> None:
+        number = numbers[task]
+        path, backend = pairs[number]
+        runs[number] = _solve_run(path, backend, row)
+        on_done(runs[number])
+
     if tasks:
-        with client("local", max(1, min(jobs, len(tasks)))) as dask:
-            futures = [dask.submit(solve_job, job, settings, pure=False)
-                       for _, job, settings in tasks]  # fmt: skip
-            numbers = {
-                future.key: number for future, (number, _, _) in zip(futures, tasks, strict=True)
-            }
-            for future in as_completed(futures):
-                number = numbers[future.key]
-                path, backend = pairs[number]
-                runs[number] = _solve_run(path, backend, future, timeout + GRACE)
-                on_done(runs[number])
+        run_tasks(tasks, max(1, min(jobs, len(tasks))), "local", finished)
     return [runs[number] for number in range(len(pairs))]
 
 
-def _solve_run(path: Path, backend: str, future: Any, limit: float) -> SolveRun:
-    try:
-        row = future.result()
-    except Exception as error:  # the task's workers died
-        return SolveRun(path.name, backend, "error", 0.0, 0.0, error=str(error).splitlines()[0])
+def _solve_run(path: Path, backend: str, row: ResultRow) -> SolveRun:
     status = "killed" if row.error == "killed at the hard deadline" else row.status
     return SolveRun(
         puzzle=path.name, backend=backend, status=status, seconds=row.seconds,
