@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from satnono.backbone import backbone
 from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
@@ -28,9 +28,6 @@ from satnono.model import Grid, Puzzle
 from satnono.propagate import initial_domains, propagate_root
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.solutions import count, solve
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 Difficulty = Literal[
     "line-solvable", "needs probing", "needs search", "ambiguous", "no solution", "unknown"
@@ -102,6 +99,10 @@ class Analysis:
         if self.difficulty == "unknown":
             return "unknown (timeout)"
         return self.difficulty
+
+    def report_lines(self, max_solutions: int = 2) -> list[str]:
+        """The plain-text report, one finding per line (`satnono analyze`)."""
+        return summary_lines(self, max_solutions)
 
 
 def analyze(
@@ -307,19 +308,6 @@ def summary_lines(analysis: Analysis, max_solutions: int) -> list[str]:
             f"solution{more}"
         )
     return lines
-
-
-def print_report(console: Console, analysis: Analysis, max_solutions: int) -> None:
-    """The report, and for an ambiguous puzzle the grid with its ambiguous cells as '?'."""
-    from satnono.terminal import print_domains
-
-    for line in summary_lines(analysis, max_solutions):
-        console.out(line, highlight=False)
-    if analysis.ambiguous_cells and analysis.domains is not None:
-        console.out("")
-        console.out("every solution agrees except on '?':", highlight=False)
-        print_domains(console, analysis.puzzle, analysis.domains)
-    console.out(f"({analysis.seconds:.2f} s)", highlight=False)
 
 
 def picture_of(analysis: Analysis) -> tuple[tuple[int, ...] | None, tuple[int, ...], str]:

@@ -13,9 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from satnono import contract
-from satnono.errors import InputError
-from satnono.model import Puzzle
+from satnono import InputError, Puzzle, contract
 
 WEB = Path(__file__).parent / "web"
 #: Largest request body (puzzle text) accepted; real puzzle files are a few hundred KB at most.
@@ -75,12 +73,12 @@ def create_app() -> Any:
         return FileResponse(WEB / "index.html")
 
     async def webpbn(request: Any) -> Any:
-        from satnono.fetch import resolve_puzzle_source
+        import satnono
         from satnono.formats import read_text
 
         try:
             digits = request.path_params["puzzle_id"]
-            path = await asyncio.to_thread(resolve_puzzle_source, f"webpbn:{digits}")
+            path = await asyncio.to_thread(satnono.fetch, "webpbn", int(digits))
             return JSONResponse({"text": read_text(path), "name": f"webpbn-{digits}.xml"})
         except InputError as error:
             return json_error(error)
@@ -223,7 +221,6 @@ def _author(text: str, query: dict[str, str]) -> dict[str, Any]:
     its puzzle as .non text, and the analysis (unique? line-solvable? ambiguous cells)."""
     import satnono
     from satnono.formats import FORMATS
-    from satnono.generate import puzzle_from_grid
     from satnono.model import WHITE, Color, make_palette
 
     try:
@@ -244,7 +241,7 @@ def _author(text: str, query: dict[str, str]) -> dict[str, Any]:
         raise InputError(f"unknown color {error.args[0]!r} in the grid", "request") from None
     if not any(any(row) for row in grid):
         raise InputError("paint at least one cell", "request")
-    puzzle = puzzle_from_grid(grid, palette, str(data.get("title") or "my puzzle"))
+    puzzle = satnono.puzzle_from_grid(grid, palette, str(data.get("title") or "my puzzle"))
     analysis = satnono.analyze(puzzle, _timeout(query))
     return {
         "non": FORMATS["non"].write([puzzle]),
@@ -271,10 +268,10 @@ def _stream(slots: asyncio.Semaphore) -> Any:
             puzzle = await asyncio.to_thread(_puzzle, text, query)
             limit = _number(query, "max_solutions", 2, int)
             timeout = _timeout(query)
-            from satnono.backends import DEFAULT_BACKEND, search_options
+            import satnono
 
-            backend = query.get("backend") or DEFAULT_BACKEND
-            search_options(backend)
+            backend = query.get("backend") or satnono.DEFAULT_BACKEND
+            satnono.check_options(backend)
             if not 0 <= limit <= 10_000:
                 raise InputError("max_solutions must be within 0..10000 here", "--max-solutions")
         except (InputError, RequestError) as error:

@@ -1,4 +1,5 @@
-"""Downloading puzzles from webpbn.com by id into the user cache, for `fetch` and `webpbn:ID`.
+"""The puzzle sites: downloading from webpbn.com (and nonograms.org, below) by id into the
+user cache, for `satnono.fetch` and `webpbn:ID`.
 
 Endpoint: --url, else $SATNONO_WEBPBN_URL, else WEBPBN_URL; cache: $SATNONO_CACHE_DIR, else
 platformdirs.user_cache_dir("satnono"), holding webpbn/<id>.xml.

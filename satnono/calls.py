@@ -1,0 +1,310 @@
+"""The library's searching calls: arguments checked once, before any work; the work run off
+the caller's main thread (so a Ctrl-C there cancels it cleanly, see satnono.runtime.background).
+
+solve, start_solve and iter_solutions (solutions as found), count, analyze, sample and
+iter_samples, and the residual CNF; re-exported by satnono/__init__.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from satnono.errors import Contradiction, InputError
+from satnono.model import Grid, Puzzle
+from satnono.runtime.deadline import Deadline
+
+if TYPE_CHECKING:
+    from satnono.analysis import Analysis
+    from satnono.backends import SearchOptions
+    from satnono.cnf import CnfFormula
+    from satnono.sampling import SampleRun
+    from satnono.solutions import CountResult, Progress, SolveResult
+    from satnono.streaming import SolveHandle
+
+T = TypeVar("T")
+
+#: Search options a backend may honour, passed to solve() and friends as keywords.
+OPTIONS = ("solver", "threads", "seed", "encoding")
+
+
+def available_backends() -> list[str]:
+    """The backends installed here (their dependencies importable), for `backend=`."""
+    from satnono.backends import installed_backends
+
+    return installed_backends()
+
+
+def solve(
+    puzzle: Puzzle,
+    backend: str | None = None,
+    max_solutions: int = 2,
+    timeout: float | None = None,
+    *,
+    on_solution: Callable[[Grid], bool | None] | None = None,
+    progress: Progress | None = None,
+    keep: int | None = None,
+    **options: Any,
+) -> SolveResult:
+    """Solve: up to `max_solutions` verified solutions (0 = all; 2 tells unique from not).
+
+    `backend` is one of `available_backends()` (default: the portfolio on two or more
+    cores, else sat); `options` are the search knobs solver, threads, seed and encoding (as
+    the CLI's flags). `.status` is unique, multiple, solved, unsolvable or timeout;
+    `.solutions` are row strings. `on_solution(grid)` sees each verified solution as it is
+    found (return False to stop); `progress` (a satnono.solutions.Progress) is kept current
+    for a live display; `keep` caps the solutions kept in the result (None = all found).
+    """
+    from satnono.solutions import solve as run
+
+    chosen, checked = checked_arguments(puzzle, backend, max_solutions, timeout, options)
+    deadline = Deadline(timeout)
+    return off_main_thread(
+        lambda: run(
+            puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep,
+            on_solution=on_solution, progress=progress, deadline=deadline,
+        ),
+        deadline,
+    )  # fmt: skip
+
+
+def iter_solutions(
+    puzzle: Puzzle,
+    backend: str | None = None,
+    max_solutions: int = 0,
+    timeout: float | None = None,
+    **options: Any,
+) -> Iterator[list[str]]:
+    """Each verified solution (row strings) as soon as it is found; 0 = all of them.
+
+    The search runs in a thread of this call; closing the iterator early (`break`) cancels
+    it and waits for it, so nothing is left running.
+    """
+    with start_solve(puzzle, backend, max_solutions, timeout, keep=0, **options) as handle:
+        for grid in handle.solutions():
+            yield puzzle.grid_rows(grid)
+        handle.result()  # raises what the solve raised
+
+
+def start_solve(
+    puzzle: Puzzle,
+    backend: str | None = None,
+    max_solutions: int = 2,
+    timeout: float | None = None,
+    *,
+    stream: bool = True,
+    on_solution: Callable[[Grid], bool | None] | None = None,
+    keep: int | None = None,
+    **options: Any,
+) -> SolveHandle:
+    """Start a solve in the background and return its handle (satnono.streaming.SolveHandle):
+    `.progress` kept current, `.solutions()` as they are found, `.cancel()`, `.result()`.
+
+    Arguments as for `solve`, checked before the solve starts. With `stream` False no
+    solution is queued for `.solutions()` (use `on_solution`, called in the solve's thread);
+    `keep` caps the solutions kept in the result.
+    """
+    import functools
+
+    from satnono.solutions import solve as run
+    from satnono.streaming import SolveHandle
+
+    chosen, checked = checked_arguments(puzzle, backend, max_solutions, timeout, options)
+    work = functools.partial(
+        run, puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep
+    )
+    return SolveHandle(work, puzzle, Deadline(timeout), stream, on_solution)
+
+
+def count(
+    puzzle: Puzzle,
+    timeout: float | None = None,
+    *,
+    limit: int = 0,
+    approximate: bool = False,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    backend: str | None = None,
+    **options: Any,
+) -> CountResult:
+    """The number of solutions, exact unless `.exact` is False (then a lower bound).
+
+    `approximate` races ApproxMC too: where no exact count finishes, `.estimate` holds an
+    estimate within a factor 1+epsilon of the truth with probability at least 1-delta.
+    """
+    from satnono.solutions import count as run
+
+    approximation = approximation_of(approximate, epsilon, delta)
+    if limit < 0:
+        raise InputError(f"the limit must be 0 (none) or more, not {limit}", "--limit")
+    chosen, checked = checked_arguments(puzzle, backend, 0, timeout, options)
+    deadline = Deadline(timeout)
+    return off_main_thread(
+        lambda: run(
+            puzzle, backend=chosen, limit=limit, options=checked, approximation=approximation,
+            deadline=deadline,
+        ),
+        deadline,
+    )  # fmt: skip
+
+
+def analyze(
+    puzzle: Puzzle,
+    timeout: float | None = None,
+    *,
+    max_solutions: int = 2,
+    exact_count: bool = False,
+    backend: str | None = None,
+) -> Analysis:
+    """How hard the puzzle is for a person, whether it is unique, and every ambiguous cell."""
+    from satnono.analysis import analyze as run
+
+    if max_solutions == 1:
+        raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "--max-solutions")
+    chosen, _ = checked_arguments(puzzle, backend, max_solutions, timeout, {})
+    deadline = Deadline(timeout)
+    return off_main_thread(
+        lambda: run(
+            puzzle, max_solutions=max_solutions, exact_count=exact_count, backend=chosen,
+            deadline=deadline,
+        ),
+        deadline,
+    )  # fmt: skip
+
+
+def sample(
+    puzzle: Puzzle,
+    n: int,
+    seed: int = 0,
+    sampler: str = "cmsgen",
+    timeout: float | None = None,
+) -> list[list[str]]:
+    """`n` random verified solutions (row strings): exactly uniform over components with up
+    to 1000 solutions, by `sampler` (cmsgen or unigen, see the README) beyond."""
+    from satnono.runtime.deadline import Timeout
+
+    with iter_samples(puzzle, n, seed, sampler, timeout) as drawing:
+        drawn = [puzzle.grid_rows(grid) for grid in drawing]
+    if drawing.status == "unsolvable":
+        raise Contradiction(drawing.reason or "no grid fits the clues")
+    if drawing.status == "timeout":
+        raise Timeout
+    return drawn
+
+
+def iter_samples(
+    puzzle: Puzzle,
+    n: int,
+    seed: int = 0,
+    sampler: str = "cmsgen",
+    timeout: float | None = None,
+) -> SampleRun:
+    """Draw `n` random verified solutions in the background, as `sample` does; iterate the
+    returned satnono.sampling.SampleRun for the grids as they are drawn, then read its
+    `status` (sampled, unsolvable, timeout), `reason`, `methods` and `guarantee`. Use it in a
+    `with` block: leaving it stops the drawing."""
+    from satnono.runtime.deadline import check_timeout
+    from satnono.sampling import SAMPLERS, SampleRun
+
+    if not isinstance(puzzle, Puzzle):
+        raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
+    if sampler not in SAMPLERS:
+        raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
+                         "--sampler")  # fmt: skip
+    if n < 1:
+        raise InputError(f"ask for at least one sample, not {n}", "-n")
+    check_timeout(timeout)
+    return SampleRun(puzzle, n, seed, sampler, Deadline(timeout))
+
+
+def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfFormula | None]:
+    """The DIMACS text of the puzzle's residual (what line logic leaves) in `encoding`
+    (blocks by default; see encodings/), and its formula; (the reason, None) when line
+    logic proves that no grid fits the clues."""
+    from satnono.cnf import check_encoding, residual_dimacs
+
+    if not isinstance(puzzle, Puzzle):
+        raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
+    return residual_dimacs(puzzle, check_encoding(encoding))
+
+
+def check_options(
+    backend: str | None = None,
+    solver: str | None = None,
+    threads: int = 1,
+    seed: int | None = None,
+    encoding: str | None = None,
+    timeout: float | None = None,
+) -> SearchOptions:
+    """The search options (and timeout), checked: a typo fails before any file is read or
+    any work is done."""
+    from satnono.backends import DEFAULT_BACKEND, DEFAULT_SEED, search_options
+    from satnono.runtime.deadline import check_timeout
+
+    check_timeout(timeout)
+    seed = DEFAULT_SEED if seed is None else seed
+    return search_options(backend or DEFAULT_BACKEND, solver, threads, seed, encoding)
+
+
+def backend_summaries() -> dict[str, str]:
+    """Every backend satnono has (installed or not), with one line on what it does."""
+    from satnono.backends import BACKENDS
+
+    return {name: info.summary for name, info in BACKENDS.items()}
+
+
+def off_main_thread(work: Callable[[], T], deadline: Deadline) -> T:
+    """Run a call's work off the main thread (a Ctrl-C there cancels `deadline`, see
+    satnono.runtime.background); the watcher thread that stops solvers ends with the call."""
+    from satnono.runtime.background import run_off_main_thread
+    from satnono.runtime.stoppable import stop_watcher
+
+    try:
+        return run_off_main_thread(work, deadline.cancel, "satnono call")
+    finally:
+        stop_watcher()
+
+
+def checked_arguments(
+    puzzle: Puzzle,
+    backend: str | None,
+    max_solutions: int,
+    timeout: float | None,
+    options: dict[str, Any],
+) -> tuple[str, Any]:
+    """The backend and search options, checked before any work (even on an easy puzzle)."""
+    from satnono.backends import DEFAULT_BACKEND, search_options
+    from satnono.runtime.deadline import check_timeout
+
+    if not isinstance(puzzle, Puzzle):
+        raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]!r}; choose from {', '.join(OPTIONS)}",
+                         "options")  # fmt: skip
+    if max_solutions < 0:
+        raise InputError(f"max_solutions must be 0 (all) or more, not {max_solutions}",
+                         "--max-solutions")  # fmt: skip
+    check_timeout(timeout)
+    chosen = backend or DEFAULT_BACKEND
+    return chosen, search_options(chosen, **options)
+
+
+def approximation_of(approximate: bool, epsilon: float | None, delta: float | None) -> Any:
+    """The (epsilon, delta) guarantee asked for, checked; None without `approximate`."""
+    from satnono.counting import Approximation
+
+    if not approximate:
+        for name, value in (("--epsilon", epsilon), ("--delta", delta)):
+            if value is not None:
+                raise InputError("only an estimate has a tolerance: add --approx", name)
+        return None
+    default = Approximation()
+    epsilon = default.epsilon if epsilon is None else epsilon
+    delta = default.delta if delta is None else delta
+    # Written as "not (a < x < b)" so that NaN is refused too.
+    if not 0 < epsilon < float("inf"):
+        raise InputError(f"the tolerance must be a positive number, not {epsilon}", "--epsilon")
+    if not 0 < delta < 1:
+        raise InputError(f"the failure probability must be in (0, 1), not {delta}", "--delta")
+    return Approximation(epsilon, delta)

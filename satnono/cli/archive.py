@@ -1,0 +1,142 @@
+"""The archive commands on Dask: `batch` (run, report) and `compare`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import satnono
+from satnono import archive
+from satnono.cli import present
+from satnono.cli.app import DefaultCommandGroup, app, console, deadline, handles_errors
+from satnono.cli.live import batch_bar, compare_bar
+from satnono.terminal import printable
+
+batch = typer.Typer(
+    cls=DefaultCommandGroup,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Solve whole archives on Dask, results in SQLite: resumable, one row per puzzle.\n\n"
+    "`satnono batch PATH...` runs (the run command); `satnono batch report DB` summarizes.",
+)
+app.add_typer(batch, name="batch")
+
+
+def _check_plot(plot_file: Path | None) -> None:
+    if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
+        raise satnono.InputError("the plot must be a .png or .svg file", plot_file)
+
+
+@batch.command("run")
+@handles_errors
+def batch_run(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),
+    ],
+    db: Annotated[
+        Path | None, typer.Option("--db", help="SQLite results database (created if missing).")
+    ] = None,
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="Search backend (default: satnono's).")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0, help="Seconds per puzzle (a hard deadline).")
+    ] = 60.0,
+    max_solutions: Annotated[
+        int, typer.Option("--max-solutions", min=1, help="Solutions to look for per puzzle.")
+    ] = 2,
+    exact_count: Annotated[bool, typer.Option("--count", help="Also count exactly.")] = False,
+    analyze_too: Annotated[
+        bool, typer.Option("--analyze", help="Also analyze (difficulty class).")
+    ] = False,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="Worker processes (default: cores).")
+    ] = None,
+    scheduler: Annotated[
+        str, typer.Option("--scheduler", help="local, or the address of a Dask scheduler.")
+    ] = "local",
+) -> None:
+    """Solve every puzzle under the paths not yet in the database: resumable, one row per
+    puzzle, each stored as it finishes."""
+    if db is None:
+        raise satnono.InputError("name the results database: --db results.sqlite", "--db")
+    deadline(timeout)  # checked before any work
+    settings = archive.BatchSettings(backend, timeout, max_solutions, exact_count, analyze_too)
+    with batch_bar(console(stderr=True)) as on_row:
+        run = archive.run_batch(paths, db, settings, workers, scheduler, on_row)
+    typer.echo(
+        f"{run.total} puzzles: {len(run.rows)} run now, {run.skipped} already in {db} "
+        f"({run.seconds:.1f} s)"
+    )
+    if run.rows:
+        for line in archive.summary_lines(run.rows):
+            typer.echo(printable(line))
+
+
+@batch.command("report")
+@handles_errors
+def batch_report(
+    db: Annotated[Path, typer.Argument(help="The results database.", metavar="DB")],
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Write every row as CSV.")] = None,
+    plot_file: Annotated[
+        Path | None, typer.Option("--plot", help="Write a plot (.png or .svg).")
+    ] = None,
+) -> None:
+    """Summarize a results database: verdicts, the slowest puzzles, timeouts and errors."""
+    _check_plot(plot_file)
+    rows = archive.stored_rows(db)
+    for line in archive.summary_lines(rows):
+        typer.echo(printable(line))
+    if csv_file is not None:
+        archive.write_csv(rows, csv_file)
+    if plot_file is not None:
+        archive.plot(rows, plot_file)
+
+
+@app.command()
+@handles_errors
+def compare(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),
+    ],
+    backends: Annotated[
+        str, typer.Option("--backends", help="Comma-separated backends to compare.")
+    ] = "sat,cpsat,backtrack",
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0, help="Seconds per puzzle and backend.")
+    ] = 60.0,
+    max_solutions: Annotated[
+        int, typer.Option("--max-solutions", min=0, help="Stop after N solutions; 0 = all.")
+    ] = 2,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Processes at a time.")] = 1,
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Write the runs as CSV.")] = None,
+    plot_file: Annotated[
+        Path | None, typer.Option("--plot", help="Write a bar chart (.png or .svg).")
+    ] = None,
+) -> None:
+    """Run several backends on the same puzzles as batch tasks (Dask), each killed at its
+    hard deadline; flag every disagreement."""
+    chosen = [name.strip() for name in backends.split(",") if name.strip()]
+    for name in chosen:
+        satnono.check_options(name)
+    if not chosen:
+        raise satnono.InputError("no backend named", "--backends")
+    _check_plot(plot_file)
+    files = archive.puzzle_files(paths)
+    # Ctrl-C closes the Dask cluster: its workers and their solver processes end with it.
+    with compare_bar(console(stderr=True), len(files) * len(chosen)) as done:
+        runs = archive.run_all(files, chosen, max_solutions, timeout, jobs, done)
+    console().print(present.comparison_table(runs, chosen))
+    problems = archive.disagreements(runs)
+    errors = console(stderr=True)
+    for problem in problems:
+        errors.print(f"[bold red]DISAGREEMENT[/] {problem}")
+    if csv_file is not None:
+        archive.write_compare_csv(runs, csv_file)
+    if plot_file is not None:
+        archive.plot_compare(runs, chosen, timeout, plot_file)
+    raise typer.Exit(1 if problems else 0)

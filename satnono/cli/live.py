@@ -1,0 +1,106 @@
+"""Live displays on stderr: a solve's phase, cells left, solutions and elapsed time; the
+progress bars of batch and compare.
+
+A solve's line is drawn only when stderr is a terminal, so pipes and scripts see exactly the
+same bytes with or without it; rich refreshes it from its own thread while the search runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from satnono import Progress
+
+
+def describe(progress: Progress) -> str:
+    """One line saying where the solve is, e.g. for the live display or a Ctrl-C report."""
+    parts = [progress.phase]
+    if progress.phase == "search" and progress.components > 1:
+        parts[0] = f"search, component {progress.component} of {progress.components}"
+    if progress.cells_left is not None:
+        parts.append(f"{progress.cells_left} of {progress.cells} cells left after line logic")
+    noun = "solution" if progress.solutions == 1 else "solutions"
+    parts.append(f"{progress.solutions} {noun}")
+    parts.append(f"{time.perf_counter() - progress.started:.1f} s")
+    return ", ".join(parts)
+
+
+class _Line:
+    """A renderable re-reading the progress at each refresh, behind a spinner."""
+
+    def __init__(self, progress: Progress) -> None:
+        from rich.spinner import Spinner
+
+        self.progress = progress
+        self.spinner = Spinner("dots")
+
+    def __rich__(self) -> Any:
+        self.spinner.update(text=describe(self.progress))
+        return self.spinner
+
+
+@contextlib.contextmanager
+def live_progress(progress: Progress, enabled: bool) -> Iterator[None]:
+    """Show `progress` on stderr while the body runs, if enabled and stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+    from rich.live import Live
+
+    console = Console(stderr=True)
+    with Live(_Line(progress), console=console, refresh_per_second=8, transient=True):
+        yield
+
+
+@contextlib.contextmanager
+def batch_bar(stderr_console: Any) -> Iterator[Callable[[Any, int, int], None]]:
+    """A progress bar of verdicts so far, rate and time left; yields the on_row callback."""
+    from collections import Counter
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )  # fmt: skip
+
+    verdicts: Counter[str] = Counter()
+    columns = (
+        "{task.description}", BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+        "{task.fields[rate]}", TimeElapsedColumn(), TimeRemainingColumn(),
+    )  # fmt: skip
+    with Progress(*columns, console=stderr_console, transient=True) as bar:
+        task = bar.add_task("batch", total=None, rate="")
+        started = time.perf_counter()
+
+        def on_row(row: Any, done: int, total: int) -> None:
+            verdicts[row.status] += 1
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            described = ", ".join(f"{n} {s}" for s, n in verdicts.most_common(4))
+            bar.update(task, completed=done, total=total, description=described,
+                       rate=f"{rate:.0f}/s")  # fmt: skip
+
+        yield on_row
+
+
+@contextlib.contextmanager
+def compare_bar(stderr_console: Any, total: int) -> Iterator[Callable[[Any], None]]:
+    """A progress bar over (puzzle, backend) runs; yields the callback for each finished run."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=stderr_console, transient=True) as bar:
+        task = bar.add_task("solving", total=total)
+
+        def done(run: Any) -> None:
+            bar.update(task, advance=1, description=f"{run.puzzle} / {run.backend}")
+
+        yield done

@@ -1,0 +1,75 @@
+"""The options that several commands share, declared once; fixed choices as Enums (the shell
+completes them; a typo is a usage error naming the valid values). Backends, samplers and
+sites stay strings: the library checks them and names what is installed."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import satnono
+
+
+class Show(enum.StrEnum):
+    """What `render --show` draws."""
+
+    solution = "solution"
+    logic = "logic"
+    goal = "goal"
+    blank = "blank"
+
+
+PuzzleArg = Annotated[
+    Path,
+    typer.Argument(
+        help="Puzzle file (.non, .xml, ...), webpbn:ID, nonograms:ID, or - for standard input.",
+        show_default=False,
+        metavar="PUZZLE",
+    ),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format", help=f"Input format, overriding detection: {', '.join(satnono.format_names())}."
+    ),
+]
+IndexOpt = Annotated[
+    int, typer.Option("--puzzle", min=1, help="Which puzzle of a multi-puzzle file.")
+]
+BackendOpt = Annotated[
+    str,
+    typer.Option("--backend", help=f"Search backend: {', '.join(satnono.available_backends())}."),
+]
+SolverOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--solver",
+        help="PySAT solver for the sat backend (default: glucose3); portfolio races only it.",
+    ),
+]
+EncodingOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--encoding",
+        help="CNF encoding: blocks (default), automaton, automaton-lean; see encodings/.",
+    ),
+]
+ThreadsOpt = Annotated[
+    int, typer.Option("--threads", min=1, help="Worker threads (cpsat backend).")
+]
+SeedOpt = Annotated[
+    int,
+    typer.Option(
+        "--seed", help="Random seed for the search (sat: random initial phases, -1 all true)."
+    ),
+]
+TimeoutOpt = Annotated[
+    float | None, typer.Option("--timeout", min=0, help="Give up after this many seconds.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+PictureOpt = Annotated[
+    Path | None, typer.Option("--picture", "-o", help="Picture to write: .svg or .png.")
+]

@@ -1,0 +1,155 @@
+"""Every line of human-readable text the CLI prints beside the JSON of satnono.contract:
+verdicts, counts, samples, analysis reports, batch summaries and the comparison table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from satnono.terminal import print_domains, printable
+
+if TYPE_CHECKING:
+    from satnono import Analysis, CountResult, SampleRun, SolveResult
+
+
+def verdict_line(result: SolveResult, quiet: bool) -> str:
+    """The verdict after a solve, with its time, the cells left and the solver."""
+    details = [f"{result.seconds:.2f} s"]
+    if not quiet and "cells_left" in result.stats:
+        details.append(
+            f"{result.stats['cells_left']} of {result.stats['cells']} cells left after line logic"
+        )
+    if not quiet and result.solver:
+        same = result.solver == result.backend
+        details.append(result.backend if same else f"{result.backend}/{result.solver}")
+    return f"{result.verdict} ({', '.join(details)})"
+
+
+def count_text(counted: CountResult, limit: int) -> str:
+    """One line: the count, whether it is exact, a bound or an estimate, and how it was made."""
+    n = counted.count
+    noun = "solution" if n == 1 else "solutions"
+    size = f", about {n:.2e}" if n >= 10**15 else ""
+    if counted.exact:
+        text = f"{n} {noun} (exact{size})"
+    elif counted.estimate is not None and counted.approximation is not None:
+        guarantee = counted.approximation
+        low = counted.estimate / (1 + guarantee.epsilon)
+        high = counted.estimate * (1 + guarantee.epsilon)
+        text = (
+            f"about {_approximately(counted.estimate)} solutions (ApproxMC estimate: with "
+            f"probability at least {1 - guarantee.delta:.0%} the true count lies within a "
+            f"factor {1 + guarantee.epsilon:g} of it, between {_approximately(low)} and "
+            f"{_approximately(high)}; at least {n} counted exactly)"
+        )
+    elif counted.stopped == "limit":
+        text = f"at least {n} {noun} (stopped at --limit {limit})"
+    elif n:
+        text = f"at least {n} {noun} (timeout: a lower bound{size})"
+    else:
+        text = "timeout before any solution was counted"
+    if counted.result.reason:
+        text += f": {counted.result.reason}"
+    methods = _methods_text(counted.factors)
+    return f"{text} ({counted.seconds:.2f} s{'; ' + methods if methods else ''})"
+
+
+def _approximately(value: float) -> str:
+    return f"{value:.3g}" if value >= 10**6 else f"{round(value)}"
+
+
+def _methods_text(factors: Any) -> str:
+    """How the factors were counted, e.g. 'ganak' or 'search x11, enumerate'."""
+    tally: dict[str, int] = {}
+    for factor in factors:
+        tally[factor.method] = tally.get(factor.method, 0) + 1
+    return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in tally.items())
+
+
+def sample_verdict(drawing: SampleRun) -> str:
+    """The line after the samples: how many, what they guarantee, or why there are none."""
+    drawn = drawing.drawn
+    if drawing.status == "unsolvable":
+        verdict = f"no solution: {drawing.reason}"
+    elif drawing.status == "timeout":
+        verdict = f"timeout after {drawn} of {drawing.n} samples"
+    else:
+        verdict = (
+            f"{drawn} random solution{'s' * (drawn != 1)}, each verified ({drawing.guarantee})"
+        )
+    return f"{verdict} ({drawing.seconds:.2f} s)"
+
+
+def print_analysis(console: Any, analysis: Analysis, max_solutions: int) -> None:
+    """The report, and for an ambiguous puzzle the grid with its ambiguous cells as '?'."""
+    for line in analysis.report_lines(max_solutions):
+        console.out(line, highlight=False)
+    if analysis.ambiguous_cells and analysis.domains is not None:
+        console.out("")
+        console.out("every solution agrees except on '?':", highlight=False)
+        print_domains(console, analysis.puzzle, analysis.domains)
+    console.out(f"({analysis.seconds:.2f} s)", highlight=False)
+
+
+def printable_lines(lines: list[str]) -> list[str]:
+    return [printable(line) for line in lines]
+
+
+def comparison_table(runs: list[Any], backends: list[str]) -> Any:
+    """The rich table of `satnono compare`: seconds per puzzle and backend, fastest in green."""
+    from rich.table import Table
+
+    table = Table(title="seconds per puzzle and backend (fastest in bold green)")
+    table.add_column("puzzle")
+    for backend in backends:
+        table.add_column(backend, justify="right")
+    table.add_column("verdict")
+    by_key = {(run.puzzle, run.backend): run for run in runs}
+    for puzzle in dict.fromkeys(run.puzzle for run in runs):
+        group = [by_key[(puzzle, backend)] for backend in backends]
+        finished = [run for run in group if run.finished]
+        fastest = min((run.seconds for run in finished), default=None)
+        cells = []
+        for run in group:
+            text = f"{run.seconds:.2f}" if run.finished else run.status
+            if run.finished and run.seconds == fastest:
+                text = f"[bold green]{text}[/]"
+            elif not run.finished:
+                text = f"[red]{text}[/]"
+            cells.append(text)
+        verdicts = sorted({_short_verdict(run) for run in finished})
+        table.add_row(puzzle, *cells, " / ".join(verdicts) if verdicts else "-")
+    totals = []
+    for backend in backends:
+        group = [run for run in runs if run.backend == backend]
+        solved = sum(1 for run in group if run.finished)
+        totals.append(f"{sum(run.seconds for run in group):.2f} ({solved}/{len(group)})")
+    table.add_row("[bold]total (solved)[/]", *totals, "")
+    return table
+
+
+def _short_verdict(run: Any) -> str:
+    if run.status == "multiple":
+        return f"{run.solutions_found}{'' if run.complete else '+'} solutions"
+    return str(run.status)
+
+
+def from_image_lines(puzzle: Any, output: Any, analysis: Analysis) -> list[str]:
+    """What `satnono from-image` says of the puzzle it wrote."""
+    lines = [f"wrote {output}: {puzzle.width}x{puzzle.height}, {len(puzzle.palette) - 1} color(s)"]
+    if analysis.difficulty == "ambiguous":
+        lines.append(f"not unique: {len(analysis.ambiguous_cells)} ambiguous cells")
+    else:
+        verdict = "unique" if analysis.solutions == 1 else analysis.difficulty
+        lines.append(f"{verdict}: {analysis.label}")
+    return lines
+
+
+def givens_line(puzzle: Any, givens: Any) -> str:
+    """The cells to give away for uniqueness, as (row, column) color."""
+    cells = ", ".join(
+        f"({cell // puzzle.width + 1}, {cell % puzzle.width + 1}) {puzzle.palette[color].name}"
+        for cell, color in givens.cells
+    )
+    done = "unique" if givens.unique else "still not unique (gave up)"
+    noun = "cell" if len(givens.cells) == 1 else "cells"
+    return f"give {len(givens.cells)} {noun} (row, column) to make it {done}: {cells}"

@@ -1,0 +1,25 @@
+"""The `serve` command: the web page (satnono.serve) on a local port."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from satnono.cli.app import app, handles_errors, say
+
+
+@app.command()
+@handles_errors
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port.")] = 8000,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Start the web page: open, solve, watch and author puzzles in a browser."""
+    from satnono.serve import serve as run_server
+
+    say(f"satnono: serving on http://{host}:{port}/ (Ctrl-C stops)")
+    run_server(host, port, open_browser)

@@ -1,0 +1,256 @@
+"""Puzzles in and out: read (files, text, webpbn:ID, within a time limit), write, fetch from
+the puzzle sites, make from a picture, and draw with their clues.
+
+The public calls of these jobs (re-exported by satnono/__init__.py); each checks its arguments
+and raises InputError with the one line the CLI prints.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from satnono.errors import InputError
+from satnono.model import Color, Grid, Puzzle
+from satnono.runtime.deadline import Timeout, check_timeout
+
+if TYPE_CHECKING:
+    from satnono.analysis import Analysis
+    from satnono.from_image import Givens
+
+#: What `render(show=...)` draws when no solution is given.
+SHOW_CHOICES = ("solution", "logic", "goal", "blank")
+#: The sites `fetch` downloads from.
+SITES = ("webpbn", "nonograms")
+
+
+def read_puzzles(source: str | os.PathLike[str], format: str | None = None) -> list[Puzzle]:
+    """Every puzzle of a file, of `webpbn:ID` or `nonograms:ID` (fetched once, then cached),
+    or of the puzzle text itself (a string with a line break); `format` overrides detection
+    by suffix and content."""
+    from satnono.sites import resolve_puzzle_source
+    from satnono.formats import parse_text
+    from satnono.formats import read_puzzles as read_file
+
+    if isinstance(source, str) and "\n" in source:
+        return parse_text(source, "<text>", format)
+    return read_file(resolve_puzzle_source(os.fspath(source)), format)
+
+
+def read_puzzle(
+    source: str | os.PathLike[str],
+    format: str | None = None,
+    index: int = 1,
+    timeout: float | None = None,
+) -> Puzzle:
+    """Puzzle number `index` (from 1) of `source`, as in `read_puzzles`.
+
+    `timeout` bounds the reading (a huge file, a stalled server, a FIFO with no writer):
+    Timeout is raised when it passes. It is enforced by an alarm signal, so only in the main
+    thread; elsewhere the read is not bounded.
+    """
+    check_timeout(timeout)
+    if timeout is None or threading.current_thread() is not threading.main_thread():
+        return _nth(read_puzzles(source, format), index, source)
+    if timeout <= 0:
+        raise Timeout
+
+    def alarm(*_: object) -> None:
+        raise Timeout
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return _nth(read_puzzles(source, format), index, source)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _nth(puzzles: list[Puzzle], index: int, source: str | os.PathLike[str]) -> Puzzle:
+    if not 1 <= index <= len(puzzles):
+        where = "<text>" if isinstance(source, str) and "\n" in source else str(source)
+        raise InputError(f"puzzle {index} asked for, the file holds {len(puzzles)}", where)
+    return puzzles[index - 1]
+
+
+def write_puzzles(
+    puzzles: Sequence[Puzzle],
+    path: str | os.PathLike[str],
+    format: str | None = None,
+) -> None:
+    """Write puzzles to a file (`-` for standard output); the suffix (or `format`) picks the
+    format."""
+    from satnono.formats import write_puzzles as write_file
+
+    write_file(puzzles, Path(path), format)
+
+
+def format_names() -> list[str]:
+    """The puzzle formats satnono reads and writes, for `format=`."""
+    from satnono.formats import FORMATS
+
+    return list(FORMATS)
+
+
+def fetch(
+    site: str,
+    puzzle_id: int,
+    output: str | os.PathLike[str] | None = None,
+    *,
+    url: str | None = None,
+    refresh: bool = False,
+) -> Path:
+    """Download puzzle `puzzle_id` from `site` (webpbn: its XML export; nonograms: a
+    nonograms.org page) into the cache, unless it is there already (or `refresh`); also
+    write it to `output` in the format its suffix names. Returns where it now is."""
+    from satnono.sites import fetch_nonograms, fetch_webpbn
+
+    if site not in SITES:
+        raise InputError(f"unknown site {site!r}; satnono can fetch from: {', '.join(SITES)}",
+                         "site")  # fmt: skip
+    fetching = fetch_webpbn if site == "webpbn" else fetch_nonograms
+    cached = fetching(puzzle_id, url, refresh=refresh)
+    if output is None:
+        return cached
+    target = Path(output)
+    if site == "webpbn" and target.suffix.lower() == ".xml":
+        try:
+            target.write_bytes(cached.read_bytes())
+        except OSError as error:
+            raise InputError(f"cannot write: {error.strerror or error}", target) from None
+    else:
+        write_puzzles(read_puzzles(cached, "non" if site == "nonograms" else "xml"), target)
+    return target
+
+
+def puzzle_from_image(
+    image: str | os.PathLike[str],
+    width: int | None = None,
+    height: int | None = None,
+    colors: int = 2,
+    threshold: int = 128,
+) -> Puzzle:
+    """A puzzle whose goal picture is `image` scaled to `width` x `height` cells (one given,
+    the other kept in proportion) with `colors` colors counting the background; with 2
+    colors, pixels darker than `threshold` (0-255) are black. Its clues come from the goal."""
+    from satnono.from_image import picture_from_image
+    from satnono.generate import puzzle_from_grid
+
+    picture = picture_from_image(Path(image), width, height, colors, threshold)
+    return puzzle_from_grid(picture.grid, picture.palette, Path(image).stem)
+
+
+def puzzle_from_grid(grid: Grid, palette: Sequence[Color] | None = None, title: str = "") -> Puzzle:
+    """The puzzle whose goal picture is `grid` (palette indices, 0 the background): its clues
+    are read off the grid. `palette` defaults to black and white."""
+    from satnono.generate import puzzle_from_grid as from_grid
+
+    return from_grid(grid, palette, title) if palette is not None else from_grid(grid, title=title)
+
+
+def givens_for_uniqueness(puzzle: Puzzle) -> Givens:
+    """Cells of the puzzle's goal picture to give away so that its clues have one solution
+    (`.cells` as (cell, color), `.unique` once that is reached)."""
+    from satnono.from_image import givens_for_uniqueness as givens
+
+    if puzzle.goal is None:
+        raise InputError("the puzzle holds no goal picture to give cells from", "puzzle")
+    return givens(puzzle, puzzle.goal)
+
+
+def render(
+    puzzle: Puzzle,
+    solution: Sequence[str] | Grid | None,
+    path: str | os.PathLike[str],
+    caption: str | None = None,
+    *,
+    show: str | None = None,
+    partial: Sequence[int] | None = None,
+    analysis: Analysis | None = None,
+    backend: str | None = None,
+    timeout: float | None = 60.0,
+) -> str:
+    """Draw the puzzle with its clues as SVG or PNG (by the suffix of `path`); the caption.
+
+    What is drawn: `solution` (row strings or a grid, checked against the clues first); else
+    `analysis`'s first solution with its ambiguous cells outlined; else `partial` (cell
+    domains, as line logic left them: undecided cells hatched); else by `show`: "solution"
+    (solved here, with `backend` within `timeout`), "logic" (what line logic decides),
+    "goal" (the picture stored in the file) or "blank" (clues only, the default).
+    """
+    from satnono.picture import write_picture
+
+    name = puzzle.title or "puzzle"
+    domains: Sequence[int] | None = None
+    highlight: tuple[int, ...] = ()
+    if show is not None and show not in SHOW_CHOICES:
+        raise InputError(f"show takes {', '.join(SHOW_CHOICES)}, not {show!r}", "show")
+    if solution is not None:
+        domains = _checked_solution(puzzle, solution)
+    elif analysis is not None:
+        from satnono.analysis import picture_of
+
+        domains, highlight, drawn = picture_of(analysis)
+        caption = caption or drawn
+    elif partial is not None:
+        domains = tuple(partial)
+    elif show == "solution":
+        from satnono.calls import solve
+
+        result = solve(puzzle, backend, 2, timeout, keep=1)
+        caption = caption or f"{name}: {result.verdict}"
+        if result.grids:
+            domains = _checked_solution(puzzle, result.grids[0])
+    elif show == "goal":
+        if puzzle.goal is None:
+            raise InputError("the file holds no goal picture; try show solution", "show")
+        domains = _checked_solution(puzzle, puzzle.goal)
+        caption = caption or f"{name}: the goal stored in the file"
+    elif show == "logic":
+        from satnono.picture import line_logic_picture
+
+        logic, drawn = line_logic_picture(puzzle)
+        domains, caption = logic, caption or drawn
+    caption = caption or puzzle.title or ""
+    write_picture(puzzle, domains, Path(path), highlight, caption or None)
+    return caption or name
+
+
+def _checked_solution(puzzle: Puzzle, solution: Sequence[str] | Grid) -> tuple[int, ...]:
+    """The solution's cell domains, once it is checked against the clues."""
+    from satnono.propagate import grid_to_domains
+    from satnono.verify import problems
+
+    rows = list(solution)
+    if rows and isinstance(rows[0], str):
+        from satnono.contract import grid_of_rows
+
+        grid: Grid = grid_of_rows(puzzle, [str(row) for row in rows], "solution")
+    else:
+        grid = tuple(tuple(row) for row in solution)  # type: ignore[arg-type]
+    wrong = problems(puzzle, grid)
+    if wrong:
+        raise InputError(f"the solution does not fit the clues: {wrong[0]}", "solution")
+    return tuple(grid_to_domains(grid))
+
+
+def read_recorded_solution(path: str | os.PathLike[str]) -> tuple[Puzzle, Grid, str]:
+    """The puzzle and first solution that `satnono solve --json` recorded in `path`, checked
+    against the clues; and a caption naming them."""
+    from satnono.contract import grid_of_rows, read_solve_object
+    from satnono.formats import read_text
+    from satnono.verify import problems
+
+    data = read_solve_object(read_text(Path(path)), Path(path))
+    puzzle_file = Path(data["file"])
+    puzzle = read_puzzle(puzzle_file)
+    grid = grid_of_rows(puzzle, data["solutions"][0], Path(path))
+    wrong = problems(puzzle, grid)
+    if wrong:
+        raise InputError(f"the recorded solution does not fit the clues: {wrong[0]}", Path(path))
+    return puzzle, grid, f"{puzzle.title or puzzle_file.name}: the recorded solution"
