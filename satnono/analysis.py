@@ -25,7 +25,7 @@ from satnono.backbone import backbone
 from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
 from satnono.backends.backtrack import probe_fixpoint
 from satnono.model import Grid, Puzzle
-from satnono.propagate import initial_domains, propagate_root
+from satnono.pipeline import prepare
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.solutions import count, solve
 
@@ -131,19 +131,19 @@ def analyze(
     def elapsed() -> float:
         return round(time.perf_counter() - started, 4)
 
-    domains = initial_domains(puzzle)
     try:
-        propagator, reason = propagate_root(puzzle, domains, deadline)
+        prepared = prepare(puzzle, deadline)
     except Timeout:
         return Analysis(
             puzzle, False, None, None, None, None, None, 0, False, False, "unknown", (), None,
             False, (), 0, None, None, None, True, elapsed(), backend,
         )  # fmt: skip
-    if reason is not None:
+    if prepared.reason is not None:
         return Analysis(
             puzzle, False, None, None, None, 0, 0, 0, True, False, "no solution", (), 0, True,
-            (), 0, None, None, reason, False, elapsed(), backend,
+            (), 0, None, None, prepared.reason, False, elapsed(), backend,
         )  # fmt: skip
+    propagator, domains = prepared.propagator, prepared.domains
     by_lines = _decided(domains)
     line_solvable = by_lines == len(domains)
 
@@ -171,7 +171,7 @@ def analyze(
     elif found >= 2:
         ambiguous = differing
         if not timed_out:
-            settled = backbone(propagator, domains, deadline)
+            settled = backbone(prepared, deadline)
             if settled is not None:
                 for cell, seen in enumerate(settled.colors):
                     union[cell] |= seen if cell not in settled.unsettled else 0

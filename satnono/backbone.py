@@ -14,12 +14,10 @@ the hardest survey puzzles take seconds to minutes (BENCHMARKS.md, counting sect
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from satnono.cnf import CnfFormula, encode_puzzle
-from satnono.components import components
-from satnono.propagate import Propagator
+from satnono.pipeline import Prepared
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import SatSolver
 
@@ -61,17 +59,17 @@ class Backbone:
 
 
 def backbone(
-    propagator: Propagator,
-    domains: Sequence[int],
+    prepared: Prepared,
     deadline: Deadline | None = None,
     solver: str = SOLVER,
 ) -> Backbone | None:
-    """The backbone from the state line logic left (`domains`); None when there is no solution.
+    """The backbone from the state line logic left; None when there is no solution.
 
     Components are independent, so each is settled with its own (smaller) formula. `solver`
     names the PySAT solver (tools/tune_backbone.py compares them).
     """
     deadline = deadline or Deadline(None)
+    propagator, domains = prepared.propagator, prepared.domains
     colors = list(domains)
     # What each cell takes in the solutions found so far: nothing yet for residual cells.
     for cell, domain in enumerate(domains):
@@ -79,11 +77,11 @@ def backbone(
             colors[cell] = 0
     unsettled: list[int] = []
     calls = 0
-    parts = components(propagator, domains)
+    parts = prepared.parts()
     for number, lines in enumerate(parts):
         if deadline.expired():
             for later in parts[number:]:
-                unsettled += _cells(propagator, domains, later)
+                unsettled += prepared.residual(later).cells()
             break
         formula = encode_puzzle(propagator, domains, lines)
         with SatSolver(solver, deadline, formula.clauses) as sat:
@@ -100,12 +98,6 @@ def backbone(
     for cell in unsettled:
         colors[cell] |= domains[cell]  # not settled: every color it might still take
     return Backbone(tuple(colors), not unsettled, tuple(sorted(unsettled)), calls)
-
-
-def _cells(propagator: Propagator, domains: Sequence[int], lines: Sequence[int]) -> list[int]:
-    return sorted(
-        {c for line in lines for c in propagator.cells[line] if domains[c] & (domains[c] - 1)}
-    )
 
 
 class _Settle:

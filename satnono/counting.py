@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any, Literal
 
-from satnono.backends import Residual, SearchOptions, load_backend
+from satnono.backends import SearchOptions, load_backend
 from satnono.cnf import encode_puzzle
 from satnono.components import components
 from satnono.counters import (
@@ -36,13 +36,12 @@ from satnono.counters import (
 )
 from satnono.linesolver import colors_of
 from satnono.model import Grid, Puzzle
+from satnono.pipeline import Prepared, enumerate_part, no_grid, prepare
 from satnono.propagate import (
     LineContradiction,
     Propagator,
     Trail,
     domains_to_grid,
-    initial_domains,
-    propagate_root,
     undo,
 )
 from satnono.runtime.child import Send, can_fork
@@ -161,12 +160,22 @@ class _Part:
 class _Setup:
     """What every phase of one count shares."""
 
-    puzzle: Puzzle
-    propagator: Propagator
-    domains: list[int]  # after line propagation; the search narrows and restores it
+    prepared: Prepared  # its domains: the search narrows and restores them
     deadline: Deadline
     need: int | None  # the --limit, None for no limit
     stats: dict[str, Any]
+
+    @property
+    def puzzle(self) -> Puzzle:
+        return self.prepared.puzzle
+
+    @property
+    def propagator(self) -> Propagator:
+        return self.prepared.propagator
+
+    @property
+    def domains(self) -> list[int]:
+        return self.prepared.domains
 
 
 def default_methods(approximate: bool = False) -> tuple[str, ...]:
@@ -202,15 +211,15 @@ def count_solutions(
     if methods is None:
         methods = default_methods(approximation is not None)
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
-    domains = initial_domains(puzzle)
     try:
-        propagator, reason = propagate_root(puzzle, domains, deadline)
+        prepared = prepare(puzzle, deadline)
     except Timeout:
         return Counted(0, False, "timeout", stats=stats, approximation=approximation)
-    if reason is not None:
-        return Counted(0, True, reason=reason, stats=stats, approximation=approximation)
-    stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
-    setup = _Setup(puzzle, propagator, domains, deadline or Deadline(None), limit or None, stats)
+    if prepared.reason is not None:
+        return Counted(0, True, reason=prepared.reason, stats=stats, approximation=approximation)
+    domains = prepared.domains
+    stats["cells_left"] = prepared.cells_left
+    setup = _Setup(prepared, deadline or Deadline(None), limit or None, stats)
     enumerated = _enumerate(setup, backend, options or SearchOptions(), enumeration_limit)
     if isinstance(enumerated, Counted):
         return replace(enumerated, approximation=approximation)
@@ -272,22 +281,19 @@ def _enumerate(
     solvers handle far better than a search without clause learning. Returns a Counted when
     the count is already decided (a component without solution, or the deadline).
     """
-    puzzle, propagator, domains, need = setup.puzzle, setup.propagator, setup.domains, setup.need
-    pieces = components(propagator, domains)
-    pieces.reverse()  # smallest first: a component without solutions ends the count early
+    prepared, need = setup.prepared, setup.need
+    pieces = prepared.parts()
     setup.stats["components"] = len(pieces)
-    search = load_backend(backend).search
+    chosen = load_backend(backend)
     solver: str | None = None
     parts: list[_Part] = []
     product = 1
     for number, lines in enumerate(pieces, start=1):
         started = time.perf_counter()
         part_cap = cap if need is None else min(cap, _share(need, product))
-        residual = Residual(puzzle, propagator, tuple(domains), lines)
-        cells = residual.cells()
-        tally = _Tally(cells, part_cap)
-        report = search(residual, replace(options, limit=part_cap), setup.deadline, tally)
-        found = tally.found
+        residual = prepared.residual(lines)
+        enumerated = enumerate_part(chosen, residual, options, setup.deadline, part_cap)
+        report, found = enumerated.report, len(enumerated.solutions)
         solver = report.stats.get("solver", solver)
         setup.stats["enumerated"] = setup.stats.get("enumerated", 0) + found
         if report.timed_out and not report.exhausted:
@@ -297,34 +303,17 @@ def _enumerate(
             if need is not None and bound >= need:
                 return Counted(need, False, "limit", solver=solver, stats=setup.stats)
             return Counted(bound, False, "timeout", solver=solver, stats=setup.stats)
-        if tally.sample is None:
-            names = ", ".join(puzzle.line_name(line) for line in lines[:4])
-            more = "" if len(lines) <= 4 else f" and {len(lines) - 4} more lines"
-            why = f"search proved that no grid fits the clues (the region of {names}{more})"
+        if not found:
+            why = no_grid(prepared.puzzle, lines)
             return Counted(0, True, reason=why, solver=solver, stats=setup.stats)
         seconds = time.perf_counter() - started
+        sample = enumerated.solutions[0]
         parts.append(
-            _Part(lines, len(cells), found, report.exhausted, tally.sample, seconds=seconds)
+            _Part(lines, len(residual.cells()), found, report.exhausted, sample, seconds=seconds)
         )
         product *= found
     setup.stats["enumerated_components"] = sum(1 for part in parts if part.exact)
     return parts, solver
-
-
-class _Tally:
-    """The enumeration's callback: counts solutions up to a cap and keeps the first one."""
-
-    def __init__(self, cells: list[int], cap: int) -> None:
-        self.cells = cells
-        self.cap = cap
-        self.found = 0
-        self.sample: tuple[tuple[int, int], ...] | None = None
-
-    def __call__(self, decided: list[int]) -> bool:
-        self.found += 1
-        if self.sample is None:
-            self.sample = tuple((cell, decided[cell]) for cell in self.cells)
-        return self.found < self.cap
 
 
 def _count_parts(

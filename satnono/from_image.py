@@ -123,7 +123,8 @@ def givens_for_uniqueness(puzzle: Puzzle, goal: Grid, limit: int = 200) -> Given
     but every given is necessary when it is chosen: its cell was still ambiguous.
     """
     from satnono.backbone import backbone
-    from satnono.propagate import initial_domains, propagate_root
+    from satnono.pipeline import prepare
+    from satnono.propagate import initial_domains
 
     colors = [color for row in goal for color in row]
     width = puzzle.width
@@ -132,10 +133,10 @@ def givens_for_uniqueness(puzzle: Puzzle, goal: Grid, limit: int = 200) -> Given
         domains = initial_domains(puzzle)
         for cell, color in given:
             domains[cell] &= 1 << color
-        propagator, reason = propagate_root(puzzle, domains)
-        if reason is not None:
-            raise InputError(f"the picture's own clues have no solution: {reason}")
-        settled = backbone(propagator, domains)
+        prepared = prepare(puzzle, None, domains)
+        if prepared.reason is not None:
+            raise InputError(f"the picture's own clues have no solution: {prepared.reason}")
+        settled = backbone(prepared)
         if settled is None:
             raise InputError("the picture's own clues have no solution")
         ambiguous = settled.ambiguous

@@ -32,9 +32,9 @@ def read_puzzles(source: str | os.PathLike[str], format: str | None = None) -> l
     """Every puzzle of a file, of `webpbn:ID` or `nonograms:ID` (fetched once, then cached),
     or of the puzzle text itself (a string with a line break); `format` overrides detection
     by suffix and content."""
-    from satnono.sites import resolve_puzzle_source
     from satnono.formats import parse_text
     from satnono.formats import read_puzzles as read_file
+    from satnono.sites import resolve_puzzle_source
 
     if isinstance(source, str) and "\n" in source:
         return parse_text(source, "<text>", format)

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from satnono.backends import Residual, SearchOptions, load_backend
 from satnono.cnf import encode_puzzle
-from satnono.components import components
 from satnono.counters import sample_cells
 from satnono.errors import Contradiction
 from satnono.model import Grid, Puzzle
-from satnono.propagate import domains_to_grid, initial_domains, propagate_root
+from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
+from satnono.propagate import domains_to_grid
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import Verifier
@@ -36,9 +36,6 @@ SAMPLERS = {
     "constant factor (1 + epsilon, set by its kappa) of 1/N, with hashing-based proof; slow",
 }
 DEFAULT_SAMPLER = "cmsgen"
-
-#: (cell, decided domain) for each undecided cell of one component.
-Assignment = tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -77,33 +74,24 @@ class Sampling:
 
     def __iter__(self) -> Iterator[Grid]:
         puzzle, deadline = self.puzzle, self.deadline
-        domains = initial_domains(puzzle)
-        propagator, reason = propagate_root(puzzle, domains, deadline)
-        if reason is not None:
-            raise Contradiction(reason)
+        prepared = prepare(puzzle, deadline)
+        if prepared.reason is not None:
+            raise Contradiction(prepared.reason)
+        domains = prepared.domains
         rng = random.Random(self.seed)
         streams: list[Iterator[Assignment]] = []
-        search = load_backend("sat").search
-        for lines in components(propagator, domains):
-            residual = Residual(puzzle, propagator, tuple(domains), lines)
+        sat = load_backend("sat")
+        for lines in prepared.parts():
+            residual = prepared.residual(lines)
             cells = residual.cells()
-            found: list[Assignment] = []
-
-            def keep(
-                decided: list[int], cells: list[int] = cells, found: list[Assignment] = found
-            ) -> bool:
-                found.append(tuple((cell, decided[cell]) for cell in cells))
-                return len(found) <= EXACT_LIMIT
-
-            options = replace(SearchOptions(), limit=EXACT_LIMIT + 1)
-            report = search(residual, options, deadline, keep)
-            if report.timed_out:
+            found = enumerate_part(sat, residual, SearchOptions(), deadline, EXACT_LIMIT + 1)
+            if found.report.timed_out:
                 raise Timeout
-            if not found:
-                raise Contradiction("search proved that no grid fits the clues")
-            if report.exhausted and len(found) <= EXACT_LIMIT:
-                self.methods.append(ComponentSampling(len(cells), len(found), "exact"))
-                streams.append(_drawn(found, rng))
+            if not found.solutions:
+                raise Contradiction(no_grid(puzzle, lines))
+            if found.complete and len(found.solutions) <= EXACT_LIMIT:
+                self.methods.append(ComponentSampling(len(cells), len(found.solutions), "exact"))
+                streams.append(_drawn(found.solutions, rng))
             else:
                 self.methods.append(ComponentSampling(len(cells), None, self.sampler))
                 streams.append(self._sampled(residual, cells, rng.randrange(1, 2**31)))

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from satnono.backends import DEFAULT_BACKEND, Residual, SearchOptions, load_backend
-from satnono.components import components
+from satnono.backends import DEFAULT_BACKEND, SearchOptions, load_backend
 from satnono.model import Grid, Puzzle
-from satnono.propagate import domains_to_grid, initial_domains, propagate_root
+from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
+from satnono.propagate import domains_to_grid, initial_domains
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import Verifier
 
@@ -143,46 +143,44 @@ def solve(
     progress.phase = "line logic"
     propagation_started = time.perf_counter()
     try:
-        propagator, reason = propagate_root(puzzle, domains, deadline)
+        prepared = prepare(puzzle, deadline, domains)
     except Timeout:
         progress.domains = tuple(domains)
         return finish("timeout", False)
     finally:
         stats["propagation_seconds"] = round(time.perf_counter() - propagation_started, 4)
-    stats["line_solves"] = propagator.stats.line_solves
-    if reason is not None:
-        return finish("unsolvable", True, reason)
-    stats["cells_left"] = sum(1 for d in domains if d & (d - 1))
+    stats["line_solves"] = prepared.propagator.stats.line_solves
+    if prepared.reason is not None:
+        return finish("unsolvable", True, prepared.reason)
+    stats["cells_left"] = prepared.cells_left
     progress.cells_left = stats["cells_left"]
     progress.domains = tuple(domains)
     if not stats["cells_left"]:
         accept(domains_to_grid(puzzle, domains))
         return finish("unique", True)
-    search = load_backend(backend).search
-    parts = components(propagator, domains)
-    stats["components"] = len(parts)
+    chosen_backend = load_backend(backend)
+    search = chosen_backend.search
     # Small components first (a contradiction there ends the search early); the largest one
     # last, streaming: each of its solutions combines with every solution of the others.
-    parts.reverse()
+    parts = prepared.parts()
+    stats["components"] = len(parts)
     chosen: list[list[Assignment]] = []
     exhausted = True
     solver: str | None = None
     progress.components = len(parts)
     progress.phase = "search"
     for progress.component, part in enumerate(parts[:-1], start=1):
-        found_here: list[Assignment] = []
-        residual = Residual(puzzle, propagator, tuple(domains), part)
-        keep_part = _collector(found_here, residual.cells(), limit)
-
-        report = search(residual, options, deadline, keep_part)
-        _merge_stats(stats, report.stats)
+        found_here = enumerate_part(
+            chosen_backend, prepared.residual(part), options, deadline, limit
+        )
+        _merge_stats(stats, found_here.report.stats)
         solver = stats.pop("solver", solver)
-        if not found_here:
-            if report.timed_out:
+        if not found_here.solutions:
+            if found_here.report.timed_out:
                 return finish("timeout", False, solver=solver)
-            return finish("unsolvable", True, _no_grid(puzzle, part), solver)
-        exhausted = exhausted and report.exhausted
-        chosen.append(found_here)
+            return finish("unsolvable", True, no_grid(puzzle, part), solver)
+        exhausted = exhausted and found_here.complete
+        chosen.append(found_here.solutions)
 
     ran_out = False
 
@@ -202,9 +200,7 @@ def solve(
         return True
 
     progress.component = len(parts)
-    report = search(
-        Residual(puzzle, propagator, tuple(domains), parts[-1]), options, deadline, combine
-    )
+    report = search(prepared.residual(parts[-1]), options, deadline, combine)
     _merge_stats(stats, report.stats)
     solver = stats.pop("solver", solver)
     exhausted = exhausted and report.exhausted and not ran_out
@@ -215,18 +211,6 @@ def solve(
     if found == 1:
         return finish("unique" if exhausted else "solved", exhausted, solver=solver)
     return finish("multiple", exhausted, solver=solver)
-
-
-#: One component's solution: (cell, decided domain) for each of its undecided cells.
-Assignment = tuple[tuple[int, int], ...]
-
-
-def _collector(into: list[Assignment], cells: list[int], limit: int) -> Callable[[list[int]], bool]:
-    def keep(decided: list[int]) -> bool:
-        into.append(tuple((cell, decided[cell]) for cell in cells))
-        return limit == 0 or len(into) < limit
-
-    return keep
 
 
 def _merge_stats(stats: dict[str, Any], more: dict[str, Any]) -> None:
@@ -241,12 +225,6 @@ def _merge_stats(stats: dict[str, Any], more: dict[str, Any]) -> None:
             stats[key] = round(merged, 4)
         else:
             stats[key] = value
-
-
-def _no_grid(puzzle: Puzzle, lines: tuple[int, ...]) -> str:
-    names = ", ".join(puzzle.line_name(line) for line in lines[:4])
-    more = "" if len(lines) <= 4 else f" and {len(lines) - 4} more lines"
-    return f"search proved that no grid fits the clues (the region of {names}{more})"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from satnono.backbone import backbone
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid, switch_board
 from satnono.model import Puzzle
-from satnono.propagate import initial_domains, propagate_root
+from satnono.pipeline import prepare
 from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, children, puzzles
 
@@ -31,11 +31,10 @@ def _union(puzzle: Puzzle) -> list[int] | None:
 
 
 def _backbone(puzzle: Puzzle, deadline: Deadline | None = None) -> satnono.backbone.Backbone | None:
-    domains = initial_domains(puzzle)
-    propagator, reason = propagate_root(puzzle, domains)
-    if reason is not None:
+    prepared = prepare(puzzle)
+    if prepared.reason is not None:
         return None
-    return backbone(propagator, domains, deadline)
+    return backbone(prepared, deadline)
 
 
 @settings(max_examples=80, deadline=None)

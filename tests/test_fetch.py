@@ -24,8 +24,8 @@ import pytest
 
 from satnono import sites as fetch
 from satnono.errors import InputError
-from satnono.sites import endpoint, fetch_webpbn, resolve_puzzle_source
 from satnono.formats import read_puzzle
+from satnono.sites import endpoint, fetch_webpbn, resolve_puzzle_source
 
 # A 3x2 puzzle: rows "##." and ".#.", so columns 1 / 2 / 0.
 PUZZLE_XML = """<?xml version="1.0"?>

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from satnono.errors import InputError
-from satnono.sites import decode_nonograms_page, fetch_nonograms, resolve_puzzle_source
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
+from satnono.sites import decode_nonograms_page, fetch_nonograms, resolve_puzzle_source
 from satnono.verify import problems
 from support import run_satnono
 

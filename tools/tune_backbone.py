@@ -16,14 +16,15 @@ from pathlib import Path
 from satnono.backbone import backbone
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
-from satnono.propagate import Propagator, initial_domains, propagate_root
+from satnono.pipeline import Prepared, prepare
 from satnono.runtime.deadline import Deadline
 
 SUFFIXES = {".non", ".xml", ".g", ".cwd", ".mk", ".nin", ".syro"}
 
 
-def residuals(folders: list[Path]) -> list[tuple[str, Propagator, list[int]]]:
-    """(name, propagator, domains) of every readable puzzle that line logic leaves unfinished."""
+def residuals(folders: list[Path]) -> list[tuple[str, Prepared]]:
+    """(name, state after line logic) of every readable puzzle that line logic leaves
+    unfinished."""
     found = []
     for folder in folders:
         for path in sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES):
@@ -31,10 +32,9 @@ def residuals(folders: list[Path]) -> list[tuple[str, Propagator, list[int]]]:
                 puzzle = read_puzzle(path)
             except InputError:
                 continue
-            domains = initial_domains(puzzle)
-            propagator, reason = propagate_root(puzzle, domains)
-            if reason is None and any(d & (d - 1) for d in domains):
-                found.append((str(path), propagator, domains))
+            prepared = prepare(puzzle)
+            if prepared.reason is None and prepared.cells_left:
+                found.append((str(path), prepared))
     return found
 
 
@@ -48,9 +48,9 @@ def main() -> None:
     print(f"{len(puzzles)} puzzles with a residual")
     for solver in options.solvers.split(","):
         total, wall, capped = 0.0, 0.0, 0
-        for _, propagator, domains in puzzles:
+        for _, prepared in puzzles:
             start = time.perf_counter()
-            settled = backbone(propagator, domains, Deadline(options.cap), solver)
+            settled = backbone(prepared, Deadline(options.cap), solver)
             seconds = time.perf_counter() - start
             capped += settled is not None and not settled.exact
             total += min(seconds, options.cap)

@@ -1,0 +1,98 @@
+"""The start every pipeline shares: line logic on the whole grid, the independent components
+of what it leaves, and one component enumerated by a backend.
+
+solve (solutions), count (counting), sample (sampling) and analyze all begin with `prepare`
+and search components with `enumerate_part`, so "what line logic decides", "which regions
+are independent" and "no grid fits the clues (the region of ...)" are written once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from satnono.backends import Backend, Residual, SearchOptions, SearchReport
+from satnono.components import components
+from satnono.model import Puzzle
+from satnono.propagate import Propagator, initial_domains, propagate_root
+from satnono.runtime.deadline import Deadline
+
+#: One component's solution: (cell, decided domain) for each of its undecided cells.
+Assignment = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A puzzle after line logic: `domains` (narrowed in place by later searches, which
+    restore them), the propagator that narrowed them, and `reason` when line logic (or the
+    clues alone) proved that no grid fits."""
+
+    puzzle: Puzzle
+    propagator: Propagator
+    domains: list[int]
+    reason: str | None
+
+    @property
+    def cells_left(self) -> int:
+        return sum(1 for d in self.domains if d & (d - 1))
+
+    def parts(self) -> list[tuple[int, ...]]:
+        """The lines of each independent component, smallest first: a component without a
+        solution, found early, ends the search early."""
+        found = components(self.propagator, self.domains)
+        found.reverse()
+        return found
+
+    def residual(self, lines: tuple[int, ...] | None = None) -> Residual:
+        """What is left for a backend to search: one component, or all of it."""
+        return Residual(self.puzzle, self.propagator, tuple(self.domains), lines)
+
+
+def prepare(
+    puzzle: Puzzle, deadline: Deadline | None = None, domains: list[int] | None = None
+) -> Prepared:
+    """Line logic on the whole grid, from `domains` (default: nothing decided), narrowed in
+    place. Raises Timeout when the deadline passes first; `domains` then holds what line
+    logic had decided, all of it sound."""
+    if domains is None:
+        domains = initial_domains(puzzle)
+    propagator, reason = propagate_root(puzzle, domains, deadline)
+    return Prepared(puzzle, propagator, domains, reason)
+
+
+def no_grid(puzzle: Puzzle, lines: tuple[int, ...]) -> str:
+    """Why a component proved that no grid fits, naming its first lines."""
+    names = ", ".join(puzzle.line_name(line) for line in lines[:4])
+    more = "" if len(lines) <= 4 else f" and {len(lines) - 4} more lines"
+    return f"search proved that no grid fits the clues (the region of {names}{more})"
+
+
+@dataclass
+class Enumerated:
+    """A component's solutions as found (at most the cap), and the backend's report."""
+
+    solutions: list[Assignment] = field(default_factory=list)
+    report: SearchReport = field(default_factory=lambda: SearchReport(exhausted=False))
+
+    @property
+    def complete(self) -> bool:
+        """Every solution of the component is in `solutions`."""
+        return self.report.exhausted
+
+
+def enumerate_part(
+    backend: Backend,
+    residual: Residual,
+    options: SearchOptions,
+    deadline: Deadline,
+    cap: int,
+) -> Enumerated:
+    """Up to `cap` solutions (0: all) of one component, by the backend."""
+    found = Enumerated()
+    cells = residual.cells()
+
+    def keep(decided: list[int]) -> bool:
+        found.solutions.append(tuple((cell, decided[cell]) for cell in cells))
+        return cap == 0 or len(found.solutions) < cap
+
+    found.report = backend.search(residual, replace(options, limit=cap), deadline, keep)
+    return found
