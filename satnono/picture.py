@@ -1,15 +1,13 @@
-"""Pictures of puzzles and (partial) solutions: SVG by string building, PNG through matplotlib.
-Both outputs draw the same scene from one layout, so an SVG and a PNG of a grid always agree.
+"""Pictures of puzzles and (partial) solutions: one scene from one layout, written as SVG by
+string building here and as PNG by satnono.picture_png, so an SVG and a PNG always agree.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from xml.sax.saxutils import escape as _escape
@@ -19,17 +17,13 @@ from satnono.errors import InputError
 from satnono.model import Block, Puzzle, clue_number
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+    pass
 
 #: File suffixes `write_picture` understands.
 PICTURE_SUFFIXES = (".svg", ".png")
 
 #: Scene units per cell; SVG user units, and PNG pixels at scale 1.
 CELL = 24.0
-#: PNG limits: the longest side is scaled towards this, never past the pixel cap (~10 MB RGBA).
-_PNG_TARGET_SIDE = 900.0
-_PNG_MAX_SCALE = 2.0
-_PNG_MAX_PIXELS = 12_000_000
 
 PAPER = "#ffffff"
 INK = "#000000"
@@ -43,8 +37,8 @@ _BOX_EDGE = "#606060"
 _FALLBACK = "#808080"
 _FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 #: Hatch spacing matching matplotlib's '//' (12 lines per inch = per 72 units), perpendicular.
-_HATCH_STEP = 72 / 12 / math.sqrt(2)
-_HATCH = "//"
+HATCH_STEP = 72 / 12 / math.sqrt(2)
+HATCH = "//"
 _RGB = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
 
 
@@ -111,7 +105,7 @@ def compute_layout(puzzle: Puzzle, caption: str | None = None) -> Layout:
 # --- the scene: a flat list of primitives both outputs draw in order --------------------------
 
 
-class _Rect(NamedTuple):
+class Rect(NamedTuple):
     x: float
     y: float
     w: float
@@ -123,7 +117,7 @@ class _Rect(NamedTuple):
     kind: str = ""
 
 
-class _Line(NamedTuple):
+class Line(NamedTuple):
     x1: float
     y1: float
     x2: float
@@ -132,7 +126,7 @@ class _Line(NamedTuple):
     width: float
 
 
-class _Text(NamedTuple):
+class Text(NamedTuple):
     x: float
     #: The vertical center of the digits (the baseline is placed from it).
     y: float
@@ -142,8 +136,8 @@ class _Text(NamedTuple):
     kind: str = ""
 
 
-_Item = _Rect | _Line | _Text
-_HATCH_FILL = "hatch"
+Item = Rect | Line | Text
+HATCH_FILL = "hatch"
 
 
 def escape(text: str) -> str:
@@ -181,7 +175,7 @@ def _text_on(rgb: str) -> str:
     return INK if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else PAPER
 
 
-def _check(puzzle: Puzzle, domains: Sequence[int] | None, highlight: Collection[int]) -> None:
+def check_cells(puzzle: Puzzle, domains: Sequence[int] | None, highlight: Collection[int]) -> None:
     cells = puzzle.width * puzzle.height
     if domains is not None and len(domains) != cells:
         raise ValueError(f"{len(domains)} domains for a {puzzle.width}x{puzzle.height} grid")
@@ -190,13 +184,13 @@ def _check(puzzle: Puzzle, domains: Sequence[int] | None, highlight: Collection[
         raise ValueError(f"highlighted cell {bad[0]} is outside the {cells}-cell grid")
 
 
-def _scene(
+def scene(
     puzzle: Puzzle,
     layout: Layout,
     domains: Sequence[int] | None,
     highlight: Collection[int],
     caption: str | None,
-) -> Iterator[_Item]:
+) -> Iterator[Item]:
     """The picture as primitives in painting order; SVG and PNG only translate them."""
     c = layout.cell
     gx, gy = layout.grid_x, layout.grid_y
@@ -206,30 +200,30 @@ def _scene(
 
     # Clue bands, with the grid's row and column lines carried through them to guide the eye.
     rx, cy = layout.row_clue_x, layout.column_clue_y
-    yield _Rect(rx, gy, gx - rx, grid_h, _CLUE_BAND)
-    yield _Rect(gx, cy, grid_w, gy - cy, _CLUE_BAND)
+    yield Rect(rx, gy, gx - rx, grid_h, _CLUE_BAND)
+    yield Rect(gx, cy, grid_w, gy - cy, _CLUE_BAND)
     for r in range(1, puzzle.height):
         line = _THIN_LINE if r % 5 == 0 else _BAND_LINE
-        yield _Line(rx, gy + r * c, gx, gy + r * c, line, 1.0)
+        yield Line(rx, gy + r * c, gx, gy + r * c, line, 1.0)
     for col in range(1, puzzle.width):
         line = _THIN_LINE if col % 5 == 0 else _BAND_LINE
-        yield _Line(gx + col * c, cy, gx + col * c, gy, line, 1.0)
+        yield Line(gx + col * c, cy, gx + col * c, gy, line, 1.0)
 
     # Clue numbers: plain black, or on a box of their color; an empty line shows a gray 0.
     # All boxes come before all numbers, so that each kind is one batch for the PNG.
     sw, gap = layout.slot_width, layout.gap
     slots: list[tuple[float, float, float, float, Block]] = []  # x, y, width, font size, block
-    texts: list[_Text] = []
+    texts: list[Text] = []
     for r, clue in enumerate(puzzle.rows):
         y = gy + r * c
         if not clue:
-            texts.append(_Text(gx - gap - sw / 2, y + c / 2, "0", layout.row_font, _EMPTY_CLUE))
+            texts.append(Text(gx - gap - sw / 2, y + c / 2, "0", layout.row_font, _EMPTY_CLUE))
         for i, block in enumerate(clue):
             slots.append((gx - gap - (len(clue) - i) * sw, y, sw, layout.row_font, block))
     for col, clue in enumerate(puzzle.columns):
         x = gx + col * c
         if not clue:
-            texts.append(_Text(x + c / 2, gy - gap - c / 2, "0", layout.column_font, _EMPTY_CLUE))
+            texts.append(Text(x + c / 2, gy - gap - c / 2, "0", layout.column_font, _EMPTY_CLUE))
         for i, block in enumerate(clue):
             slots.append((x, gy - gap - (len(clue) - i) * c, c, layout.column_font, block))
     inset = 0.09 * c
@@ -237,10 +231,10 @@ def _scene(
         ink = INK
         if boxed:
             rgb = colors[block.color]
-            yield _Rect(x + inset, y + inset, w - 2 * inset, c - 2 * inset, rgb, _BOX_EDGE,
+            yield Rect(x + inset, y + inset, w - 2 * inset, c - 2 * inset, rgb, _BOX_EDGE,
                         0.04 * c, "clue")  # fmt: skip
             ink = _text_on(rgb)
-        texts.append(_Text(x + w / 2, y + c / 2, clue_number(block), size, ink, "clue"))
+        texts.append(Text(x + w / 2, y + c / 2, clue_number(block), size, ink, "clue"))
     yield from texts
 
     # Cells: one rect each; decided cells in their color, the others (several colors left, or
@@ -251,37 +245,37 @@ def _scene(
             fill = PAPER
         else:
             d = domains[cell]
-            fill = colors[d.bit_length() - 1] if d and not d & (d - 1) else _HATCH_FILL
-        yield _Rect(gx + col * c, gy + r * c, c, c, fill, kind="cell")
+            fill = colors[d.bit_length() - 1] if d and not d & (d - 1) else HATCH_FILL
+        yield Rect(gx + col * c, gy + r * c, c, c, fill, kind="cell")
 
     # Grid lines: thin, a thick one every five cells, and a thick border.
     thin, thick = 0.04 * c, 0.09 * c
     for r in range(1, puzzle.height):
         if r % 5:
-            yield _Line(gx, gy + r * c, gx + grid_w, gy + r * c, _THIN_LINE, thin)
+            yield Line(gx, gy + r * c, gx + grid_w, gy + r * c, _THIN_LINE, thin)
     for col in range(1, puzzle.width):
         if col % 5:
-            yield _Line(gx + col * c, gy, gx + col * c, gy + grid_h, _THIN_LINE, thin)
+            yield Line(gx + col * c, gy, gx + col * c, gy + grid_h, _THIN_LINE, thin)
     for r in range(5, puzzle.height, 5):
-        yield _Line(gx, gy + r * c, gx + grid_w, gy + r * c, INK, thick)
+        yield Line(gx, gy + r * c, gx + grid_w, gy + r * c, INK, thick)
     for col in range(5, puzzle.width, 5):
-        yield _Line(gx + col * c, gy, gx + col * c, gy + grid_h, INK, thick)
-    yield _Rect(gx, gy, grid_w, grid_h, None, INK, thick)
+        yield Line(gx + col * c, gy, gx + col * c, gy + grid_h, INK, thick)
+    yield Rect(gx, gy, grid_w, grid_h, None, INK, thick)
 
     # Highlighted cells: a strong outline drawn inside the cell, over the grid lines.
     stroke = 0.14 * c
     for cell in sorted(set(highlight)):
         r, col = divmod(cell, puzzle.width)
         x, y = gx + col * c + stroke / 2, gy + r * c + stroke / 2
-        yield _Rect(x, y, c - stroke, c - stroke, None, HIGHLIGHT, stroke, "highlight")
+        yield Rect(x, y, c - stroke, c - stroke, None, HIGHLIGHT, stroke, "highlight")
 
     if caption and layout.caption_y is not None:
-        yield _Text(layout.width / 2, layout.caption_y, caption, layout.row_font * 1.1, INK,
+        yield Text(layout.width / 2, layout.caption_y, caption, layout.row_font * 1.1, INK,
                     "caption")  # fmt: skip
 
 
 #: Digit height as a fraction of the font size: the baseline sits this much below the center.
-_HALF_DIGIT = 0.36
+HALF_DIGIT = 0.36
 
 
 # --- SVG ----------------------------------------------------------------------------------------
@@ -304,11 +298,11 @@ def render_svg(
     `domains` (color bitmasks, cell = row * width + column) colors decided cells and hatches
     undecided ones; None draws the empty puzzle. `highlight` cells get a red outline.
     """
-    _check(puzzle, domains, highlight)
+    check_cells(puzzle, domains, highlight)
     layout = compute_layout(puzzle, caption)
     w, h = _n(layout.width), _n(layout.height)
     title = puzzle.title or f"{puzzle.width}x{puzzle.height} nonogram"
-    step = _n(_HATCH_STEP)
+    step = _n(HATCH_STEP)
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
@@ -323,26 +317,26 @@ def render_svg(
         "</defs>",
         f'<rect width="{w}" height="{h}" fill="{PAPER}"/>',
     ]
-    for item in _scene(puzzle, layout, domains, highlight, caption):
-        if isinstance(item, _Rect):
+    for item in scene(puzzle, layout, domains, highlight, caption):
+        if isinstance(item, Rect):
             attrs = f'x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(item.w)}" height="{_n(item.h)}"'
             if item.kind:
                 attrs = f'class="{item.kind}" {attrs}'
             fill = "none" if item.fill is None else item.fill
-            if item.fill == _HATCH_FILL:
+            if item.fill == HATCH_FILL:
                 fill = "url(#hatch)"
             attrs += f' fill="{fill}"'
             if item.stroke:
                 attrs += f' stroke="{item.stroke}" stroke-width="{_n(item.stroke_width)}"'
             out.append(f"<rect {attrs}/>")
-        elif isinstance(item, _Line):
+        elif isinstance(item, Line):
             out.append(
                 f'<line x1="{_n(item.x1)}" y1="{_n(item.y1)}" x2="{_n(item.x2)}" '
                 f'y2="{_n(item.y2)}" stroke="{item.color}" stroke-width="{_n(item.width)}"/>'
             )
         else:
             kind = f'class="{item.kind}" ' if item.kind else ""
-            baseline = item.y + _HALF_DIGIT * item.size
+            baseline = item.y + HALF_DIGIT * item.size
             out.append(
                 f'<text {kind}x="{_n(item.x)}" y="{_n(baseline)}" font-size="{_n(item.size)}" '
                 f'fill="{item.color}" text-anchor="middle">{escape(item.text)}</text>'
@@ -354,125 +348,19 @@ def render_svg(
 # --- PNG ----------------------------------------------------------------------------------------
 
 
-def png_scale(layout: Layout) -> float:
-    """Pixels per scene unit: small puzzles enlarged, large ones capped near 10 MB of pixels."""
-    longest = max(layout.width, layout.height)
-    scale = min(_PNG_MAX_SCALE, max(1.0, _PNG_TARGET_SIDE / longest))
-    return min(scale, math.sqrt(_PNG_MAX_PIXELS / (layout.width * layout.height)))
-
-
-def render_png(
+def picture_bytes(
     puzzle: Puzzle,
     domains: Sequence[int] | None = None,
     highlight: Collection[int] = (),
     caption: str | None = None,
+    kind: str = "svg",
 ) -> bytes:
-    """The same picture as `render_svg`, as PNG bytes (drawn with matplotlib's Agg canvas)."""
-    _check(puzzle, domains, highlight)
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.collections import LineCollection, PolyCollection
-    from matplotlib.figure import Figure
+    """The picture as SVG or PNG bytes (`kind`); PNG through matplotlib (satnono.picture_png)."""
+    if kind == "svg":
+        return render_svg(puzzle, domains, highlight, caption).encode("utf-8")
+    from satnono.picture_png import render_png
 
-    layout = compute_layout(puzzle, caption)
-    scale = png_scale(layout)
-    # One scene unit is one point at dpi 72 * scale: font sizes and line widths carry over.
-    dpi = 72 * scale
-    pixels_w, pixels_h = round(layout.width * scale), round(layout.height * scale)
-    figure = Figure(figsize=(pixels_w / dpi, pixels_h / dpi), dpi=dpi, facecolor=PAPER)
-    FigureCanvasAgg(figure)
-    axes = figure.add_axes((0.0, 0.0, 1.0, 1.0))
-    axes.set_axis_off()
-    axes.set_xlim(0, layout.width)
-    axes.set_ylim(layout.height, 0)
-
-    def key(item: _Item) -> tuple[object, ...]:
-        if isinstance(item, _Rect):
-            return ("rect", item.fill == _HATCH_FILL, item.stroke, item.stroke_width)
-        if isinstance(item, _Line):
-            return ("line",)
-        return ("text",)
-
-    # Consecutive primitives of one style become one collection, so the drawing order holds
-    # and a 100x100 grid stays fast.
-    items = _scene(puzzle, layout, domains, highlight, caption)
-    for z, ((kind, *_), group) in enumerate(groupby(items, key), start=1):
-        batch = list(group)
-        if kind == "rect":
-            rects = [item for item in batch if isinstance(item, _Rect)]
-            first = rects[0]
-            hatched = first.fill == _HATCH_FILL
-            verts = [
-                ((r.x, r.y), (r.x + r.w, r.y), (r.x + r.w, r.y + r.h), (r.x, r.y + r.h))
-                for r in rects
-            ]
-            faces = [PAPER if hatched else (r.fill or "none") for r in rects]
-            polys = PolyCollection(
-                verts,
-                facecolors=faces,
-                edgecolors=HATCH_INK if hatched else (first.stroke or "none"),
-                linewidths=0.0 if hatched else first.stroke_width,
-                hatch=_HATCH if hatched else None,
-                antialiased=not hatched and first.stroke is not None,
-                zorder=z,
-            )
-            axes.add_collection(polys, autolim=False)
-        elif kind == "line":
-            lines = [item for item in batch if isinstance(item, _Line)]
-            axes.add_collection(
-                LineCollection(
-                    [((li.x1, li.y1), (li.x2, li.y2)) for li in lines],
-                    colors=[li.color for li in lines],
-                    linewidths=[li.width for li in lines],
-                    capstyle="projecting",
-                    zorder=z,
-                ),
-                autolim=False,
-            )
-        else:
-            _add_texts(axes, [item for item in batch if isinstance(item, _Text)], dpi, z)
-    buffer = io.BytesIO()
-    title = puzzle.title or f"{puzzle.width}x{puzzle.height} nonogram"
-    with matplotlib.rc_context({"hatch.linewidth": 1.0, "hatch.color": HATCH_INK}):
-        figure.savefig(buffer, format="png", dpi=dpi, metadata={"Title": title})
-    return buffer.getvalue()
-
-
-def _add_texts(axes: Axes, texts: list[_Text], dpi: float, zorder: int) -> None:
-    """Draw texts as glyph outlines, one collection per distinct (text, size, color).
-
-    Thousands of clue numbers as matplotlib Text artists take seconds; stamping each distinct
-    number's outline at many offsets takes milliseconds and looks the same.
-    """
-    from matplotlib.collections import PathCollection
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextPath
-    from matplotlib.transforms import Affine2D
-
-    font = FontProperties(family="DejaVu Sans")
-    points_to_pixels = Affine2D().scale(dpi / 72)
-    groups: dict[tuple[str, float, str], list[tuple[float, float]]] = {}
-    for text in texts:
-        baseline = text.y + _HALF_DIGIT * text.size
-        groups.setdefault((text.text, text.size, text.color), []).append((text.x, baseline))
-    for (string, size, color), offsets in groups.items():
-        path = TextPath((0, 0), string, size=size, prop=font)
-        extents = path.get_extents()
-        # Centered horizontally on its ink; the path's own y = 0 is the baseline.
-        centered = Affine2D().translate(-(extents.x0 + extents.x1) / 2, 0).transform_path(path)
-        axes.add_collection(
-            PathCollection(
-                [centered],
-                offsets=offsets,
-                offset_transform=axes.transData,
-                transform=points_to_pixels,
-                facecolors=color,
-                edgecolors="none",
-                linewidths=0.0,
-                zorder=zorder,
-            ),
-            autolim=False,
-        )
+    return render_png(puzzle, domains, highlight, caption)
 
 
 def write_picture(
@@ -492,11 +380,7 @@ def write_picture(
             f"cannot tell the picture format from {suffix or 'no suffix'!r}: use .svg or .png",
             path,
         )
-    data: bytes
-    if suffix == ".svg":
-        data = render_svg(puzzle, domains, highlight, caption).encode("utf-8")
-    else:
-        data = render_png(puzzle, domains, highlight, caption)
+    data = picture_bytes(puzzle, domains, highlight, caption, suffix[1:])
     try:
         Path(path).write_bytes(data)
     except OSError as error:

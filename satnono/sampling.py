@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from satnono.backends import Residual, SearchOptions, load_backend
-from satnono.cnf import encode_puzzle
-from satnono.counters import sample_cells
+from satnono.cnf import CnfFormula, encode_puzzle
+from satnono.counting.counters import sampling_set
 from satnono.errors import Contradiction
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
@@ -210,3 +210,35 @@ class SampleRun:
     def __exit__(self, *_: object) -> None:
         self.cancel()
         self._background.wait()
+
+
+def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> Iterator[list[int]]:
+    """Yield `count` models, each as the true literals of the formula's cell variables.
+
+    CMSGen yields one model per solver call; UniGen3 computes its hash cells first (an
+    ApproxMC count) and then yields all its samples at once.
+    """
+    variables = sampling_set(formula)
+    if sampler == "cmsgen":
+        import pycmsgen
+
+        solver = pycmsgen.Solver(seed=seed)
+        solver.add_clauses(formula.clauses)
+        for _ in range(count):
+            satisfiable, model = solver.solve()
+            if not satisfiable:
+                return
+            yield [v if model[v] else -v for v in variables]
+        return
+    if sampler == "unigen":
+        import pyunigen
+
+        unigen = pyunigen.Sampler(seed=max(1, seed))
+        for clause in formula.clauses:
+            unigen.add_clause(clause)
+        _, _, samples = unigen.sample(num=count, sampling_set=variables)
+        wanted = set(variables)
+        for sample in samples:
+            yield [literal for literal in sample if abs(literal) in wanted]
+        return
+    raise ValueError(f"unknown sampler {sampler!r}")

@@ -183,7 +183,7 @@ def _analyze(text: str, query: dict[str, str]) -> dict[str, Any]:
 
 def _picture(text: str, query: dict[str, str]) -> Any:
     """An SVG (or PNG with `type=png`): `text` is JSON {"puzzle", "solution", "highlight"}."""
-    from satnono.picture import render_png, render_svg
+    from satnono.picture import picture_bytes
 
     try:
         data = json.loads(text)
@@ -201,9 +201,8 @@ def _picture(text: str, query: dict[str, str]) -> Any:
     cells = [(r - 1) * puzzle.width + (c - 1) for r, c in highlight
              if 1 <= r <= puzzle.height and 1 <= c <= puzzle.width]  # fmt: skip
     caption = data.get("caption") or puzzle.title or None
-    if query.get("type") == "png":
-        return render_png(puzzle, domains, cells, caption)
-    return render_svg(puzzle, domains, cells, caption)
+    kind = "png" if query.get("type") == "png" else "svg"
+    return picture_bytes(puzzle, domains, cells, caption, kind)
 
 
 def _convert(text: str, query: dict[str, str]) -> str:

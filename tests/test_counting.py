@@ -284,13 +284,13 @@ def test_ganak_wins_where_the_search_is_hopeless_and_leaves_no_process() -> None
 def test_a_timeout_while_ganak_runs_kills_it_and_keeps_the_lower_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import satnono.counting
+    import satnono.counting.race
 
     def stuck(formula: object) -> int:
         time.sleep(60)  # a counter that never answers in time (the child inherits this)
         return 0
 
-    monkeypatch.setattr(satnono.counting, "ganak_count", stuck)
+    monkeypatch.setattr(satnono.counting.race, "ganak_count", stuck)
     # A 30 x 30 board of switches joined into one component (2^900): beyond the search, which
     # has counted some branches by the deadline.
     board = puzzle_from_grid(switch_board(30, 30))
@@ -302,12 +302,12 @@ def test_a_timeout_while_ganak_runs_kills_it_and_keeps_the_lower_bound(
 
 
 def test_a_failing_counter_leaves_the_search_to_finish(monkeypatch: pytest.MonkeyPatch) -> None:
-    import satnono.counting
+    import satnono.counting.race
 
     def broken(formula: object) -> int:
         raise MemoryError("no room")
 
-    monkeypatch.setattr(satnono.counting, "ganak_count", broken)
+    monkeypatch.setattr(satnono.counting.race, "ganak_count", broken)
     square = puzzle_from_grid(tuple(tuple(int(r == c) for c in range(7)) for r in range(7)))
     counted = count_solutions(square, backend="sat", enumeration_limit=1, head_start=0)
     assert (counted.count, counted.exact, counted.factors[0].method) == (5040, True, "search")
@@ -361,7 +361,7 @@ def test_search_and_ganak_agree_on_the_corpus() -> None:
 def test_approxmc_counts_two_when_there_are_two() -> None:
     """The reason pyapproxmc is pinned: 4.3.0 to 4.4.0 answer 1 here (a wrong count)."""
     from satnono.cnf import CnfFormula
-    from satnono.counters import approxmc_count
+    from satnono.counting.counters import approxmc_count
 
     formula = CnfFormula(variables=3, clauses=[[1], [2, 3], [-2, -3]])
     formula.cell_literals = {0: ((0, -2), (1, 2)), 1: ((0, -3), (1, 3))}

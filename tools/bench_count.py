@@ -18,7 +18,7 @@ from pathlib import Path
 GANAK_ALONE = """
 import sys
 from satnono.cnf import encode_puzzle
-from satnono.counters import ganak_count
+from satnono.counting.counters import ganak_count
 from satnono.formats import read_puzzle
 from satnono.propagate import initial_domains, propagate_root
 puzzle = read_puzzle(sys.argv[1])

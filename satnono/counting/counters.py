@@ -1,4 +1,4 @@
-"""The field's model counters and samplers on satnono's residual CNF: Ganak, ApproxMC, samplers.
+"""The field's model counters on satnono's residual CNF: Ganak (exact), ApproxMC (estimates).
 
 Each is a C++ library that cannot be interrupted, so they run in forked children
 (satnono.runtime.child) that the deadline kills; these functions are what runs there. Every
@@ -9,7 +9,6 @@ grids, whatever auxiliary variables the encoding adds.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from satnono.cnf import CnfFormula
@@ -25,7 +24,8 @@ def installed(counter: str) -> bool:
     return importlib.util.find_spec(_MODULES[counter]) is not None
 
 
-def _sampling_set(formula: CnfFormula) -> list[int]:
+def sampling_set(formula: CnfFormula) -> list[int]:
+    """The variables counted or sampled over: the cells' (a projection)."""
     # The constant-true variable 1 stands in for a formula without cells (one empty grid).
     return sorted(set(formula.cell_variables())) or [1]
 
@@ -37,7 +37,7 @@ def ganak_count(formula: CnfFormula, seed: int = 0) -> int:
     counter = pyganak.Counter(seed=seed)
     counter.new_vars(formula.variables)
     counter.add_clauses(formula.clauses)
-    counter.set_sampling_set(_sampling_set(formula))
+    counter.set_sampling_set(sampling_set(formula))
     return int(counter.count())
 
 
@@ -65,7 +65,7 @@ def approxmc_count(formula: CnfFormula, epsilon: float, delta: float, seed: int 
 
     counter = pyapproxmc.Counter(seed=seed, epsilon=epsilon, delta=delta)
     counter.add_clauses(formula.clauses)
-    cells, hashes = counter.count(_sampling_set(formula))
+    cells, hashes = counter.count(sampling_set(formula))
     return Estimate(int(cells), int(hashes))
 
 
@@ -78,35 +78,3 @@ def share_of_guarantee(epsilon: float, delta: float, factors: int) -> tuple[floa
     if factors <= 1:
         return epsilon, delta
     return (1 + epsilon) ** (1 / factors) - 1, delta / factors
-
-
-def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> Iterator[list[int]]:
-    """Yield `count` models, each as the true literals of the formula's cell variables.
-
-    CMSGen yields one model per solver call; UniGen3 computes its hash cells first (an
-    ApproxMC count) and then yields all its samples at once.
-    """
-    variables = _sampling_set(formula)
-    if sampler == "cmsgen":
-        import pycmsgen
-
-        solver = pycmsgen.Solver(seed=seed)
-        solver.add_clauses(formula.clauses)
-        for _ in range(count):
-            satisfiable, model = solver.solve()
-            if not satisfiable:
-                return
-            yield [v if model[v] else -v for v in variables]
-        return
-    if sampler == "unigen":
-        import pyunigen
-
-        unigen = pyunigen.Sampler(seed=max(1, seed))
-        for clause in formula.clauses:
-            unigen.add_clause(clause)
-        _, _, samples = unigen.sample(num=count, sampling_set=variables)
-        wanted = set(variables)
-        for sample in samples:
-            yield [literal for literal in sample if abs(literal) in wanted]
-        return
-    raise ValueError(f"unknown sampler {sampler!r}")
