@@ -39,13 +39,13 @@ format: install
 # the compilation of its sources (which PYTHONDONTWRITEBYTECODE would repeat in every process).
 bench: install
 	$(BIN)/python -m compileall -q satnono
-	$(BIN)/python -m satnono.bench ../shared/puzzles/webpbn-survey --single sat \
+	$(BIN)/python tools/bench.py ../shared/puzzles/webpbn-survey --single sat \
 		--backends sat,portfolio,sat/automaton/glucose42,cpsat --repeat 3 --output BENCHMARKS.md
-	rm -rf $(HELD_OUT) && $(BIN)/python -m satnono.generate held-out $(HELD_OUT) --count 40
-	$(BIN)/python -m satnono.bench $(HELD_OUT) --section held-out --single sat \
+	rm -rf $(HELD_OUT) && $(BIN)/python tools/generate.py held-out $(HELD_OUT) --count 40
+	$(BIN)/python tools/bench.py $(HELD_OUT) --section held-out --single sat \
 		--title "Held-out set (40 generated puzzles, never tuned on), no other load" \
 		--backends sat,portfolio,sat/blocks/glucose3/0 --repeat 3 --output BENCHMARKS.md
-	$(BIN)/python -m satnono.bench $(HELD_OUT) --section held-out-busy --single sat --busy \
+	$(BIN)/python tools/bench.py $(HELD_OUT) --section held-out-busy --single sat --busy \
 		--title "Held-out set, one other busy process" \
 		--backends sat,portfolio,sat/blocks/glucose3/0 --repeat 3 --output BENCHMARKS.md
 

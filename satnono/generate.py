@@ -81,33 +81,3 @@ def random_set(
         grid = random_grid(side, side, 2, rng.choice(densities), rng)
         puzzles.append(puzzle_from_grid(grid, title=f"random {side}x{side}, seed {seed}"))
     return puzzles
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m satnono.generate tuning|held-out FOLDER [--count N]`: write a set as .non."""
-    import argparse
-    from pathlib import Path
-
-    from satnono.formats import write_puzzles
-
-    parser = argparse.ArgumentParser(prog="python -m satnono.generate", description=main.__doc__)
-    parser.add_argument("set", choices=("tuning", "held-out", "easy"))
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--count", type=int, default=40)
-    args = parser.parse_args(argv)
-    first = {"tuning": TUNING_SEED, "held-out": HELD_OUT_SEED, "easy": EASY_SEED}[args.set]
-    args.folder.mkdir(parents=True, exist_ok=True)
-    seeds = range(first, first + args.count)
-    chosen = (
-        random_set(first, args.count, EASY_SIDES, EASY_DENSITIES)
-        if args.set == "easy"
-        else random_set(first, args.count)
-    )
-    for puzzle, seed in zip(chosen, seeds, strict=True):
-        write_puzzles([puzzle], args.folder / f"{args.set}-{seed}-{puzzle.width}.non")
-    print(f"wrote {args.count} {args.set} puzzles to {args.folder}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

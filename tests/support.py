@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from hypothesis import strategies as st
 
@@ -125,3 +127,18 @@ def run_satnono(
     return subprocess.run(  # type: ignore[call-overload, no-any-return]
         [*SATNONO, *args], capture_output=True, text=True, timeout=timeout, check=False, **kwargs
     )
+
+
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
+
+
+def load_tool(name: str) -> ModuleType:
+    """A dev tool of tools/ (not part of the package) imported as a module, for its tests."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -5,8 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from satnono.bench import Configuration, main
-from support import EXAMPLES
+from support import EXAMPLES, load_tool
+
+bench = load_tool("bench")
+Configuration, main = bench.Configuration, bench.main
 
 ROOT = Path(__file__).resolve().parent.parent
 

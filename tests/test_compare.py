@@ -11,9 +11,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from satnono.archive.compare import SolveRun, disagreements
-from satnono.bench import run_killable
 from satnono.cli import app
-from support import EXAMPLES, run_satnono
+from support import EXAMPLES, load_tool, run_satnono
+
+run_killable = load_tool("bench").run_killable
 
 runner = CliRunner()
 

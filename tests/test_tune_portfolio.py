@@ -3,23 +3,16 @@ table whose best choice can be worked out by hand."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 from satnono.backends.portfolio import Config
+from support import TOOLS, load_tool
 
-TOOL = Path(__file__).resolve().parent.parent / "tools" / "tune_portfolio.py"
+TOOL = TOOLS / "tune_portfolio.py"
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tune_portfolio", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["tune_portfolio"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("tune_portfolio")
 
 
 A, B, C = Config("glucose3", "blocks", 0), Config("minisat22", "blocks", 0), Config("x", "y", 1)

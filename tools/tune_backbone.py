@@ -2,7 +2,7 @@
 ambiguity map of `satnono analyze`) per solver, each puzzle capped.
 
 A dev tool (`python tools/tune_backbone.py DIR... --solvers glucose42,minisat22 --cap 10`). Tune
-on `python -m satnono.generate tuning DIR` and the shared corpus, never on the survey that the
+on `python tools/generate.py tuning DIR` and the shared corpus, never on the survey that the
 benchmarks report. Puzzles that line logic solves have no backbone to compute and are skipped;
 a capped puzzle counts as the cap.
 """

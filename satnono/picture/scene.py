@@ -1,5 +1,5 @@
-"""Pictures of puzzles and (partial) solutions: one scene from one layout, written as SVG by
-string building here and as PNG by satnono.picture_png, so an SVG and a PNG always agree.
+"""The scene of a puzzle picture (clue bands, cells, hatching, highlights) from one layout,
+and its SVG by string building; satnono.picture.png draws the same scene as PNG.
 """
 
 from __future__ import annotations
@@ -8,19 +8,14 @@ import math
 import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from xml.sax.saxutils import escape as _escape
 from xml.sax.saxutils import quoteattr
 
-from satnono.errors import InputError
 from satnono.model import Block, Puzzle, clue_number
 
 if TYPE_CHECKING:
     pass
-
-#: File suffixes `write_picture` understands.
-PICTURE_SUFFIXES = (".svg", ".png")
 
 #: Scene units per cell; SVG user units, and PNG pixels at scale 1.
 CELL = 24.0
@@ -346,55 +341,3 @@ def render_svg(
 
 
 # --- PNG ----------------------------------------------------------------------------------------
-
-
-def picture_bytes(
-    puzzle: Puzzle,
-    domains: Sequence[int] | None = None,
-    highlight: Collection[int] = (),
-    caption: str | None = None,
-    kind: str = "svg",
-) -> bytes:
-    """The picture as SVG or PNG bytes (`kind`); PNG through matplotlib (satnono.picture_png)."""
-    if kind == "svg":
-        return render_svg(puzzle, domains, highlight, caption).encode("utf-8")
-    from satnono.picture_png import render_png
-
-    return render_png(puzzle, domains, highlight, caption)
-
-
-def write_picture(
-    puzzle: Puzzle,
-    domains: Sequence[int] | None,
-    path: str | Path,
-    highlight: Collection[int] = (),
-    caption: str | None = None,
-) -> None:
-    """Write an SVG or a PNG picture, chosen by the suffix of `path`.
-
-    Raises InputError for another suffix or when the file cannot be written.
-    """
-    suffix = Path(path).suffix.lower()
-    if suffix not in PICTURE_SUFFIXES:
-        raise InputError(
-            f"cannot tell the picture format from {suffix or 'no suffix'!r}: use .svg or .png",
-            path,
-        )
-    data = picture_bytes(puzzle, domains, highlight, caption, suffix[1:])
-    try:
-        Path(path).write_bytes(data)
-    except OSError as error:
-        raise InputError(f"cannot write the picture: {error.strerror or error}", path) from None
-
-
-def line_logic_picture(puzzle: Puzzle) -> tuple[list[int] | None, str]:
-    """What line logic alone decides (the rest undecided, drawn hatched), and a caption."""
-    from satnono.propagate import initial_domains, propagate_root
-
-    name = puzzle.title or "puzzle"
-    domains = initial_domains(puzzle)
-    reason = propagate_root(puzzle, domains)[1]
-    if reason is not None:
-        return None, f"{name}: no solution: {reason}"
-    left = sum(1 for d in domains if d & (d - 1))
-    return domains, f"{name}: line logic leaves {left} of {len(domains)} cells"

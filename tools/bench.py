@@ -235,7 +235,7 @@ def _busy_process() -> subprocess.Popen[bytes]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m satnono.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python tools/bench.py", description=__doc__)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--output", type=Path, help="Markdown file to update (default: print)")
     parser.add_argument(
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             busy.kill()
             busy.wait()
     expected = expected_verdicts(args.folder)
-    command = " ".join(["python -m satnono.bench", *(argv if argv is not None else sys.argv[1:])])
+    command = " ".join(["python tools/bench.py", *(argv if argv is not None else sys.argv[1:])])
     today = datetime.date.today().isoformat()
     title = args.title or f"`satnono solve --max-solutions {args.max_solutions}` on `{args.folder}`"
     body = [

@@ -1,4 +1,4 @@
-"""PNG pictures: the scene of satnono.picture drawn with matplotlib's Agg canvas, so a PNG
+"""PNG pictures: the scene of satnono.picture.scene drawn with matplotlib's Agg canvas, so a PNG
 shows exactly what the SVG of the same grid shows."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING
 
 from satnono.model import Puzzle
-from satnono.picture import (
+from satnono.picture.scene import (
     HALF_DIGIT,
     HATCH,
     HATCH_FILL,

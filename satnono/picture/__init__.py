@@ -1,0 +1,78 @@
+"""Pictures of puzzles and (partial) solutions, as SVG or PNG: one scene (scene.py) from one
+layout, so an SVG and a PNG of a grid always agree; PNG through matplotlib (png.py, imported
+only for a PNG).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from satnono.errors import InputError
+from satnono.model import Puzzle
+from satnono.picture.scene import HIGHLIGHT, compute_layout, render_svg
+
+__all__ = [
+    "HIGHLIGHT",
+    "PICTURE_SUFFIXES",
+    "compute_layout",
+    "line_logic_picture",
+    "picture_bytes",
+    "render_svg",
+    "write_picture",
+]
+
+#: File suffixes `write_picture` understands.
+PICTURE_SUFFIXES = (".svg", ".png")
+
+
+def picture_bytes(
+    puzzle: Puzzle,
+    domains: Sequence[int] | None = None,
+    highlight: Collection[int] = (),
+    caption: str | None = None,
+    kind: str = "svg",
+) -> bytes:
+    """The picture as SVG or PNG bytes (`kind`); PNG through matplotlib (png.py)."""
+    if kind == "svg":
+        return render_svg(puzzle, domains, highlight, caption).encode("utf-8")
+    from satnono.picture.png import render_png
+
+    return render_png(puzzle, domains, highlight, caption)
+
+
+def write_picture(
+    puzzle: Puzzle,
+    domains: Sequence[int] | None,
+    path: str | Path,
+    highlight: Collection[int] = (),
+    caption: str | None = None,
+) -> None:
+    """Write an SVG or a PNG picture, chosen by the suffix of `path`.
+
+    Raises InputError for another suffix or when the file cannot be written.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in PICTURE_SUFFIXES:
+        raise InputError(
+            f"cannot tell the picture format from {suffix or 'no suffix'!r}: use .svg or .png",
+            path,
+        )
+    data = picture_bytes(puzzle, domains, highlight, caption, suffix[1:])
+    try:
+        Path(path).write_bytes(data)
+    except OSError as error:
+        raise InputError(f"cannot write the picture: {error.strerror or error}", path) from None
+
+
+def line_logic_picture(puzzle: Puzzle) -> tuple[list[int] | None, str]:
+    """What line logic alone decides (the rest undecided, drawn hatched), and a caption."""
+    from satnono.propagate import initial_domains, propagate_root
+
+    name = puzzle.title or "puzzle"
+    domains = initial_domains(puzzle)
+    reason = propagate_root(puzzle, domains)[1]
+    if reason is not None:
+        return None, f"{name}: no solution: {reason}"
+    left = sum(1 for d in domains if d & (d - 1))
+    return domains, f"{name}: line logic leaves {left} of {len(domains)} cells"
