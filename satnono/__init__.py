@@ -22,6 +22,7 @@ How the code is laid out (data flows down this list, never up):
     linesolver, propagate, components
                          exact line solving, propagation to a fixpoint, independent regions
     automaton, cnf       the encodings of the residual (see encodings/)
+    status               the verdict of a search (unique, multiple, ...), one enum
     runtime/             deadlines, forked children, races, stoppable PySAT solvers,
                          background calls: how work is run and stopped, nothing nonogram
     backends/            one small search interface, one module per backend
@@ -67,6 +68,7 @@ from satnono.puzzles import (
     write_puzzles,
 )
 from satnono.runtime.deadline import Deadline, Timeout
+from satnono.status import Status
 from satnono.version import __version__ as __version__
 
 if TYPE_CHECKING:
@@ -92,6 +94,7 @@ __all__ = [
     "SampleRun",
     "SolveHandle",
     "SolveResult",
+    "Status",
     "Timeout",
     "analyze",
     "available_backends",

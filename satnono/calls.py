@@ -136,7 +136,7 @@ def count(
 
     approximation = approximation_of(approximate, epsilon, delta)
     if limit < 0:
-        raise InputError(f"the limit must be 0 (none) or more, not {limit}", "--limit")
+        raise InputError(f"the limit must be 0 (none) or more, not {limit}", "limit")
     chosen, checked = checked_arguments(puzzle, backend, 0, timeout, options)
     deadline = Deadline(timeout)
     return off_main_thread(
@@ -160,7 +160,7 @@ def analyze(
     from satnono.analysis import analyze as run
 
     if max_solutions == 1:
-        raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "--max-solutions")
+        raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "max_solutions")
     chosen, _ = checked_arguments(puzzle, backend, max_solutions, timeout, {})
     deadline = Deadline(timeout)
     return off_main_thread(
@@ -210,9 +210,9 @@ def iter_samples(
         raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
     if sampler not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
-                         "--sampler")  # fmt: skip
+                         "sampler")  # fmt: skip
     if n < 1:
-        raise InputError(f"ask for at least one sample, not {n}", "-n")
+        raise InputError(f"ask for at least one sample, not {n}", "n")
     check_timeout(timeout)
     return SampleRun(puzzle, n, seed, sampler, Deadline(timeout))
 
@@ -284,7 +284,7 @@ def checked_arguments(
                          "options")  # fmt: skip
     if max_solutions < 0:
         raise InputError(f"max_solutions must be 0 (all) or more, not {max_solutions}",
-                         "--max-solutions")  # fmt: skip
+                         "max_solutions")  # fmt: skip
     check_timeout(timeout)
     chosen = backend or DEFAULT_BACKEND
     return chosen, search_options(chosen, **options)
@@ -295,7 +295,7 @@ def approximation_of(approximate: bool, epsilon: float | None, delta: float | No
     from satnono.counting import Approximation
 
     if not approximate:
-        for name, value in (("--epsilon", epsilon), ("--delta", delta)):
+        for name, value in (("epsilon", epsilon), ("delta", delta)):
             if value is not None:
                 raise InputError("only an estimate has a tolerance: add --approx", name)
         return None
@@ -304,7 +304,7 @@ def approximation_of(approximate: bool, epsilon: float | None, delta: float | No
     delta = default.delta if delta is None else delta
     # Written as "not (a < x < b)" so that NaN is refused too.
     if not 0 < epsilon < float("inf"):
-        raise InputError(f"the tolerance must be a positive number, not {epsilon}", "--epsilon")
+        raise InputError(f"the tolerance must be a positive number, not {epsilon}", "epsilon")
     if not 0 < delta < 1:
-        raise InputError(f"the failure probability must be in (0, 1), not {delta}", "--delta")
+        raise InputError(f"the failure probability must be in (0, 1), not {delta}", "delta")
     return Approximation(epsilon, delta)

@@ -404,7 +404,7 @@ def check_encoding(name: str | None) -> str:
         from satnono.errors import InputError
 
         known = ", ".join(ENCODINGS)
-        raise InputError(f"unknown encoding {name!r}; choose one of: {known}", "--encoding")
+        raise InputError(f"unknown encoding {name!r}; choose one of: {known}", "encoding")
     return name
 
 

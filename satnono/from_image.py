@@ -43,10 +43,10 @@ def picture_from_image(
     from PIL import Image, UnidentifiedImageError
 
     if not 2 <= colors <= 32:
-        raise InputError(f"colors must be within 2..32, not {colors}", "--colors")
+        raise InputError(f"colors must be within 2..32, not {colors}", "colors")
     if not 0 <= threshold <= 255:
-        raise InputError(f"the threshold must be within 0..255, not {threshold}", "--threshold")
-    for name, side in (("--width", width), ("--height", height)):
+        raise InputError(f"the threshold must be within 0..255, not {threshold}", "threshold")
+    for name, side in (("width", width), ("height", height)):
         if side is not None and not 1 <= side <= MAX_PICTURE_SIDE:
             raise InputError(f"must be within 1..{MAX_PICTURE_SIDE}, not {side}", name)
     try:

@@ -142,13 +142,13 @@ def _number(query: dict[str, str], key: str, default: Any, kind: type) -> Any:
     try:
         return kind(value)
     except ValueError:
-        raise InputError(f"{value!r} is not a number", f"--{key.replace('_', '-')}") from None
+        raise InputError(f"{value[:40]!r} is not a number", key) from None
 
 
 def _timeout(query: dict[str, str]) -> float:
     timeout = float(_number(query, "timeout", DEFAULT_TIMEOUT, float))
     if not 0 <= timeout <= MAX_TIMEOUT:  # NaN too
-        raise InputError(f"the timeout must be within 0..{MAX_TIMEOUT:g} s", "--timeout")
+        raise InputError(f"the timeout must be within 0..{MAX_TIMEOUT:g} s", "timeout")
     return timeout
 
 
@@ -162,7 +162,7 @@ def _solve(text: str, query: dict[str, str]) -> dict[str, Any]:
     puzzle = _puzzle(text, query)
     limit = _number(query, "max_solutions", 2, int)
     if not 1 <= limit <= 1000:
-        raise InputError("max_solutions must be within 1..1000 here", "--max-solutions")
+        raise InputError("max_solutions must be within 1..1000 here", "max_solutions")
     result = satnono.solve(puzzle, query.get("backend") or None, limit, _timeout(query))
     return contract.solve_object(_source(query), result, result.grids)
 
@@ -272,7 +272,7 @@ def _stream(slots: asyncio.Semaphore) -> Any:
             backend = query.get("backend") or satnono.DEFAULT_BACKEND
             satnono.check_options(backend)
             if not 0 <= limit <= 10_000:
-                raise InputError("max_solutions must be within 0..10000 here", "--max-solutions")
+                raise InputError("max_solutions must be within 0..10000 here", "max_solutions")
         except (InputError, RequestError) as error:
             status = error.status if isinstance(error, RequestError) else 400
             return JSONResponse({"error": str(error)}, status_code=status)

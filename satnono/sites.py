@@ -88,7 +88,7 @@ def fetch_webpbn(
     if path.is_file() and not refresh and _cache_is_valid(path, puzzle_id):
         return path
     if not timeout > 0:
-        raise InputError(f"the download timeout must be positive, not {timeout}", "--timeout")
+        raise InputError(f"the download timeout must be positive, not {timeout}", "timeout")
     address = endpoint(url)
     source = f"{_PREFIX}{puzzle_id}"
     body, charset = _download(puzzle_id, address, timeout, source)

@@ -17,12 +17,11 @@ from satnono.model import Grid, Puzzle
 from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
 from satnono.propagate import domains_to_grid, initial_domains
 from satnono.runtime.deadline import Deadline, Timeout
+from satnono.status import Status
 from satnono.verify import Verifier
 
 if TYPE_CHECKING:
     from satnono.counting import Approximation, Factor
-
-Status = Literal["unique", "multiple", "solved", "unsolvable", "timeout"]
 
 
 @dataclass(frozen=True)
@@ -146,18 +145,18 @@ def solve(
         prepared = prepare(puzzle, deadline, domains)
     except Timeout:
         progress.domains = tuple(domains)
-        return finish("timeout", False)
+        return finish(Status.TIMEOUT, False)
     finally:
         stats["propagation_seconds"] = round(time.perf_counter() - propagation_started, 4)
     stats["line_solves"] = prepared.propagator.stats.line_solves
     if prepared.reason is not None:
-        return finish("unsolvable", True, prepared.reason)
+        return finish(Status.UNSOLVABLE, True, prepared.reason)
     stats["cells_left"] = prepared.cells_left
     progress.cells_left = stats["cells_left"]
     progress.domains = tuple(domains)
     if not stats["cells_left"]:
         accept(domains_to_grid(puzzle, domains))
-        return finish("unique", True)
+        return finish(Status.UNIQUE, True)
     chosen_backend = load_backend(backend)
     search = chosen_backend.search
     # Small components first (a contradiction there ends the search early); the largest one
@@ -177,8 +176,8 @@ def solve(
         solver = stats.pop("solver", solver)
         if not found_here.solutions:
             if found_here.report.timed_out:
-                return finish("timeout", False, solver=solver)
-            return finish("unsolvable", True, no_grid(puzzle, part), solver)
+                return finish(Status.TIMEOUT, False, solver=solver)
+            return finish(Status.UNSOLVABLE, True, no_grid(puzzle, part), solver)
         exhausted = exhausted and found_here.complete
         chosen.append(found_here.solutions)
 
@@ -205,12 +204,12 @@ def solve(
     solver = stats.pop("solver", solver)
     exhausted = exhausted and report.exhausted and not ran_out
     if (report.timed_out or ran_out) and found < 2:
-        return finish("timeout", False, solver=solver)
+        return finish(Status.TIMEOUT, False, solver=solver)
     if found == 0:
-        return finish("unsolvable", True, "search proved that no grid fits the clues", solver)
+        return finish(Status.UNSOLVABLE, True, "search proved that no grid fits the clues", solver)
     if found == 1:
-        return finish("unique" if exhausted else "solved", exhausted, solver=solver)
-    return finish("multiple", exhausted, solver=solver)
+        return finish(Status.UNIQUE if exhausted else Status.SOLVED, exhausted, solver=solver)
+    return finish(Status.MULTIPLE, exhausted, solver=solver)
 
 
 def _merge_stats(stats: dict[str, Any], more: dict[str, Any]) -> None:
@@ -271,13 +270,13 @@ def count(
     n = counted.count
     status: Status
     if counted.stopped == "timeout" or (counted.stopped == "estimate" and n < 2):
-        status = "timeout"
+        status = Status.TIMEOUT
     elif n == 0:
-        status = "unsolvable"
+        status = Status.UNSOLVABLE
     elif n == 1:
-        status = "unique" if counted.exact else "solved"
+        status = Status.UNIQUE if counted.exact else Status.SOLVED
     else:
-        status = "multiple"
+        status = Status.MULTIPLE
     solutions = () if counted.witness is None else (counted.witness,)
     result = SolveResult(
         puzzle=puzzle, status=status, complete=counted.exact, grids=solutions,

@@ -15,6 +15,7 @@ from pathlib import Path
 from satnono.archive.engine import BatchSettings, Job, job_of, run_tasks
 from satnono.archive.store import ResultRow
 from satnono.errors import InputError
+from satnono.status import FINISHED
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class SolveRun:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("unique", "multiple", "solved", "unsolvable")
+        return self.status in FINISHED
 
 
 def run_all(

@@ -233,7 +233,7 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             else:
                 self.client = Client(scheduler, timeout=10)
         except OSError as error:
-            raise InputError(f"cannot reach the Dask scheduler: {error}", "--scheduler") from None
+            raise InputError(f"cannot reach the Dask scheduler: {error}", "scheduler") from None
 
     def __enter__(self) -> Any:
         return self.client

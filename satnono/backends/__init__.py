@@ -168,11 +168,11 @@ def check_backend(name: str) -> str:
     """`name` if it is an installed backend; else InputError naming the installed ones."""
     if name not in BACKENDS:
         raise InputError(
-            f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "--backend"
+            f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "backend"
         )
     if name not in installed_backends():
         raise InputError(
-            f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "--backend"
+            f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "backend"
         )
     return name
 
@@ -195,5 +195,5 @@ def search_options(
 
         encoding = check_encoding(encoding)
     if threads < 1:
-        raise InputError(f"threads must be at least 1, not {threads}", "--threads")
+        raise InputError(f"threads must be at least 1, not {threads}", "threads")
     return SearchOptions(solver=solver, threads=threads, seed=seed, encoding=encoding)

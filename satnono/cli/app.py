@@ -33,14 +33,24 @@ MAX_MESSAGE = 300
 
 #: The library names the parameter a bad argument came in; the CLI names its flag.
 FLAGS = {
-    "show": "--show",
-    "sampler": "--sampler",
+    "backend": "--backend",
+    "colors": "--colors",
+    "delta": "--delta",
+    "encoding": "--encoding",
+    "epsilon": "--epsilon",
+    "height": "--height",
+    "limit": "--limit",
+    "max_solutions": "--max-solutions",
     "n": "-n",
+    "sampler": "--sampler",
+    "scheduler": "--scheduler",
+    "show": "--show",
     "site": "fetch",
     "solver": "--solver",
-    "encoding": "--encoding",
     "threads": "--threads",
-    "backend": "--backend",
+    "threshold": "--threshold",
+    "timeout": "--timeout",
+    "width": "--width",
 }
 
 

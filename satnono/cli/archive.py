@@ -12,6 +12,7 @@ from satnono import archive
 from satnono.cli import present
 from satnono.cli.app import DefaultCommandGroup, app, console, deadline, handles_errors
 from satnono.cli.live import batch_bar, compare_bar
+from satnono.cli.options import PathsArg
 from satnono.terminal import printable
 
 batch = typer.Typer(
@@ -32,10 +33,7 @@ def _check_plot(plot_file: Path | None) -> None:
 @batch.command("run")
 @handles_errors
 def batch_run(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),
-    ],
+    paths: PathsArg,
     db: Annotated[
         Path | None, typer.Option("--db", help="SQLite results database (created if missing).")
     ] = None,
@@ -99,10 +97,7 @@ def batch_report(
 @app.command()
 @handles_errors
 def compare(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),
-    ],
+    paths: PathsArg,
     backends: Annotated[
         str, typer.Option("--backends", help="Comma-separated backends to compare.")
     ] = "sat,cpsat,backtrack",

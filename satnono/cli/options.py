@@ -30,6 +30,10 @@ PuzzleArg = Annotated[
         metavar="PUZZLE",
     ),
 ]
+PathsArg = Annotated[
+    list[Path],
+    typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),
+]
 FormatOpt = Annotated[
     str | None,
     typer.Option(

@@ -16,7 +16,7 @@ def check_timeout(seconds: float | None) -> float | None:
     # Written as "not (0 <= x < inf)" so that NaN is refused too.
     if seconds is not None and not 0 <= seconds < float("inf"):
         raise InputError(f"the timeout must be a number of seconds >= 0, not {seconds}",
-                         "--timeout")  # fmt: skip
+                         "timeout")  # fmt: skip
     return seconds
 
 
