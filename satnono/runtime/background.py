@@ -10,10 +10,14 @@ install a SIGINT handler of its own (see satnono.runtime.stoppable).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
+
+#: Longest wait in one piece while the main thread waits for work (seconds).
+_SLICE = 0.1
 
 
 class Background(Generic[T]):
@@ -44,8 +48,15 @@ class Background(Generic[T]):
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the work ends or `timeout` passes; True when it has ended. A Ctrl-C
         while waiting cancels the work, waits for it to end, and raises KeyboardInterrupt."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            self._thread.join(timeout)
+            # In slices: a signal delivered to another thread is only seen by the main thread
+            # when it runs again, so a join without end could sit out a Ctrl-C.
+            while self._thread.is_alive():
+                left = _SLICE if deadline is None else min(_SLICE, deadline - time.monotonic())
+                if left <= 0:
+                    break
+                self._thread.join(left)
         except KeyboardInterrupt:
             self._cancel()
             self._thread.join()
@@ -109,10 +120,15 @@ class HandOver(Generic[Item]):
         for it); `ended` once the producer has finished and every item has been taken."""
         import queue
 
-        try:
-            item = self._queue.get(timeout=timeout)
-        except queue.Empty:
-            return False, None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:  # in slices, so that a Ctrl-C reaches a waiting main thread (see above)
+            left = _SLICE if deadline is None else min(_SLICE, deadline - time.monotonic())
+            try:
+                item = self._queue.get(timeout=max(0.0, left))
+                break
+            except queue.Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False, None
         if item is self._END:
             self._queue.put(item)  # every later get() sees the end too
             return True, None

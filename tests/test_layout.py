@@ -1,0 +1,118 @@
+"""The house rules of the code (README, "How the code is laid out"), checked on the source:
+no import cycle, no library module importing a front end, thin front ends, no module past
+500 lines, no private PySAT module, and a public API whose every name resolves."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "satnono"
+#: The front ends (`python -m satnono` is the CLI too).
+FRONT_ENDS = ("satnono.cli", "satnono.serve", "satnono.__main__")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _module_of(name: str) -> str:
+    """The module a dotted name lives in ("" when it is none of satnono's)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """The satnono modules `name` imports, wherever in the module the import stands."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, *([base] if base else [])])
+            # `from satnono.x import y`: y itself when it is a module, else satnono.x.
+            targets = [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            if target.split(".")[0] == "satnono":
+                found.add(_module_of(target))
+    found.discard(name)
+    return found
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _inside(name: str, front: str) -> bool:
+    return name == front or name.startswith(front + ".")
+
+
+def test_no_import_cycle() -> None:
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            current = todo.pop()
+            for nxt in GRAPH[current]:
+                if nxt == goal:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    cycles = [name for name in GRAPH if reaches(name, name)]
+    assert cycles == []
+
+
+def test_no_library_module_imports_a_front_end() -> None:
+    for name, imported in GRAPH.items():
+        if any(_inside(name, front) for front in FRONT_ENDS):
+            continue
+        fronts = [m for m in imported if any(_inside(m, front) for front in FRONT_ENDS)]
+        assert fronts == [], f"{name} imports {fronts}"
+
+
+def test_front_ends_are_thin() -> None:
+    for front in FRONT_ENDS:
+        outside = set()
+        for name, imported in GRAPH.items():
+            if _inside(name, front):
+                outside |= {m for m in imported if not _inside(m, front)}
+        assert len(outside) <= 6, f"{front} imports {sorted(outside)}"
+
+
+def test_no_module_does_two_jobs_by_length() -> None:
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500}  # fmt: skip
+    assert long == {}
+
+
+def test_no_private_pysat_module() -> None:
+    for name, path in MODULES.items():
+        source = path.read_text(encoding="utf-8")
+        assert "pysat._" not in source and "from pysat import _" not in source, name
+
+
+def test_star_import_gives_every_public_name() -> None:
+    import satnono
+
+    namespace: dict[str, object] = {}
+    exec("from satnono import *", namespace)
+    assert set(satnono.__all__) <= set(namespace)
+    for name in ("SolveResult", "CountResult", "Analysis", "SolveHandle", "Status"):
+        assert isinstance(namespace[name], type), name

@@ -1,0 +1,157 @@
+"""satnono.runtime: the one race of forked children, calls off the main thread, the hand-over
+between a producer thread and its consumer, and a solve watched through its handle."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import satnono
+from satnono.runtime.background import Background, HandOver, run_off_main_thread
+from satnono.runtime.child import Send
+from satnono.runtime.deadline import Deadline
+from satnono.runtime.race import Race
+from support import EXAMPLES, children
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+LONG = EXAMPLES / "permutation-9.non"  # 9! solutions: long enough to cancel
+
+
+@pytest.fixture
+def no_children_left() -> None:
+    assert children() == [], "a child was running before the test"
+    yield
+    assert children() == []
+
+
+def _answer(value: int, after: float) -> object:
+    def run(send: Send) -> None:
+        time.sleep(after)
+        send(value)
+
+    return run
+
+
+def test_the_first_deciding_message_wins_and_every_child_is_killed(
+    no_children_left: None,
+) -> None:
+    with Race(lambda _, message: message > 0) as race:
+        race.enter("slow", _answer(1, 30), "slow")  # type: ignore[arg-type]
+        race.enter("zero", _answer(0, 0), "zero")  # type: ignore[arg-type]
+        race.enter("fast", _answer(2, 0.2), "fast")  # type: ignore[arg-type]
+        winner = race.collect(Deadline(20))
+        assert winner is not None and winner.tag == "fast" and winner.messages == [2]
+        assert next(e for e in race.entrants if e.tag == "zero").messages == [0]
+
+
+def test_a_race_ends_at_its_deadline_or_when_every_child_failed(no_children_left: None) -> None:
+    with Race(lambda _, message: True) as race:
+        race.enter("slow", _answer(1, 30), "slow")  # type: ignore[arg-type]
+        started = time.monotonic()
+        assert race.collect(Deadline(0.3)) is None
+        assert time.monotonic() - started < 5
+        assert race.poll() is None
+
+    def broken(send: Send) -> None:
+        raise ValueError("boom")
+
+    with Race(lambda _, message: True) as race:
+        race.enter("a", broken, "broken one")
+        race.enter("b", lambda send: None, "silent one")
+        assert race.collect(Deadline(20)) is None
+        assert not race.running()
+        assert any("boom" in error for error in race.errors)
+        assert any("ended without an answer" in error for error in race.errors)
+
+
+def test_work_off_the_main_thread_returns_and_raises_as_if_called_here() -> None:
+    names: list[str] = []
+
+    def work() -> int:
+        names.append(threading.current_thread().name)
+        return 7
+
+    assert run_off_main_thread(work, lambda: None, "worker") == 7
+    assert names == ["worker"]
+
+    def fails() -> int:
+        raise KeyError("lost")
+
+    with pytest.raises(KeyError, match="lost"):
+        run_off_main_thread(fails, lambda: None, "worker")
+
+
+def test_ctrl_c_while_waiting_cancels_the_work_and_goes_on() -> None:
+    stop = threading.Event()
+
+    def work() -> str:
+        stop.wait(30)
+        return "stopped"
+
+    call = Background(work, stop.set, "worker")
+    timer = threading.Timer(0.2, signal.raise_signal, [signal.SIGINT])
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        call.result()
+    assert stop.is_set() and call.done() and time.monotonic() - started < 5
+
+
+def test_a_hand_over_waits_for_its_consumer_and_stops_once_it_has_gone() -> None:
+    handed: HandOver[int] = HandOver()
+    sent: list[bool] = []
+
+    def produce() -> None:
+        for n in range(100):
+            if not handed.put(n):
+                sent.append(False)
+                return
+            sent.append(True)
+        handed.finish()
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    taken = [handed.get(5)[1] for _ in range(3)]
+    assert taken == [0, 1, 2]
+    time.sleep(0.2)
+    assert len(sent) <= 4  # one waiting in the hand-over, one blocked: nothing piled up
+    handed.close()
+    producer.join(5)
+    assert not producer.is_alive() and sent[-1] is False
+
+
+def test_a_solve_handle_streams_shows_progress_and_cancels() -> None:
+    puzzle = satnono.read_puzzle(LONG)
+    with satnono.start_solve(puzzle, max_solutions=0, keep=0) as handle:
+        seen = []
+        for grid in handle.solutions():
+            seen.append(grid)
+            if len(seen) == 50:
+                handle.cancel()
+        result = handle.result()
+    assert handle.progress.phase == "search" and handle.progress.solutions >= 50
+    assert result.status == "timeout" and result.solutions_found >= 50
+    assert len(set(seen)) == len(seen) >= 50
+
+
+def test_a_solve_handle_without_a_stream_gives_its_result() -> None:
+    puzzle = satnono.read_puzzle(EXAMPLES / "duck.non")
+    handle = satnono.start_solve(puzzle, stream=False)
+    assert handle.wait(30) and handle.result().status == satnono.Status.UNIQUE
+    assert handle.next_solution(0.1) == (True, None)
+
+
+def test_samples_stream_then_say_how_it_went() -> None:
+    puzzle = satnono.read_puzzle(EXAMPLES / "switches-8.non")
+    with satnono.iter_samples(puzzle, 3, seed=1) as drawing:
+        grids = list(drawing)
+    assert len(grids) == drawing.drawn == 3 and drawing.status == "sampled"
+    assert "exactly uniform" in drawing.guarantee
+    unsolvable = satnono.Puzzle.from_clues(rows=[[2], [0]], columns=[[1], [0]])
+    with satnono.iter_samples(unsolvable, 2) as drawing:
+        assert list(drawing) == []
+    assert drawing.status == "unsolvable" and drawing.reason
