@@ -1,12 +1,46 @@
 """The `satnono` command line, a thin shell over the library API (satnono/__init__.py).
 
-app (the typer app, exit codes, errors, process plumbing), options (shared options),
+shell (the typer app, exit codes, errors, process plumbing), options (shared options),
 present (every line of text), live (progress displays); the commands: solving (solve,
 count, sample, analyze), files (convert, cnf, fetch, render, from-image), archive (batch,
-compare), web (serve).
+compare), web (serve). A run imports only the module of the command it names.
 """
 
-from satnono.cli import archive, files, solving, web  # noqa: F401 - register the commands
-from satnono.cli.app import app, main
+from __future__ import annotations
 
-__all__ = ["app", "main"]
+import importlib
+import sys
+from typing import Any
+
+#: Which module declares each command.
+COMMANDS = {
+    "solve": "solving", "count": "solving", "sample": "solving", "analyze": "solving",
+    "convert": "files", "cnf": "files", "fetch": "files", "render": "files",
+    "from-image": "files", "batch": "archive", "compare": "archive", "serve": "web",
+}  # fmt: skip
+
+__all__ = ["COMMANDS", "app", "main"]
+
+
+def _register(modules: set[str]) -> Any:
+    for module in sorted(modules):
+        importlib.import_module(f"satnono.cli.{module}")
+    from satnono.cli.shell import app
+
+    return app
+
+
+def main() -> None:
+    """The console script: loads the named command's module (every one for --help)."""
+    named = sys.argv[1] if len(sys.argv) > 1 else None
+    module = COMMANDS.get(named or "")
+    _register({module} if module else set(COMMANDS.values()))
+    from satnono.cli.shell import main as run
+
+    run()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole app, every command registered (tests, completion)
+        return _register(set(COMMANDS.values()))
+    raise AttributeError(f"module 'satnono.cli' has no attribute {name!r}")

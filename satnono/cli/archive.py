@@ -10,9 +10,9 @@ import typer
 import satnono
 from satnono import archive
 from satnono.cli import present
-from satnono.cli.app import DefaultCommandGroup, app, console, deadline, handles_errors
 from satnono.cli.live import batch_bar, compare_bar
 from satnono.cli.options import PathsArg
+from satnono.cli.shell import DefaultCommandGroup, app, console, deadline, handles_errors
 from satnono.terminal import printable
 
 batch = typer.Typer(

@@ -10,7 +10,6 @@ import typer
 
 import satnono
 from satnono.cli import present
-from satnono.cli.app import EXIT_UNSOLVABLE, app, deadline, fail, handles_errors, load, say
 from satnono.cli.options import (
     BackendOpt,
     EncodingOpt,
@@ -20,6 +19,7 @@ from satnono.cli.options import (
     Show,
     TimeoutOpt,
 )
+from satnono.cli.shell import EXIT_UNSOLVABLE, app, deadline, fail, handles_errors, load, say
 from satnono.terminal import printable
 
 

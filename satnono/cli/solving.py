@@ -12,19 +12,6 @@ import typer
 import satnono
 from satnono import contract
 from satnono.cli import present
-from satnono.cli.app import (
-    EXIT_BAD_INPUT,
-    EXIT_INTERRUPTED,
-    EXIT_SOLVED,
-    app,
-    console,
-    deadline,
-    exit_code,
-    handles_errors,
-    load,
-    print_json,
-    say,
-)
 from satnono.cli.options import (
     BackendOpt,
     EncodingOpt,
@@ -36,6 +23,19 @@ from satnono.cli.options import (
     SolverOpt,
     ThreadsOpt,
     TimeoutOpt,
+)
+from satnono.cli.shell import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_SOLVED,
+    app,
+    console,
+    deadline,
+    exit_code,
+    handles_errors,
+    load,
+    print_json,
+    say,
 )
 from satnono.terminal import SolutionPrinter, printable
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from satnono.cli.app import app, handles_errors, say
+from satnono.cli.shell import app, handles_errors, say
 
 
 @app.command()
