@@ -44,21 +44,25 @@ def solve(
     on_solution: Callable[[Grid], bool | None] | None = None,
     progress: Progress | None = None,
     keep: int | None = None,
+    deadline: Deadline | None = None,
     **options: Any,
 ) -> SolveResult:
     """Solve: up to `max_solutions` verified solutions (0 = all; 2 tells unique from not).
 
-    `backend` is one of `available_backends()` (default: the portfolio on two or more
-    cores, else sat); `options` are the search knobs solver, threads, seed and encoding (as
-    the CLI's flags). `.status` is unique, multiple, solved, unsolvable or timeout;
+    `backend` is one of `available_backends()` (default: sat, the fastest single
+    configuration; see BENCHMARKS.md); `options` are the search knobs solver, threads, seed
+    and encoding (as the CLI's flags). `.status` is unique, multiple, solved, unsolvable or timeout;
     `.solutions` are row strings. `on_solution(grid)` sees each verified solution as it is
     found (return False to stop); `progress` (a satnono.solutions.Progress) is kept current
     for a live display; `keep` caps the solutions kept in the result (None = all found).
+    `deadline` (a satnono.Deadline), when given, replaces `timeout`: a caller can cancel()
+    it from another thread to stop the call within a fraction of a second (count and
+    analyze take one too).
     """
     from satnono.solutions import solve as run
 
     chosen, checked = checked_arguments(puzzle, backend, max_solutions, timeout, options)
-    deadline = Deadline(timeout)
+    deadline = deadline or Deadline(timeout)
     return off_main_thread(
         lambda: run(
             puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep,
@@ -95,6 +99,7 @@ def start_solve(
     stream: bool = True,
     on_solution: Callable[[Grid], bool | None] | None = None,
     keep: int | None = None,
+    deadline: Deadline | None = None,
     **options: Any,
 ) -> SolveHandle:
     """Start a solve in the background and return its handle (satnono.streaming.SolveHandle):
@@ -113,7 +118,7 @@ def start_solve(
     work = functools.partial(
         run, puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep
     )
-    return SolveHandle(work, puzzle, Deadline(timeout), stream, on_solution)
+    return SolveHandle(work, puzzle, deadline or Deadline(timeout), stream, on_solution)
 
 
 def count(
@@ -125,6 +130,7 @@ def count(
     epsilon: float | None = None,
     delta: float | None = None,
     backend: str | None = None,
+    deadline: Deadline | None = None,
     **options: Any,
 ) -> CountResult:
     """The number of solutions, exact unless `.exact` is False (then a lower bound).
@@ -138,7 +144,7 @@ def count(
     if limit < 0:
         raise InputError(f"the limit must be 0 (none) or more, not {limit}", "limit")
     chosen, checked = checked_arguments(puzzle, backend, 0, timeout, options)
-    deadline = Deadline(timeout)
+    deadline = deadline or Deadline(timeout)
     return off_main_thread(
         lambda: run(
             puzzle, backend=chosen, limit=limit, options=checked, approximation=approximation,
@@ -155,6 +161,7 @@ def analyze(
     max_solutions: int = 2,
     exact_count: bool = False,
     backend: str | None = None,
+    deadline: Deadline | None = None,
 ) -> Analysis:
     """How hard the puzzle is for a person, whether it is unique, and every ambiguous cell."""
     from satnono.analysis import analyze as run
@@ -162,7 +169,7 @@ def analyze(
     if max_solutions == 1:
         raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "max_solutions")
     chosen, _ = checked_arguments(puzzle, backend, max_solutions, timeout, {})
-    deadline = Deadline(timeout)
+    deadline = deadline or Deadline(timeout)
     return off_main_thread(
         lambda: run(
             puzzle, max_solutions=max_solutions, exact_count=exact_count, backend=chosen,

@@ -103,7 +103,8 @@ def test_limits_and_no_file_system(server: str) -> None:
     # A declared size over the limit is refused before the body is read.
     host, port = server.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
+        sock.sendall(f"POST /api/solve HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                     "Content-Length: 100000000\r\n\r\n".encode())  # fmt: skip
         assert sock.recv(100).startswith(b"HTTP/1.1 413")
     status, body = post(f"{server}/api/solve?timeout=999", (EXAMPLES / "duck.non").read_bytes())
     assert status == 400 and "timeout" in json.loads(body)["error"]
@@ -119,6 +120,163 @@ def test_the_stream_ends_with_the_solve_object(server: str) -> None:
     assert status == 200 and events[-1]["event"] == "done"
     assert sum(e["event"] == "solution" for e in events) == 3
     assert events[-1]["result"]["solutions_found"] == 3
+
+
+# --- never locked up, only its own page (issue 20) -----------------------------------------------
+
+LONG = (EXAMPLES / "permutation-9.non").read_bytes()  # 9! solutions: a stream that runs long
+
+
+def _open_stream(server: str, body: bytes = LONG) -> socket.socket:
+    """A /api/solve/stream request whose answer has started (its run slot is taken)."""
+    host, port = server.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=20)
+    sock.sendall(
+        f"POST /api/solve/stream?max_solutions=0&timeout=60 HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    assert sock.recv(12).startswith(b"HTTP/1.1 200")
+    return sock
+
+
+def _solve_quickly(server: str) -> float:
+    started = time.monotonic()
+    status, body = post(f"{server}/api/solve?name=duck.non", (EXAMPLES / "duck.non").read_bytes())
+    assert status == 200 and json.loads(body)["status"] == "unique"
+    return time.monotonic() - started
+
+
+def test_dropped_streams_give_their_slots_back(server: str) -> None:
+    for _ in range(3):
+        _open_stream(server).close()  # a closed tab, a Cancel click
+    assert _solve_quickly(server) < 5
+    for _ in range(3):
+        sock = _open_stream(server)
+        sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
+    assert _solve_quickly(server) < 5
+
+
+def test_a_third_stream_waits_then_gets_503(server: str) -> None:
+    first, second = _open_stream(server), _open_stream(server)
+    try:
+        started = time.monotonic()
+        status, body = post(f"{server}/api/solve/stream?name=d.non", LONG)
+        assert status == 503 and "busy" in json.loads(body)["error"]
+        assert time.monotonic() - started < 11
+    finally:
+        first.close()
+        second.close()
+    assert _solve_quickly(server) < 5
+
+
+def _raw(server: str, headers: str, body: bytes = b"") -> bytes:
+    host, port = server.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=20) as sock:
+        sock.sendall(headers.format(host=f"{host}:{port}").encode() + body)
+        return sock.recv(4096)
+
+
+def test_only_the_pages_own_origin_and_host_drive_the_api(server: str) -> None:
+    duck = (EXAMPLES / "duck.non").read_bytes()
+    evil_origin = _raw(
+        server,
+        "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nOrigin: "
+        f"http://evil.example\r\nContent-Length: {len(duck)}\r\n\r\n",
+        duck,
+    )
+    assert evil_origin.startswith(b"HTTP/1.1 403")
+    evil_host = _raw(
+        server,
+        f"POST /api/solve HTTP/1.1\r\nHost: evil.example\r\nContent-Length: {len(duck)}\r\n\r\n",
+        duck,
+    )
+    assert evil_host.startswith(b"HTTP/1.1 403")
+    own = _raw(
+        server,
+        "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\n"
+        f"Content-Length: {len(duck)}\r\n\r\n",
+        duck,
+    )
+    assert own.startswith(b"HTTP/1.1 200")
+
+
+def test_a_stalled_body_is_cut_off(server: str) -> None:
+    started = time.monotonic()
+    answer = _raw(server, "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 408") and time.monotonic() - started < 15
+
+
+def test_the_authors_palette_is_checked(server: str) -> None:
+    def author(palette: list[dict[str, str]], rows: list[str]) -> tuple[int, dict[str, object]]:
+        status, body = post(
+            f"{server}/api/author", json.dumps({"rows": rows, "palette": palette}).encode()
+        )
+        return status, json.loads(body)
+
+    many = [{"char": chr(0x100 + n), "rgb": f"#{n:06x}"} for n in range(70)]
+    status, data = author(many, ["".join(c["char"] for c in many[:5])])
+    assert status == 400 and "at most" in str(data["error"])
+    status, data = author([{"char": "a", "rgb": '"><x'}], ["a."])
+    assert status == 400 and "#rrggbb" in str(data["error"])
+    status, data = author(
+        [{"char": "a", "rgb": "#ff0000"}, {"char": "a", "rgb": "#00ff00"}], ["a."]
+    )
+    assert status == 400 and "two colors" in str(data["error"])
+    status, data = author(
+        [{"char": "a", "rgb": "#ff0000"}, {"char": "b", "rgb": "#00ff00"}], ["ab"]
+    )
+    assert status == 200 and "non" in data
+
+
+def test_answers_say_what_they_are_and_errors_stay_short(server: str) -> None:
+    duck = (EXAMPLES / "duck.non").read_bytes()
+    request = urllib.request.Request(f"{server}/api/convert?to=non&name=d.non", duck, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.headers["Content-Type"].startswith("text/plain")
+    status, body = post(f"{server}/api/solve?timeout={'9' * 60000}", b"width 1\n")
+    assert status == 400 and len(body) < 400
+    with urllib.request.urlopen(f"{server}/favicon.ico", timeout=10) as response:
+        assert response.status == 200
+
+
+def test_sigterm_stops_the_server_at_once_whatever_runs(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen([*SATNONO, "serve", "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/", timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        stream = _open_stream(url)
+        status, _ = post(
+            f"{url}/api/author",
+            json.dumps(
+                {
+                    "rows": ["a"],
+                    "palette": [{"char": chr(0x100 + n), "rgb": "#000000"} for n in range(70)],
+                }
+            ).encode(),
+        )
+        assert status == 400
+        started = time.monotonic()
+        process.terminate()
+        process.wait(10)
+        assert time.monotonic() - started < 2.5
+        stream.close()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 # --- in a real browser --------------------------------------------------------------------------

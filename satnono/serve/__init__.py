@@ -1,0 +1,127 @@
+"""`satnono serve`: a local web app (Starlette on uvicorn) over the library API.
+
+One page (satnono/web/, no build step) to open, solve, watch and author puzzles, and a JSON API
+whose answers are exactly the CLI's `--json` objects (satnono.contract). The API takes puzzle
+text, never a path: it gives no access to the server's files. guard (slots, limits, same
+origin), work (each endpoint's work), live (the streamed solve).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+#: uvicorn's limits: idle keep-alive connections close after this many seconds, at most this
+#: many connections are served at once (more get 503), and a shutdown waits this long.
+KEEP_ALIVE = 5
+CONNECTIONS = 64
+SHUTDOWN_WAIT = 1
+
+
+def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
+    """The Starlette application (routes below), behind the same-origin guard."""
+    from starlette.applications import Starlette
+    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    import satnono
+    from satnono import InputError, contract
+    from satnono.serve import live, work
+    from satnono.serve.guard import RequestError, RunSlots, SameOrigin, error_body, read_body
+
+    slots = RunSlots()
+    bodies = asyncio.Semaphore(8)
+
+    def refused(error: Exception) -> Any:
+        body, status = error_body(error)
+        return JSONResponse(body, status_code=status)
+
+    def endpoint(name: str) -> Any:
+        run = getattr(work, name)
+
+        async def handle(request: Any) -> Any:
+            try:
+                text = await read_body(request, bodies)
+                query = dict(request.query_params)
+                timeout = work.timeout_of(query)
+                lease = await slots.lease(timeout)
+                try:
+                    task = asyncio.ensure_future(
+                        asyncio.to_thread(run, text, query, lease.deadline)
+                    )
+                    while not task.done():  # a dropped request cancels its search
+                        await asyncio.wait({task}, timeout=0.25)
+                        if not task.done() and await request.is_disconnected():
+                            lease.deadline.cancel()
+                    data = task.result()
+                finally:
+                    lease.release()
+            except (InputError, RequestError) as error:
+                return refused(error)
+            if isinstance(data, str | bytes):
+                return Response(data, media_type=work.media_type(name, query))
+            # The CLI's own serialization, so that the bytes are those of `--json` too.
+            return Response(contract.dumps(data), media_type="application/json")
+
+        return handle
+
+    async def stream(request: Any) -> Any:
+        try:
+            return await live.handle(request, slots, bodies)
+        except (InputError, RequestError) as error:
+            return refused(error)
+
+    async def index(_: Any) -> Any:
+        return FileResponse(WEB / "index.html")
+
+    async def favicon(_: Any) -> Any:
+        return FileResponse(WEB / "favicon.svg", media_type="image/svg+xml")
+
+    async def webpbn(request: Any) -> Any:
+        from satnono.formats import read_text
+
+        try:
+            digits = request.path_params["puzzle_id"]
+            path = await asyncio.to_thread(satnono.fetch, "webpbn", int(digits))
+            return JSONResponse({"text": read_text(path), "name": f"webpbn-{digits}.xml"})
+        except InputError as error:
+            return refused(error)
+
+    routes = [
+        Route("/", index),
+        Route("/favicon.ico", favicon),
+        *(Route(f"/api/{name}", endpoint(name), methods=["POST"])
+          for name in ("solve", "count", "analyze", "picture", "convert", "author")),
+        Route("/api/solve/stream", stream, methods=["POST"]),
+        Route("/api/webpbn/{puzzle_id:int}", webpbn),
+        Mount("/static", StaticFiles(directory=WEB), name="static"),
+    ]  # fmt: skip
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        yield
+        slots.cancel_all()  # at shutdown every search stops, so the process ends at once
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    return SameOrigin(app, host, port)
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> None:
+    """Run the app until Ctrl-C or SIGTERM (both stop it within SHUTDOWN_WAIT seconds)."""
+    import uvicorn
+
+    if open_browser:
+        import webbrowser
+
+        threading.Timer(1.0, webbrowser.open, [f"http://{host}:{port}/"]).start()
+    uvicorn.run(
+        create_app(host, port), host=host, port=port, log_level="warning",
+        timeout_keep_alive=KEEP_ALIVE, limit_concurrency=CONNECTIONS,
+        timeout_graceful_shutdown=SHUTDOWN_WAIT,
+    )  # fmt: skip

@@ -1,0 +1,99 @@
+"""POST /api/solve/stream: the solve as it happens, as JSON lines, on a SolveHandle.
+
+Events: "progress" (phase, cells left, solutions, elapsed seconds and the grid as line logic
+and the search have it) at least twice a second, "solution" for each verified solution, then
+"done" with the CLI's solve object (or "error"). Closing the connection, the page's Cancel
+and a server shutdown all cancel the solve; the run slot is released on every path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from starlette.responses import StreamingResponse
+
+import satnono
+from satnono import InputError, Puzzle, contract
+from satnono.serve import work
+from satnono.serve.guard import Lease, RunSlots, read_body
+from satnono.terminal import domain_rows
+
+#: Seconds between progress events while nothing else happens.
+PROGRESS_EVERY = 0.25
+
+
+class LeasedStream(StreamingResponse):
+    """A streamed answer that gives its run slot back however the response ends."""
+
+    def __init__(self, content: Any, lease: Lease) -> None:
+        super().__init__(content, media_type="application/x-ndjson")
+        self.lease = lease
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.lease.release()
+
+
+async def handle(request: Any, slots: RunSlots, bodies: asyncio.Semaphore) -> Any:
+    """Check the request, take a run slot (503 when none frees up in time), then stream."""
+    text = await read_body(request, bodies)
+    query = dict(request.query_params)
+    limit = work.number(query, "max_solutions", 2, int)
+    if not 0 <= limit <= 10_000:
+        raise InputError("max_solutions must be within 0..10000 here", "max_solutions")
+    backend = query.get("backend") or satnono.DEFAULT_BACKEND
+    satnono.check_options(backend)
+    timeout = work.timeout_of(query)
+    puzzle = await asyncio.to_thread(work.parse, text, query)
+    lease = await slots.lease(timeout)
+    events = _events(request, puzzle, backend, limit, lease, work.source_of(query))
+    return LeasedStream(events, lease)
+
+
+async def _events(
+    request: Any, puzzle: Puzzle, backend: str, limit: int, lease: Lease, source: str
+) -> Any:
+    handle = satnono.start_solve(puzzle, backend, limit, keep=0, deadline=lease.deadline)
+    progress = handle.progress
+    started = time.perf_counter()
+    shown = 0.0
+    try:
+        while True:
+            ended, grid = await asyncio.to_thread(handle.next_solution, 0.1)
+            if grid is not None:
+                yield _line({"event": "solution", "solution": puzzle.grid_rows(grid)})
+            if time.perf_counter() - shown >= PROGRESS_EVERY or ended:
+                shown = time.perf_counter()
+                yield _line(_progress(puzzle, progress, shown - started))
+            if ended:
+                try:
+                    result = handle.result()
+                except Exception as error:  # reported to the page, never a traceback
+                    yield _line({"event": "error", "error": str(error)[:300]})
+                else:
+                    answer = contract.solve_object(source, result, None)
+                    yield _line({"event": "done", "result": answer})
+                return
+            if await request.is_disconnected():
+                return
+    finally:
+        handle.cancel()  # a cancel, a closed page or the end: the solve stops now
+
+
+def _progress(puzzle: Puzzle, progress: Any, seconds: float) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "event": "progress", "phase": progress.phase, "cells_left": progress.cells_left,
+        "solutions": progress.solutions, "seconds": round(seconds, 2),
+    }  # fmt: skip
+    if progress.domains is not None:
+        event["partial"] = domain_rows(puzzle, progress.domains)
+    return event
+
+
+def _line(event: dict[str, Any]) -> bytes:
+    return (json.dumps(event) + "\n").encode()
