@@ -53,7 +53,7 @@ def solve(
     configuration; see BENCHMARKS.md); `options` are the search knobs solver, threads, seed
     and encoding (as the CLI's flags). `.status` is unique, multiple, solved, unsolvable or timeout;
     `.solutions` are row strings. `on_solution(grid)` sees each verified solution as it is
-    found (return False to stop); `progress` (a satnono.solutions.Progress) is kept current
+    found (return False to stop); `progress` (a satnono.Progress) is kept current
     for a live display; `keep` caps the solutions kept in the result (None = all found).
     `deadline` (a satnono.Deadline), when given, replaces `timeout`: a caller can cancel()
     it from another thread to stop the call within a fraction of a second (count and

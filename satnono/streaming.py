@@ -21,7 +21,7 @@ class SolveHandle:
     """A solve in progress. `progress` is kept current (phase, cells left, the grid after line
     logic, solutions found); `solutions()` yields each verified solution as it is found;
     `cancel()` stops the search within a fraction of a second; `result()` waits for the
-    SolveResult (status timeout after a cancel, with the solutions found until then).
+    SolveResult (after a cancel: not complete, with the solutions found until then).
 
     Solutions are handed over one at a time: the search waits for the consumer of
     `solutions()` rather than piling them up, so with `stream` True take them all before

@@ -134,7 +134,9 @@ def test_a_solve_handle_streams_shows_progress_and_cancels() -> None:
                 handle.cancel()
         result = handle.result()
     assert handle.progress.phase == "search" and handle.progress.solutions >= 50
-    assert result.status == "timeout" and result.solutions_found >= 50
+    # Stopped early: what was found stands, and the search is not complete.
+    assert result.status in ("multiple", "timeout") and not result.complete
+    assert result.solutions_found >= 50
     assert len(set(seen)) == len(seen) >= 50
 
 
@@ -151,7 +153,7 @@ def test_samples_stream_then_say_how_it_went() -> None:
         grids = list(drawing)
     assert len(grids) == drawing.drawn == 3 and drawing.status == "sampled"
     assert "exactly uniform" in drawing.guarantee
-    unsolvable = satnono.Puzzle.from_clues(rows=[[2], [0]], columns=[[1], [0]])
+    unsolvable = satnono.Puzzle.from_clues(rows=[[2], []], columns=[[1], []])
     with satnono.iter_samples(unsolvable, 2) as drawing:
         assert list(drawing) == []
     assert drawing.status == "unsolvable" and drawing.reason

@@ -117,7 +117,8 @@ class HandOver(Generic[Item]):
 
     def get(self, timeout: float | None = None) -> tuple[bool, Item | None]:
         """(ended, item): the next item if one comes within `timeout` seconds (None waits
-        for it); `ended` once the producer has finished and every item has been taken."""
+        for it); `ended` once the producer has finished and every item has been taken, or
+        once the hand-over is closed and empty."""
         import queue
 
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -127,6 +128,8 @@ class HandOver(Generic[Item]):
                 item = self._queue.get(timeout=max(0.0, left))
                 break
             except queue.Empty:
+                if self._closed.is_set():  # closed by the consumer's side: nothing more comes
+                    return True, None
                 if deadline is not None and time.monotonic() >= deadline:
                     return False, None
         if item is self._END:
