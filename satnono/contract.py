@@ -154,6 +154,7 @@ def analysis_object(source: str, analysis: Analysis, picture: str | None = None)
         "reason": analysis.reason,
         "timed_out": analysis.timed_out,
         "picture": picture,
+        "decided": _decided_rows(analysis),
         "seconds": analysis.seconds,
     }
 
@@ -232,3 +233,13 @@ def grid_of_rows(puzzle: Puzzle, rows: Sequence[str], where: str | Path) -> Grid
         if len(row) != puzzle.width or set(row) - chars:
             raise InputError(f"a solution row does not fit the puzzle: {row!r}", where)
     return puzzle.grid_from_rows(rows)
+
+
+def _decided_rows(analysis: Analysis) -> list[str] | None:
+    """The grid as every solution has it: a cell's color where all solutions agree (or what
+    logic decided), '?' where they differ or nothing is known; None without a grid."""
+    from satnono.terminal import domain_rows
+
+    if analysis.domains is None:
+        return None
+    return domain_rows(analysis.puzzle, analysis.domains)

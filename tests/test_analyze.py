@@ -26,7 +26,7 @@ FIELDS = {
     "cells_fixed_by_lines", "probing_solves", "cells_fixed_by_probing", "search_backend",
     "search_max_depth", "search_nodes", "solutions", "solutions_exact", "difficulty", "label",
     "differing_cells", "solutions_compared", "reason", "timed_out", "picture", "seconds",
-    "ambiguous_cells", "backbone_cells", "backbone_exact", "backend",
+    "ambiguous_cells", "backbone_cells", "backbone_exact", "backend", "decided",
 }  # fmt: skip
 
 # Two solutions (a diagonal either way): every cell differs.

@@ -326,3 +326,63 @@ def test_the_authors_mode_marks_the_ambiguous_cells(page: object, tmp_path: Path
     assert "4 ambiguous cells" in page.inner_text("#author-verdict")  # type: ignore[attr-defined]
     assert page.locator(".cell.ambiguous").count() == 4  # type: ignore[attr-defined]
     page.screenshot(path=str(_shots(tmp_path) / "web-author.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def _solving_done(page: object) -> None:
+    page.wait_for_selector("#solve:not([disabled])", timeout=30_000)  # type: ignore[attr-defined]
+
+
+def test_cancel_three_times_then_solve_at_once(page: object, tmp_path: Path) -> None:
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#max", "0")  # type: ignore[attr-defined]
+    page.fill("#timeout", "60")  # type: ignore[attr-defined]
+    for attempt in range(3):
+        page.fill("#text", LONG.decode())  # type: ignore[attr-defined]
+        page.click("#solve")  # type: ignore[attr-defined]
+        # Live progress: the grid is drawn while the search runs, with its phase and time.
+        page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
+        page.wait_for_function(  # type: ignore[attr-defined]
+            "document.getElementById('phase').textContent.includes(' s')", timeout=30_000
+        )
+        if attempt == 0:
+            page.screenshot(path=str(_shots(tmp_path) / "web-live.png"), full_page=True)  # type: ignore[attr-defined]
+        page.click("#cancel")  # type: ignore[attr-defined]
+        _solving_done(page)
+        assert page.inner_text("#verdict") == "Cancelled."  # type: ignore[attr-defined]
+    page.fill("#max", "2")  # type: ignore[attr-defined]
+    page.fill("#text", (EXAMPLES / "duck.non").read_text())  # type: ignore[attr-defined]
+    started = time.monotonic()
+    page.click("#solve")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('verdict').textContent === 'Unique solution'", timeout=10_000
+    )
+    assert time.monotonic() - started < 10
+
+
+def test_a_new_action_clears_the_old_result(page: object) -> None:
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#text", (EXAMPLES / "duck.non").read_text())  # type: ignore[attr-defined]
+    page.click("#solve")  # type: ignore[attr-defined]
+    page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
+    _solving_done(page)
+    page.fill("#text", (EXAMPLES / "switches-8.non").read_text())  # type: ignore[attr-defined]
+    page.click("#count")  # type: ignore[attr-defined]
+    assert page.inner_html("#picture") == ""  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('verdict').textContent.includes('solutions')", timeout=30_000
+    )
+    assert page.inner_html("#picture") == ""  # type: ignore[attr-defined]
+    assert page.is_disabled("#download-svg")  # type: ignore[attr-defined]
+
+
+def test_a_timeout_shows_the_grid_as_far_as_it_was_decided(page: object) -> None:
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#max", "2")  # type: ignore[attr-defined]
+    page.fill("#timeout", "0")  # type: ignore[attr-defined]
+    page.fill("#text", (EXAMPLES / "needs-search-25.non").read_text())  # type: ignore[attr-defined]
+    page.click("#solve")  # type: ignore[attr-defined]
+    _solving_done(page)
+    page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
+    assert page.inner_text("#verdict").startswith("Timeout")  # type: ignore[attr-defined]
+    assert "hatch" in page.inner_html("#picture").lower()  # type: ignore[attr-defined]
+    page.fill("#timeout", "30")  # type: ignore[attr-defined]

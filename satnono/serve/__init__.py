@@ -42,7 +42,8 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
         body, status = error_body(error)
         return JSONResponse(body, status_code=status)
 
-    def endpoint(name: str) -> Any:
+    def endpoint(name: str, searches: bool = True) -> Any:
+        """POST /api/NAME: the work in a thread; a search takes a run slot (see guard)."""
         run = getattr(work, name)
 
         async def handle(request: Any) -> Any:
@@ -50,7 +51,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
                 text = await read_body(request, bodies)
                 query = dict(request.query_params)
                 timeout = work.timeout_of(query)
-                lease = await slots.lease(timeout)
+                lease = await slots.lease(timeout) if searches else slots.unlimited(timeout)
                 try:
                     task = asyncio.ensure_future(
                         asyncio.to_thread(run, text, query, lease.deadline)
@@ -97,7 +98,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
         Route("/", index),
         Route("/favicon.ico", favicon),
         *(Route(f"/api/{name}", endpoint(name), methods=["POST"])
-          for name in ("solve", "count", "analyze", "picture", "convert", "author")),
+          for name in ("solve", "count", "analyze", "author")),
+        *(Route(f"/api/{name}", endpoint(name, searches=False), methods=["POST"])
+          for name in ("picture", "convert")),
         Route("/api/solve/stream", stream, methods=["POST"]),
         Route("/api/webpbn/{puzzle_id:int}", webpbn),
         Mount("/static", StaticFiles(directory=WEB), name="static"),

@@ -51,16 +51,17 @@ def error_body(error: Exception) -> tuple[dict[str, str], int]:
 class Lease:
     """One run slot, held until `release()` (idempotent); `deadline` stops the run."""
 
-    def __init__(self, slots: RunSlots, deadline: satnono.Deadline) -> None:
+    def __init__(self, slots: RunSlots, deadline: satnono.Deadline, counted: bool = True) -> None:
         self.slots = slots
         self.deadline = deadline
-        self.released = False
+        self.released = not counted  # a lease outside the slots has no slot to give back
+        self.counted = counted
 
     def release(self) -> None:
+        self.deadline.cancel()  # whatever still runs under this lease stops now
+        self.slots.running.discard(self)
         if not self.released:
             self.released = True
-            self.deadline.cancel()  # whatever still runs under this lease stops now
-            self.slots.running.discard(self)
             self.slots.free.release()
 
 
@@ -79,6 +80,13 @@ class RunSlots:
         except TimeoutError:
             raise RequestError("the server is busy: try again", 503) from None
         lease = Lease(self, satnono.Deadline(timeout))
+        self.running.add(lease)
+        return lease
+
+    def unlimited(self, timeout: float | None) -> Lease:
+        """A lease outside the slots, for work that searches nothing (drawing, converting):
+        it still has a deadline, cancelled by a dropped request and at shutdown."""
+        lease = Lease(self, satnono.Deadline(timeout), counted=False)
         self.running.add(lease)
         return lease
 

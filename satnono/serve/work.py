@@ -72,13 +72,15 @@ def analyze(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dic
 
 
 def picture(text: str, query: dict[str, str], deadline: satnono.Deadline) -> bytes:
-    """An SVG (or PNG with `type=png`): `text` is JSON {"puzzle", "solution", "highlight"}."""
+    """An SVG (or PNG with `type=png`): `text` is JSON {"puzzle", "solution", "highlight"} or
+    {"puzzle", "partial", ...}, where partial rows mark undecided cells '?' (drawn hatched)."""
     from satnono.picture import picture_bytes
 
     try:
         data = json.loads(text)
         puzzle_text = str(data["puzzle"])
         solution = data.get("solution")
+        partial = data.get("partial")
         highlight = [(int(r), int(c)) for r, c in data.get("highlight") or []]
     except (ValueError, KeyError, TypeError):
         raise InputError('expected {"puzzle": text, "solution": rows, "highlight": cells}',
@@ -92,6 +94,8 @@ def picture(text: str, query: dict[str, str], deadline: satnono.Deadline) -> byt
     if solution:
         grid = contract.grid_of_rows(puzzle, [str(row) for row in solution], "solution")
         domains = [1 << color for row in grid for color in row]
+    elif partial:
+        domains = _partial_domains(puzzle, [str(row) for row in partial])
     cells = [(r - 1) * puzzle.width + (c - 1) for r, c in highlight
              if 1 <= r <= puzzle.height and 1 <= c <= puzzle.width]  # fmt: skip
     caption = data.get("caption") or puzzle.title or None
@@ -168,3 +172,15 @@ def _check_palette(colors: list[Any], limit: int) -> None:
             raise InputError(f"{color.char[:QUOTED]!r} cannot mark a color", "request")
         if chars.count(color.char) > 1:
             raise InputError(f"two colors use the character {color.char!r}", "request")
+
+
+def _partial_domains(puzzle: Puzzle, rows: list[str]) -> list[int]:
+    """Cell domains from rows of palette characters, '?' for a cell not decided yet."""
+    index = {color.char: number for number, color in enumerate(puzzle.palette)}
+    every = (1 << len(puzzle.palette)) - 1
+    if len(rows) != puzzle.height or any(len(row) != puzzle.width for row in rows):
+        raise InputError(f"the partial grid must be {puzzle.width}x{puzzle.height}", "request")
+    try:
+        return [every if char == "?" else 1 << index[char] for row in rows for char in row]
+    except KeyError as error:
+        raise InputError(f"unknown color {str(error.args[0])[:QUOTED]!r}", "request") from None

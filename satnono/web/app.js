@@ -1,8 +1,22 @@
-// satnono's page: talks to the JSON API of `satnono serve` (satnono/serve.py); no build step.
+// satnono's page: talks to the JSON API of `satnono serve` (satnono/serve/); no build step.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { text: "", name: "", solution: null, ambiguous: [], controller: null, status: null };
+const state = { text: "", name: "", solution: null, ambiguous: [], controller: null, status: null,
+  partial: null, drawing: false, pending: null };
+
+// Each new action starts from a clean slate: no picture, verdict or progress of the last one.
+function clearResult() {
+  state.solution = null; state.ambiguous = []; state.partial = null; state.status = null;
+  $("picture").innerHTML = ""; $("verdict").textContent = ""; $("phase").textContent = "";
+  $("partial").textContent = "";
+  for (const id of ["download-svg", "download-png"]) $(id).disabled = true;
+}
+
+function baseName() {
+  const name = (state.name || "").replace(/^.*[\\/]/, "").replace(/\.[^.]*$/, "");
+  return name || "puzzle";
+}
 
 function options() {
   const query = new URLSearchParams();
@@ -14,7 +28,8 @@ function options() {
 }
 
 function setPuzzle(text, name) {
-  state.text = text; state.name = name || ""; state.solution = null; state.ambiguous = [];
+  clearResult();
+  state.text = text; state.name = name || "";
   $("text").value = text;
   $("verdict").textContent = name ? `Opened ${name}.` : "Puzzle text ready.";
   $("phase").textContent = ""; $("partial").textContent = "";
@@ -44,7 +59,8 @@ function verdictText(result) {
 
 async function drawPicture() {
   if (!state.text.trim()) { $("picture").innerHTML = ""; return; }
-  const body = JSON.stringify({ puzzle: state.text, solution: state.solution, highlight: state.ambiguous });
+  const shown = state.solution ? { solution: state.solution } : { partial: state.partial };
+  const body = JSON.stringify({ puzzle: state.text, ...shown, highlight: state.ambiguous });
   try {
     const response = await post("/api/picture", body);
     $("picture").innerHTML = await response.text();
@@ -54,10 +70,19 @@ async function drawPicture() {
   }
 }
 
+// The live grid: the latest partial grid (or solution) drawn, one picture request at a time.
+async function drawLive() {
+  if (state.drawing) { state.pending = true; return; }
+  state.drawing = true;
+  try {
+    do { state.pending = false; await drawPicture(); } while (state.pending);
+  } finally { state.drawing = false; }
+}
+
 async function solve() {
   state.text = $("text").value;
+  clearResult();
   if (!state.text.trim()) { $("verdict").textContent = "Open a puzzle first."; return; }
-  state.solution = null; state.ambiguous = [];
   state.controller = new AbortController();
   $("solve").disabled = true; $("cancel").disabled = false;
   $("verdict").textContent = "Solving…";
@@ -80,37 +105,49 @@ async function solve() {
       }
     }
   } catch (error) {
+    // A cancel keeps what was decided: the partial grid (or the solutions) stay drawn.
     $("verdict").textContent = error.name === "AbortError" ? "Cancelled." : error.message;
+    if (state.partial || state.solution) await drawLive();
   } finally {
     $("solve").disabled = false; $("cancel").disabled = true;
   }
 }
 
+function phaseText(event) {
+  const parts = [event.phase];
+  if (event.cells_left !== null && event.cells_left !== undefined) parts.push(`${event.cells_left} cells left after line logic`);
+  parts.push(`${event.solutions} solution${event.solutions === 1 ? "" : "s"}`);
+  parts.push(`${event.seconds.toFixed(1)} s`);
+  return parts.join(" · ");
+}
+
 async function handle(event) {
   if (event.event === "progress") {
-    $("phase").textContent = `${event.phase}: ${event.cells_left ?? "?"} cells left after line logic`;
-    $("partial").textContent = event.partial.join("\n");
+    $("phase").textContent = phaseText(event);
+    if (event.partial && !state.solution && event.partial.join() !== (state.partial || []).join()) {
+      state.partial = event.partial;
+      drawLive();
+    }
   } else if (event.event === "solution") {
-    if (!state.solution) state.solution = event.solution;
-    $("phase").textContent = "verified solution found";
-    $("partial").textContent = event.solution.join("\n");
+    if (!state.solution) { state.solution = event.solution; drawLive(); }
   } else if (event.event === "error") {
     $("verdict").textContent = event.error;
   } else if (event.event === "done") {
     state.status = event.result.status;
     $("verdict").textContent = verdictText(event.result);
     $("phase").textContent = `${event.result.seconds.toFixed(2)} s`;
-    $("partial").textContent = "";
     if (event.result.status === "multiple") await analyze(false);
-    await drawPicture();
+    await drawLive();  // the solution; after a timeout, the grid as far as it was decided
   }
 }
 
 async function analyze(show = true) {
   state.text = $("text").value;
+  if (show) { clearResult(); $("verdict").textContent = "Analyzing…"; }
   try {
     const data = await (await post("/api/analyze", state.text)).json();
     state.ambiguous = data.ambiguous_cells;
+    if (show && data.decided) state.partial = data.decided;  // agreed cells; '?' hatched
     const parts = [data.label];
     if (data.ambiguous_cells.length) parts.push(`${data.ambiguous_cells.length} ambiguous cells (outlined)`);
     const text = parts.join("; ");
@@ -121,6 +158,7 @@ async function analyze(show = true) {
 
 async function count() {
   state.text = $("text").value;
+  clearResult();
   $("verdict").textContent = "Counting…";
   try {
     const data = await (await post("/api/count", state.text)).json();
@@ -136,15 +174,16 @@ function download(blob, name) {
 }
 
 async function downloadPicture(type) {
-  const body = JSON.stringify({ puzzle: state.text, solution: state.solution, highlight: state.ambiguous });
+  const shown = state.solution ? { solution: state.solution } : { partial: state.partial };
+  const body = JSON.stringify({ puzzle: state.text, ...shown, highlight: state.ambiguous });
   const query = options(); query.set("type", type);
-  download(await (await post("/api/picture", body, query)).blob(), `puzzle.${type}`);
+  download(await (await post("/api/picture", body, query)).blob(), `${baseName()}.${type}`);
 }
 
 async function downloadPuzzle() {
   const format = $("download-format").value;
   const query = options(); query.set("to", format);
-  download(await (await post("/api/convert", $("text").value, query)).blob(), `puzzle.${format}`);
+  download(await (await post("/api/convert", $("text").value, query)).blob(), `${baseName()}.${format}`);
 }
 
 // --- opening ---------------------------------------------------------------------------------
@@ -240,12 +279,16 @@ function paint(target) {
   if (author.grid[r][c] === painting) return;
   author.grid[r][c] = painting; author.ambiguous = new Set(); drawBoard(); check();
 }
-$("author-board").addEventListener("mousedown", (e) => {
+$("author-board").addEventListener("pointerdown", (e) => {
   e.preventDefault(); painting = e.button === 2 ? "." : author.brush; paint(e.target);
 });
-$("author-board").addEventListener("mouseover", (e) => { if (painting !== null) paint(e.target); });
+$("author-board").addEventListener("pointermove", (e) => {
+  // A touch keeps its first target: find the cell under the finger instead.
+  if (painting !== null) paint(document.elementFromPoint(e.clientX, e.clientY));
+});
 $("author-board").addEventListener("contextmenu", (e) => e.preventDefault());
-document.addEventListener("mouseup", () => { painting = null; });
+document.addEventListener("pointerup", () => { painting = null; });
+document.addEventListener("pointercancel", () => { painting = null; });
 
 function check() {
   clearTimeout(author.timer);
