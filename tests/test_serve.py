@@ -3,6 +3,7 @@ the CLI's line, limits), and the page in a real headless Chromium (solve, author
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -206,6 +207,29 @@ def test_a_stalled_body_is_cut_off(server: str) -> None:
     started = time.monotonic()
     answer = _raw(server, "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 408") and time.monotonic() - started < 15
+
+
+def test_stalled_uploads_are_answered_and_closed(server: str) -> None:
+    """Twelve uploads that stop short of their length: each gets 408 or 503 and its
+    connection is closed, within the body timeout."""
+    host, port = server.removeprefix("http://").split(":")
+    size = 1024 * 1024
+    sockets = []
+    for _ in range(12):
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(f"POST /api/solve HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                     f"Content-Length: {size}\r\n\r\n".encode() + b"x" * (size // 2))  # fmt: skip
+        sockets.append(sock)
+    started = time.monotonic()
+    for sock in sockets:
+        with sock:
+            answer = sock.recv(12)
+            assert answer in (b"HTTP/1.1 408", b"HTTP/1.1 503"), answer
+            with contextlib.suppress(ConnectionResetError):  # closed with our bytes unread
+                while sock.recv(65536):  # the server closes the connection after its answer
+                    pass
+    assert time.monotonic() - started < 20
+    assert _solve_quickly(server) < 5
 
 
 def test_the_authors_palette_is_checked(server: str) -> None:

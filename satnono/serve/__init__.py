@@ -40,7 +40,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
 
     def refused(error: Exception) -> Any:
         body, status = error_body(error)
-        return JSONResponse(body, status_code=status)
+        # A body left unread (too big, too slow, no room) would keep the connection busy.
+        closing = {"Connection": "close"} if status in (408, 413, 503) else None
+        return JSONResponse(body, status_code=status, headers=closing)
 
     def endpoint(name: str, searches: bool = True) -> Any:
         """POST /api/NAME: the work in a thread; a search takes a run slot (see guard)."""
