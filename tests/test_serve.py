@@ -383,7 +383,7 @@ def test_cancel_three_times_then_solve_at_once(page: object, tmp_path: Path) -> 
     assert time.monotonic() - started < 10
 
 
-def test_a_new_action_clears_the_old_result(page: object) -> None:
+def test_a_new_action_clears_the_old_result(page: object, tmp_path: Path) -> None:
     page.click("#tab-solve")  # type: ignore[attr-defined]
     page.fill("#text", (EXAMPLES / "duck.non").read_text())  # type: ignore[attr-defined]
     page.click("#solve")  # type: ignore[attr-defined]
@@ -397,6 +397,7 @@ def test_a_new_action_clears_the_old_result(page: object) -> None:
     )
     assert page.inner_html("#picture") == ""  # type: ignore[attr-defined]
     assert page.is_disabled("#download-svg")  # type: ignore[attr-defined]
+    page.screenshot(path=str(_shots(tmp_path) / "web-cleared.png"), full_page=True)  # type: ignore[attr-defined]
 
 
 def test_a_timeout_shows_the_grid_as_far_as_it_was_decided(page: object) -> None:

@@ -227,14 +227,36 @@ for (const tab of document.querySelectorAll(".tab")) {
 const author = { width: 10, height: 10, grid: [], palette: [{ char: "#", rgb: "#000000" }], brush: "#",
                  timer: null, ambiguous: new Set(), non: "" };
 
+// A line's clue as blocks [{length, char}], read off the painted cells.
 function runs(line) {
   const out = []; let i = 0;
   while (i < line.length) {
     if (line[i] === ".") { i++; continue; }
     let j = i; while (j < line.length && line[j] === line[i]) j++;
-    out.push(author.palette.length > 1 ? `${j - i}${line[i]}` : `${j - i}`); i = j;
+    out.push({ length: j - i, char: line[i] }); i = j;
   }
-  return out.length ? out.join(" ") : "0";
+  return out;
+}
+
+// A clue's numbers, each in its block's color when the puzzle has colors ("0" when empty).
+function clueElement(blocks, className) {
+  const clue = document.createElement("div"); clue.className = className;
+  if (!blocks.length) blocks = [{ length: 0, char: "." }];
+  for (const block of blocks) {
+    const number = document.createElement("span"); number.textContent = block.length;
+    if (author.palette.length > 1 && block.char !== ".") {
+      number.className = "colored"; number.style.background = rgbOf(block.char);
+      number.style.color = textOn(rgbOf(block.char));
+    }
+    clue.appendChild(number);
+  }
+  return clue;
+}
+
+function textOn(rgb) {
+  const v = parseInt(rgb.slice(1), 16);
+  const luminance = 0.299 * (v >> 16) + 0.587 * ((v >> 8) & 255) + 0.114 * (v & 255);
+  return luminance > 150 ? "#000" : "#fff";
 }
 
 function rgbOf(char) { return (author.palette.find((c) => c.char === char) || {}).rgb || "#fff"; }
@@ -242,17 +264,14 @@ function rgbOf(char) { return (author.palette.find((c) => c.char === char) || {}
 function drawBoard() {
   const board = $("author-board");
   board.innerHTML = "";
-  board.style.gridTemplateColumns = `auto repeat(${author.width}, 18px)`;
-  board.style.gridTemplateRows = `auto repeat(${author.height}, 18px)`;
+  board.style.gridTemplateColumns = `auto repeat(${author.width}, 24px)`;
+  board.style.gridTemplateRows = `auto repeat(${author.height}, 24px)`;
   board.appendChild(document.createElement("div"));
   for (let c = 0; c < author.width; c++) {
-    const clue = document.createElement("div"); clue.className = "clue column";
-    clue.textContent = runs(author.grid.map((row) => row[c]));
-    board.appendChild(clue);
+    board.appendChild(clueElement(runs(author.grid.map((row) => row[c])), "clue column"));
   }
   for (let r = 0; r < author.height; r++) {
-    const clue = document.createElement("div"); clue.className = "clue row";
-    clue.textContent = runs(author.grid[r]); board.appendChild(clue);
+    board.appendChild(clueElement(runs(author.grid[r]), "clue row"));
     for (let c = 0; c < author.width; c++) {
       const cell = document.createElement("div");
       cell.className = "cell"; cell.dataset.row = r; cell.dataset.col = c;
