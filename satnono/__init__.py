@@ -33,7 +33,7 @@ How the code is laid out (data flows down this list, never up):
                          output: SVG/PNG pictures, text grids, the JSON objects
     puzzles, calls       the public calls, re-exported here
     archive/             whole archives on Dask into SQLite (batch, compare)
-    cli/, serve          the front ends: thin shells over this API
+    cli/, serve/         the front ends: thin shells over this API
 """
 
 from __future__ import annotations
