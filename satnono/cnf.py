@@ -112,10 +112,26 @@ class CnfFormula:
             cached = self.__dict__["_meanings_cache"] = self.literal_meanings()
         return cached
 
+    def exported_clauses(self) -> list[list[int]]:
+        """The clauses as DIMACS gets them: no clause that names a variable twice.
+
+        The automaton encodings produce a few tautologies (x or not x): harmless to a solver,
+        but strict DIMACS readers refuse them (tididi-cnf: "clause N names variable V twice"),
+        so the export drops them and repeated literals.
+        """
+        exported = []
+        for clause in self.clauses:
+            literals = list(dict.fromkeys(clause))
+            seen = set(literals)
+            if not any(-literal in seen for literal in literals):
+                exported.append(literals)
+        return exported
+
     def dimacs(self, comments: Iterable[str] = ()) -> str:
+        clauses = self.exported_clauses()
         lines = [f"c {comment}" for comment in comments]
-        lines.append(f"p cnf {self.variables} {len(self.clauses)}")
-        lines += [" ".join(map(str, clause)) + " 0" for clause in self.clauses]
+        lines.append(f"p cnf {self.variables} {len(clauses)}")
+        lines += [" ".join(map(str, clause)) + " 0" for clause in clauses]
         return "\n".join(lines) + "\n"
 
 

@@ -18,11 +18,12 @@ from pysat.solvers import Solver
 from satnono.backends import SearchOptions
 from satnono.cnf import ENCODINGS, CnfFormula, encode_puzzle
 from satnono.errors import Contradiction, InputError
+from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
 from satnono.model import Puzzle
 from satnono.propagate import Propagator, initial_domains
 from satnono.solutions import solve
-from support import PALETTES, brute_force_solutions, grids, puzzles
+from support import EXAMPLES, PALETTES, brute_force_solutions, grids, puzzles
 
 SPECS = Path(__file__).resolve().parent.parent / "encodings"
 #: The specification that documents each variant's clause families.
@@ -194,3 +195,20 @@ def test_every_grid_has_exactly_one_model(encoding: str, puzzle: Puzzle) -> None
     counter.new_vars(formula.variables)
     counter.add_clauses(formula.clauses)
     assert counter.count() == len(brute_force_solutions(puzzle))
+
+
+@pytest.mark.parametrize("encoding", ["blocks", "automaton", "automaton-lean"])
+def test_exported_cnf_names_no_variable_twice_in_a_clause(encoding: str) -> None:
+    """Strict DIMACS readers refuse `x -x` (issue 23: 268 such clauses in Nature's automaton
+    CNF); the export is equisatisfiable without them, and its header counts what it holds."""
+    from satnono.cnf import residual_dimacs
+
+    puzzle = read_puzzle(EXAMPLES / "needs-search-25.non")
+    text, formula = residual_dimacs(puzzle, encoding)
+    assert formula is not None
+    header = next(line for line in text.splitlines() if line.startswith("p cnf"))
+    body = [line for line in text.splitlines() if line and line[0] not in "cp"]
+    assert int(header.split()[3]) == len(body)
+    for line in body:
+        literals = [int(x) for x in line.split()[:-1]]
+        assert len({abs(literal) for literal in literals}) == len(literals), line

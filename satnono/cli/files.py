@@ -83,7 +83,8 @@ def cnf(
             raise satnono.InputError(f"cannot write: {error.strerror or error}", output) from None
     left = len(formula.cell_literals)
     typer.echo(
-        f"{output or 'stdout'}: {formula.variables} variables, {len(formula.clauses)} clauses, "
+        f"{output or 'stdout'}: {formula.variables} variables, "
+        f"{len(formula.exported_clauses())} clauses, "
         f"{left} residual cells" + (" (line logic solves this puzzle)" if not left else ""),
         err=True,
     )
