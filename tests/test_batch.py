@@ -63,6 +63,12 @@ def test_local_cluster_rows_resume_and_report(archive: Path, tmp_path: Path) -> 
     assert "broken.non:2" in report.stdout
     assert (tmp_path / "r.png").stat().st_size > 1000
     assert len((tmp_path / "r.csv").read_text().splitlines()) == len(found) + 1
+    # `--csv -`: the CSV alone on stdout (no file named "-"), the summary on stderr.
+    piped = run_satnono("batch", "report", str(db), "--csv", "-", cwd=tmp_path)
+    assert piped.returncode == 0 and "1 error" in piped.stderr
+    assert piped.stdout.splitlines()[0].startswith("puzzle_hash,")
+    assert len(piped.stdout.splitlines()) == len(found) + 1
+    assert not (tmp_path / "-").exists()
 
 
 def _free_port() -> int:

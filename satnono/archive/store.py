@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import TextIO
 
 from satnono.errors import InputError
 
@@ -119,13 +120,22 @@ class ResultStore:
 
 
 def write_csv(rows: Iterable[ResultRow], path: Path) -> None:
+    """Every row as CSV, into `path` or, for `-`, onto standard output."""
     import csv
+    import sys
 
+    def write(file: TextIO) -> None:
+        writer = csv.writer(file)
+        writer.writerow(_COLUMNS)
+        for row in rows:
+            writer.writerow([getattr(row, name) for name in _COLUMNS])
+
+    if str(path) == "-":
+        write(sys.stdout)
+        sys.stdout.flush()
+        return
     try:
         with path.open("w", newline="", encoding="utf-8") as file:
-            writer = csv.writer(file)
-            writer.writerow(_COLUMNS)
-            for row in rows:
-                writer.writerow([getattr(row, name) for name in _COLUMNS])
+            write(file)
     except OSError as error:
         raise InputError(f"cannot write: {error.strerror or error}", path) from None

@@ -86,8 +86,9 @@ def batch_report(
     """Summarize a results database: verdicts, the slowest puzzles, timeouts and errors."""
     _check_plot(plot_file)
     rows = archive.stored_rows(db)
+    to_stdout = csv_file is not None and str(csv_file) == "-"
     for line in archive.summary_lines(rows):
-        typer.echo(printable(line))
+        typer.echo(printable(line), err=to_stdout)  # `--csv -` keeps stdout for the CSV
     if csv_file is not None:
         archive.write_csv(rows, csv_file)
     if plot_file is not None:
