@@ -113,12 +113,13 @@ def _cache_is_valid(path: Path, puzzle_id: int) -> bool:
 MAX_ID = 10**12 - 1
 
 
-def _check_id(puzzle_id: int) -> int:
+def _check_id(puzzle_id: int, site: str = "webpbn", prefix: str = _PREFIX) -> int:
+    """`puzzle_id` if it can be an id on `site`; else InputError naming that site."""
     if isinstance(puzzle_id, bool) or not isinstance(puzzle_id, int) or not 0 < puzzle_id <= MAX_ID:
         shown = str(puzzle_id) if len(str(puzzle_id)) <= 20 else f"{str(puzzle_id)[:17]}..."
         raise InputError(
-            f"{shown} is not a webpbn puzzle id (a positive integer of at most 12 digits)",
-            f"{_PREFIX}{shown}",
+            f"{shown} is not a {site} puzzle id (a positive integer of at most 12 digits)",
+            f"{prefix}{shown}",
         )
     return puzzle_id
 
@@ -332,7 +333,7 @@ def fetch_nonograms(
     """
     from satnono.formats import FORMATS
 
-    _check_id(puzzle_id)
+    _check_id(puzzle_id, "nonograms.org", NONOGRAMS_PREFIX)
     path = cache_dir() / "nonograms" / f"{puzzle_id}.non"
     source = f"{NONOGRAMS_PREFIX}{puzzle_id}"
     if path.is_file() and not refresh and _cached_non_is_valid(path):

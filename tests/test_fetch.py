@@ -418,6 +418,9 @@ def test_offline_fetch_and_unknown_site_exit_2(closed_url: str) -> None:
     assert code == 2 and "unknown site" in err
     code, _, err = _cli("solve", "webpbn:abc")
     assert code == 2 and "not a webpbn puzzle id" in err
+    # The site asked for is the one named (issue 23: it said "webpbn" for nonograms.org).
+    code, _, err = _cli("fetch", "nonograms", "123456789012345678")
+    assert code == 2 and "not a nonograms.org puzzle id" in err and "webpbn" not in err
 
 
 def test_a_redirect_to_ftp_is_refused(server: Endpoint) -> None:
