@@ -24,8 +24,9 @@ pytest.importorskip("uvicorn")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextlib.contextmanager
+def _running_server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`satnono serve` on a free port, once it answers; stopped (or killed) at the end."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -34,19 +35,26 @@ def server() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/", timeout=1).close()
-            break
-        except OSError:
-            assert process.poll() is None and time.monotonic() < deadline, "no server"
-            time.sleep(0.1)
     try:
-        yield url
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/", timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "no server"
+                time.sleep(0.1)
+        yield url, process
     finally:
-        process.terminate()
-        process.wait(10)
+        if process.poll() is None:
+            process.terminate()
+            process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with _running_server() as (url, _):
+        yield url
 
 
 def post(url: str, body: bytes) -> tuple[int, bytes]:
@@ -265,31 +273,12 @@ def test_answers_say_what_they_are_and_errors_stay_short(server: str) -> None:
         assert response.status == 200
 
 
-def test_sigterm_stops_the_server_at_once_whatever_runs(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen([*SATNONO, "serve", "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url + "/", timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None and time.monotonic() < deadline
-                time.sleep(0.1)
+def test_sigterm_stops_the_server_at_once_whatever_runs() -> None:
+    with _running_server() as (url, process):
         stream = _open_stream(url)
+        palette = [{"char": chr(0x100 + n), "rgb": "#000000"} for n in range(70)]
         status, _ = post(
-            f"{url}/api/author",
-            json.dumps(
-                {
-                    "rows": ["a"],
-                    "palette": [{"char": chr(0x100 + n), "rgb": "#000000"} for n in range(70)],
-                }
-            ).encode(),
+            f"{url}/api/author", json.dumps({"rows": ["a"], "palette": palette}).encode()
         )
         assert status == 400
         started = time.monotonic()
@@ -297,10 +286,6 @@ def test_sigterm_stops_the_server_at_once_whatever_runs(tmp_path: Path) -> None:
         process.wait(10)
         assert time.monotonic() - started < 2
         stream.close()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 # --- in a real browser --------------------------------------------------------------------------

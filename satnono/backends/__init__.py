@@ -7,6 +7,7 @@ decides when to stop, so limits, verification and streaming live in one place fo
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import os
@@ -150,11 +151,17 @@ DEFAULT_BACKEND = "sat"
 
 def installed_backends() -> list[str]:
     """Backends whose dependencies are importable (checked without importing them)."""
-    return [
+    return list(_installed())
+
+
+@functools.cache
+def _installed() -> tuple[str, ...]:
+    # Looked up once per process: every argument check asks, several times in one run.
+    return tuple(
         name
         for name, info in BACKENDS.items()
         if info.requires is None or importlib.util.find_spec(info.requires) is not None
-    ]
+    )
 
 
 def load_backend(name: str) -> Backend:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -83,11 +84,16 @@ def cnf(
             raise satnono.InputError(f"cannot write: {error.strerror or error}", output) from None
     left = len(formula.cell_literals)
     typer.echo(
-        f"{output or 'stdout'}: {formula.variables} variables, "
-        f"{len(formula.exported_clauses())} clauses, "
+        f"{output or 'stdout'}: {formula.variables} variables, {_clauses_written(text)} clauses, "
         f"{left} residual cells" + (" (line logic solves this puzzle)" if not left else ""),
         err=True,
     )
+
+
+def _clauses_written(dimacs: str) -> int:
+    """The clause count of the `p cnf` header (what was written, without a second export)."""
+    header = re.search(r"^p cnf \d+ (\d+)$", dimacs, re.MULTILINE)
+    return int(header.group(1)) if header else 0
 
 
 @app.command()

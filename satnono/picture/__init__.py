@@ -67,12 +67,11 @@ def write_picture(
 
 def line_logic_picture(puzzle: Puzzle) -> tuple[list[int] | None, str]:
     """What line logic alone decides (the rest undecided, drawn hatched), and a caption."""
-    from satnono.propagate import initial_domains, propagate_root
+    from satnono.pipeline import prepare
 
     name = puzzle.title or "puzzle"
-    domains = initial_domains(puzzle)
-    reason = propagate_root(puzzle, domains)[1]
-    if reason is not None:
-        return None, f"{name}: no solution: {reason}"
-    left = sum(1 for d in domains if d & (d - 1))
-    return domains, f"{name}: line logic leaves {left} of {len(domains)} cells"
+    prepared = prepare(puzzle)
+    if prepared.reason is not None:
+        return None, f"{name}: no solution: {prepared.reason}"
+    cells = len(prepared.domains)
+    return prepared.domains, f"{name}: line logic leaves {prepared.cells_left} of {cells} cells"

@@ -33,10 +33,17 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
     import satnono
     from satnono import InputError, contract
     from satnono.serve import live, work
-    from satnono.serve.guard import RequestError, RunSlots, SameOrigin, error_body, read_body
+    from satnono.serve.guard import (
+        BODIES,
+        RequestError,
+        RunSlots,
+        SameOrigin,
+        error_body,
+        read_body,
+    )
 
     slots = RunSlots()
-    bodies = asyncio.Semaphore(8)
+    bodies = asyncio.Semaphore(BODIES)
 
     def refused(error: Exception) -> Any:
         body, status = error_body(error)

@@ -150,8 +150,8 @@ def author(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict
     }
 
 
-#: What each endpoint's answer is, when it is not JSON.
 def media_type(endpoint: str, query: dict[str, str]) -> str:
+    """What an endpoint's answer is, when it is not JSON."""
     if endpoint == "picture":
         return "image/png" if query.get("type") == "png" else "image/svg+xml"
     return "text/plain; charset=utf-8"
