@@ -74,7 +74,7 @@ from satnono.version import __version__ as __version__
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.backends import DEFAULT_BACKEND, DEFAULT_SEED
-    from satnono.sampling import SampleRun
+    from satnono.sampling import SampleRun, Samples
     from satnono.solutions import CountResult, Progress, SolveResult
     from satnono.streaming import SolveHandle
 
@@ -92,6 +92,7 @@ __all__ = [
     "Progress",
     "Puzzle",
     "SampleRun",
+    "Samples",
     "SolveHandle",
     "SolveResult",
     "Status",
@@ -130,6 +131,7 @@ _LAZY_NAMES = {
     "SolveResult": "satnono.solutions",
     "SolveHandle": "satnono.streaming",
     "SampleRun": "satnono.sampling",
+    "Samples": "satnono.sampling",
 }
 
 

@@ -85,6 +85,14 @@ class Analysis:
     #: The backend that found the solutions.
     backend: str = DEFAULT_BACKEND
 
+    def __repr__(self) -> str:
+        # Short: the cell tuples of a large puzzle run to thousands of items.
+        return (
+            f"Analysis(solutions={self.solutions}, exact={self.solutions_exact}, "
+            f"difficulty={self.difficulty!r}, ambiguous_cells={len(self.ambiguous_cells)}, "
+            f"seconds={self.seconds}, puzzle={self.puzzle!r})"
+        )
+
     @property
     def cells(self) -> int:
         return self.puzzle.width * self.puzzle.height

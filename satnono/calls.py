@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from satnono.errors import Contradiction, InputError
+from satnono import arguments
+from satnono.errors import InputError
 from satnono.model import Grid, Puzzle
 from satnono.runtime.deadline import Deadline
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.backends import SearchOptions
     from satnono.cnf import CnfFormula
-    from satnono.sampling import SampleRun
+    from satnono.sampling import SampleRun, Samples
     from satnono.solutions import CountResult, Progress, SolveResult
     from satnono.streaming import SolveHandle
 
@@ -62,7 +63,7 @@ def solve(
     from satnono.solutions import solve as run
 
     chosen, checked = checked_arguments(puzzle, backend, max_solutions, timeout, options)
-    deadline = deadline or Deadline(timeout)
+    keep, deadline = checked_hooks(on_solution, progress, keep, deadline, timeout)
     return off_main_thread(
         lambda: run(
             puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep,
@@ -115,10 +116,11 @@ def start_solve(
     from satnono.streaming import SolveHandle
 
     chosen, checked = checked_arguments(puzzle, backend, max_solutions, timeout, options)
+    keep, deadline = checked_hooks(on_solution, None, keep, deadline, timeout)
     work = functools.partial(
         run, puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep
     )
-    return SolveHandle(work, puzzle, deadline or Deadline(timeout), stream, on_solution)
+    return SolveHandle(work, puzzle, deadline, arguments.flag(stream, "stream"), on_solution)
 
 
 def count(
@@ -141,10 +143,9 @@ def count(
     from satnono.solutions import count as run
 
     approximation = approximation_of(approximate, epsilon, delta)
-    if limit < 0:
-        raise InputError(f"the limit must be 0 (none) or more, not {limit}", "limit")
+    limit = arguments.whole_number(limit, "limit")
     chosen, checked = checked_arguments(puzzle, backend, 0, timeout, options)
-    deadline = deadline or Deadline(timeout)
+    _, deadline = checked_hooks(None, None, None, deadline, timeout)
     return off_main_thread(
         lambda: run(
             puzzle, backend=chosen, limit=limit, options=checked, approximation=approximation,
@@ -166,10 +167,11 @@ def analyze(
     """How hard the puzzle is for a person, whether it is unique, and every ambiguous cell."""
     from satnono.analysis import analyze as run
 
+    chosen, _ = checked_arguments(puzzle, backend, max_solutions, timeout, {})
     if max_solutions == 1:
         raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "max_solutions")
-    chosen, _ = checked_arguments(puzzle, backend, max_solutions, timeout, {})
-    deadline = deadline or Deadline(timeout)
+    exact_count = arguments.flag(exact_count, "exact_count")
+    _, deadline = checked_hooks(None, None, None, deadline, timeout)
     return off_main_thread(
         lambda: run(
             puzzle, max_solutions=max_solutions, exact_count=exact_count, backend=chosen,
@@ -185,18 +187,19 @@ def sample(
     seed: int = 0,
     sampler: str = "cmsgen",
     timeout: float | None = None,
-) -> list[list[str]]:
+) -> Samples:
     """`n` random verified solutions (row strings): exactly uniform over components with up
-    to 1000 solutions, by `sampler` (cmsgen or unigen, see the README) beyond."""
-    from satnono.runtime.deadline import Timeout
+    to 1000 solutions, by `sampler` (cmsgen or unigen, see the README) beyond.
+
+    A list of the samples drawn, which also says how the drawing ended, as solve does:
+    `.status` is "sampled", "unsolvable" (no sample; `.reason` says why) or "timeout" (the
+    samples drawn before it); `.guarantee` is what the samples promise, in words.
+    """
+    from satnono.sampling import Samples
 
     with iter_samples(puzzle, n, seed, sampler, timeout) as drawing:
         drawn = [puzzle.grid_rows(grid) for grid in drawing]
-    if drawing.status == "unsolvable":
-        raise Contradiction(drawing.reason or "no grid fits the clues")
-    if drawing.status == "timeout":
-        raise Timeout
-    return drawn
+    return Samples(drawn, drawing.status, drawing.reason, drawing.guarantee)
 
 
 def iter_samples(
@@ -210,18 +213,15 @@ def iter_samples(
     returned satnono.sampling.SampleRun for the grids as they are drawn, then read its
     `status` (sampled, unsolvable, timeout), `reason`, `methods` and `guarantee`. Use it in a
     `with` block: leaving it stops the drawing."""
-    from satnono.runtime.deadline import check_timeout
     from satnono.sampling import SAMPLERS, SampleRun
 
-    if not isinstance(puzzle, Puzzle):
-        raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
-    if sampler not in SAMPLERS:
+    arguments.puzzle(puzzle)
+    n = arguments.whole_number(n, "n", minimum=1)
+    seed = arguments.whole_number(seed, "seed")
+    if arguments.text(sampler, "sampler") not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
                          "sampler")  # fmt: skip
-    if n < 1:
-        raise InputError(f"ask for at least one sample, not {n}", "n")
-    check_timeout(timeout)
-    return SampleRun(puzzle, n, seed, sampler, Deadline(timeout))
+    return SampleRun(puzzle, n, seed, sampler, Deadline(arguments.seconds(timeout)))
 
 
 def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfFormula | None]:
@@ -230,9 +230,7 @@ def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfF
     logic proves that no grid fits the clues."""
     from satnono.cnf import check_encoding, residual_dimacs
 
-    if not isinstance(puzzle, Puzzle):
-        raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
-    return residual_dimacs(puzzle, check_encoding(encoding))
+    return residual_dimacs(arguments.puzzle(puzzle), check_encoding(encoding))
 
 
 def check_options(
@@ -246,9 +244,8 @@ def check_options(
     """The search options (and timeout), checked: a typo fails before any file is read or
     any work is done."""
     from satnono.backends import DEFAULT_BACKEND, DEFAULT_SEED, search_options
-    from satnono.runtime.deadline import check_timeout
 
-    check_timeout(timeout)
+    arguments.seconds(timeout)
     seed = DEFAULT_SEED if seed is None else seed
     return search_options(backend or DEFAULT_BACKEND, solver, threads, seed, encoding)
 
@@ -281,37 +278,48 @@ def checked_arguments(
 ) -> tuple[str, Any]:
     """The backend and search options, checked before any work (even on an easy puzzle)."""
     from satnono.backends import DEFAULT_BACKEND, search_options
-    from satnono.runtime.deadline import check_timeout
 
-    if not isinstance(puzzle, Puzzle):
-        raise InputError(f"expected a Puzzle, got {type(puzzle).__name__}", "puzzle")
+    arguments.puzzle(puzzle)
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise InputError(f"unknown option {unknown[0]!r}; choose from {', '.join(OPTIONS)}",
                          "options")  # fmt: skip
-    if max_solutions < 0:
-        raise InputError(f"max_solutions must be 0 (all) or more, not {max_solutions}",
-                         "max_solutions")  # fmt: skip
-    check_timeout(timeout)
+    arguments.whole_number(max_solutions, "max_solutions")
+    arguments.seconds(timeout)
     chosen = backend or DEFAULT_BACKEND
     return chosen, search_options(chosen, **options)
+
+
+def checked_hooks(
+    on_solution: object,
+    progress: object,
+    keep: object,
+    deadline: object,
+    timeout: float | None,
+) -> tuple[int | None, Deadline]:
+    """The optional hooks of a search call, checked; `keep` and the deadline to use."""
+    from satnono.solutions import Progress
+
+    arguments.optional_callable(on_solution, "on_solution")
+    arguments.instance_or_none(progress, Progress, "progress")
+    arguments.instance_or_none(deadline, Deadline, "deadline")
+    kept = None if keep is None else arguments.whole_number(keep, "keep")
+    return kept, deadline if isinstance(deadline, Deadline) else Deadline(timeout)
 
 
 def approximation_of(approximate: bool, epsilon: float | None, delta: float | None) -> Any:
     """The (epsilon, delta) guarantee asked for, checked; None without `approximate`."""
     from satnono.counting import Approximation
 
-    if not approximate:
+    if not arguments.flag(approximate, "approximate"):
         for name, value in (("epsilon", epsilon), ("delta", delta)):
             if value is not None:
-                raise InputError("only an estimate has a tolerance: add --approx", name)
+                raise InputError("only an estimate (approximate) has a tolerance", name)
         return None
     default = Approximation()
     epsilon = default.epsilon if epsilon is None else epsilon
     delta = default.delta if delta is None else delta
-    # Written as "not (a < x < b)" so that NaN is refused too.
-    if not 0 < epsilon < float("inf"):
-        raise InputError(f"the tolerance must be a positive number, not {epsilon}", "epsilon")
-    if not 0 < delta < 1:
-        raise InputError(f"the failure probability must be in (0, 1), not {delta}", "delta")
-    return Approximation(epsilon, delta)
+    return Approximation(
+        arguments.probability(epsilon, "epsilon", below_one=False),
+        arguments.probability(delta, "delta", below_one=True),
+    )

@@ -416,7 +416,7 @@ def check_encoding(name: str | None) -> str:
     """The encoding's name, or the default for None; an unknown name is an input error."""
     if name is None:
         return DEFAULT_ENCODING
-    if name not in ENCODINGS:
+    if not isinstance(name, str) or name not in ENCODINGS:
         from satnono.errors import InputError
 
         known = ", ".join(ENCODINGS)

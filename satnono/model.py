@@ -6,16 +6,20 @@ so no layer needs a special case for it. Color index 0 is always the background.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from satnono.errors import InputError
+from satnono.errors import InputError, shown
 
 #: Largest width or height accepted from any file, checked before anything is allocated.
 #: webpbn's largest puzzles are 99 x 99; 1000 leaves room for generated puzzles while refusing
 #: a declared size that would only exhaust memory.
 MAX_SIDE = 1000
+#: Colors besides the background in one puzzle: webpbn allows 32; satnono's text output needs a
+#: distinct character per color, and 64 leave every color a spare letter when its own is unusable.
+MAX_COLORS = 64
 
 BACKGROUND = 0
 
@@ -46,6 +50,23 @@ _NAME_BY_LETTER = {
 }  # fmt: skip
 #: Never a digit or '?': in clue text those are numbers ('?' a blotted one).
 _SPARE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@$%&*+=!~^<>/|"
+_HEX_RGB = re.compile(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
+
+
+def parse_rgb(text: str) -> str | None:
+    """'#rrggbb' for a hex color as files write it ('#rgb', 'rrggbb', ...); None otherwise."""
+    found = _HEX_RGB.fullmatch(text.strip())
+    if found is None:
+        return None
+    digits = found.group(1).lower()
+    return "#" + (digits if len(digits) == 6 else "".join(d * 2 for d in digits))
+
+
+def rgb_of(value: object) -> str | None:
+    """'#rrggbb' for a hex color or a plain color name (red, blue, ...); None otherwise."""
+    if not isinstance(value, str):
+        return None
+    return parse_rgb(value) or _RGB_BY_NAME.get(value.strip().lower())
 
 
 def default_rgb(name: str, position: int) -> str:
@@ -63,6 +84,8 @@ def make_palette(background: Color, colors: Sequence[Color]) -> tuple[Color, ...
     palette = [Color(background.name, ".", background.rgb)]
     if len(colors) == 1:
         return (*palette, Color(colors[0].name, "#", colors[0].rgb))
+    if len(colors) > MAX_COLORS:
+        raise InputError(f"{len(colors)} colors; satnono takes at most {MAX_COLORS}")
     used = {"."}
     for color in colors:
         char = color.char
@@ -122,7 +145,7 @@ class Puzzle:
 
     def __post_init__(self) -> None:
         for side, value in (("width", self.width), ("height", self.height)):
-            if not 1 <= value <= MAX_SIDE:
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIDE:
                 raise InputError(f"{side} {value} is outside 1..{MAX_SIDE}")
         if len(self.rows) != self.height:
             raise InputError(f"{len(self.rows)} row clues for height {self.height}")
@@ -130,6 +153,11 @@ class Puzzle:
             raise InputError(f"{len(self.columns)} column clues for width {self.width}")
         if len(self.palette) < 2:
             raise InputError("the palette needs a background and at least one color")
+        if len(self.palette) > MAX_COLORS + 1:
+            raise InputError(f"{len(self.palette) - 1} colors; satnono takes at most {MAX_COLORS}")
+        for color in self.palette:
+            if parse_rgb(color.rgb) != color.rgb:
+                raise InputError(f"color {color.name!r}: {color.rgb!r} is not '#rrggbb'")
         chars = [color.char for color in self.palette]
         if len(set(chars)) != len(chars) or any(len(c) != 1 for c in chars):
             raise InputError(f"color characters must be single and distinct, got {chars}")
@@ -137,8 +165,15 @@ class Puzzle:
             raise InputError("'.' is the background's character and only the background's")
         for kind, index, clue in self.lines():
             for block in clue:
+                if not isinstance(block, Block) or not isinstance(block.length, int):
+                    raise InputError(f"{kind} {index + 1}: {block!r} is not a Block")
                 if block.length < 1 and not block.blotted:
                     raise InputError(f"{kind} {index + 1}: block length {block.length} < 1")
+                if block.length > MAX_SIDE:
+                    raise InputError(
+                        f"{kind} {index + 1}: a block of {shown(block.length, 12)} cells is longer "
+                        f"than any line (at most {MAX_SIDE} cells)"
+                    )
                 if not 1 <= block.color < len(self.palette):
                     raise InputError(f"{kind} {index + 1}: unknown color index {block.color}")
         if self.goal is not None and (
@@ -162,7 +197,10 @@ class Puzzle:
         `colors`, by any name (given a display color by name, in order of first use). Bad
         clues raise InputError (a ValueError) naming the line.
         """
-        names: dict[str, str] = dict(colors or {})
+        rows, columns = _clue_lists(rows, "rows"), _clue_lists(columns, "columns")
+        if not isinstance(title, str):
+            raise InputError(f"expected a string, got {type(title).__name__}", "title")
+        names = _named_colors(colors)
         pairs = any(
             not isinstance(entry, int | str) for clue in (*rows, *columns) for entry in clue
         )
@@ -180,7 +218,7 @@ class Puzzle:
             if value == "?":
                 return BLOTTED
             if isinstance(value, bool) or not isinstance(value, int):
-                raise InputError(f"{kind} {number}: {value!r} is not a clue number")
+                raise InputError(f"{kind} {number}: {shown(value)} is not a clue number")
             if value < 1:
                 raise InputError(f"{kind} {number}: block length {value} < 1")
             return value
@@ -191,17 +229,17 @@ class Puzzle:
                 if not isinstance(entry, tuple | list):
                     length, color = length_of(kind, number, entry), 1
                     if len(names) > 1:
-                        raise InputError(f"{kind} {number}: {entry} needs a color")
+                        raise InputError(f"{kind} {number}: {shown(entry)} needs a color")
                 else:
                     if len(entry) != 2 or isinstance(entry[0], tuple | list):
-                        raise InputError(f"{kind} {number}: {entry!r} is not (length, color)")
+                        raise InputError(f"{kind} {number}: {shown(entry)} is not (length, color)")
                     length, named = length_of(kind, number, entry[0]), entry[1]
                     if isinstance(named, int) and not isinstance(named, bool):
                         color = named
                     elif str(named) in index:
                         color = index[str(named)]
                     else:
-                        raise InputError(f"{kind} {number}: unknown color {named!r}")
+                        raise InputError(f"{kind} {number}: unknown color {shown(named)}")
                 blocks.append(Block(length, color))
             return tuple(blocks)
 
@@ -216,6 +254,12 @@ class Puzzle:
             palette=palette,
             title=title,
         )
+
+    def __repr__(self) -> str:
+        # Short: the clues of a large puzzle run to thousands of characters (see .rows).
+        colors = len(self.palette) - 1
+        named = f"{self.title!r}, " if self.title else ""
+        return f"Puzzle({named}{self.width}x{self.height}, {colors} color{'s' * (colors > 1)})"
 
     @property
     def is_black_and_white(self) -> bool:
@@ -307,3 +351,36 @@ def find_contradiction(puzzle: Puzzle) -> str | None:
                 f"{by_columns}"
             )
     return None
+
+
+def _clue_lists(clues: object, name: str) -> list[Sequence[ClueEntry]]:
+    """Puzzle.from_clues' rows or columns as a list of clues (any iterable of iterables; a
+    generator is read once), or InputError naming the parameter."""
+    if isinstance(clues, str | bytes | Mapping) or not isinstance(clues, Iterable):
+        raise InputError(f"expected a list of clues, got {type(clues).__name__}", name)
+    listed: list[Sequence[ClueEntry]] = []
+    for number, clue in enumerate(clues, start=1):
+        if isinstance(clue, str | bytes | Mapping) or not isinstance(clue, Iterable):
+            kind = name[:-1]
+            raise InputError(f"{kind} {number}: expected a list of numbers, got {clue!r}", name)
+        listed.append(list(clue))
+    return listed
+
+
+def _named_colors(colors: object) -> dict[str, str]:
+    """Puzzle.from_clues' `colors` as {name: '#rrggbb'}, or InputError naming the color."""
+    if colors is None:
+        return {}
+    if not isinstance(colors, Mapping):
+        raise InputError(f"expected a dict of color names to RGB, got {type(colors).__name__}",
+                         "colors")  # fmt: skip
+    named: dict[str, str] = {}
+    for name, value in colors.items():
+        rgb = rgb_of(value)
+        if not isinstance(name, str) or not name or rgb is None:
+            raise InputError(
+                f"{shown(name)}: {shown(value)} is not a color ('#rrggbb' or a name such as red)",
+                "colors",
+            )
+        named[name] = rgb
+    return named

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from satnono import arguments
 from satnono.errors import InputError
 from satnono.model import Color, Grid, Puzzle
-from satnono.runtime.deadline import Timeout, check_timeout
+from satnono.runtime.deadline import Timeout
 
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
@@ -36,9 +37,11 @@ def read_puzzles(source: str | os.PathLike[str], format: str | None = None) -> l
     from satnono.formats import read_puzzles as read_file
     from satnono.sites import resolve_puzzle_source
 
+    if format is not None:
+        arguments.text(format, "format")
     if isinstance(source, str) and "\n" in source:
         return parse_text(source, "<text>", format)
-    return read_file(resolve_puzzle_source(os.fspath(source)), format)
+    return read_file(resolve_puzzle_source(arguments.path(source, "source")), format)
 
 
 def read_puzzle(
@@ -53,7 +56,8 @@ def read_puzzle(
     Timeout is raised when it passes. It is enforced by an alarm signal, so only in the main
     thread; elsewhere the read is not bounded.
     """
-    check_timeout(timeout)
+    timeout = arguments.seconds(timeout)
+    index = arguments.whole_number(index, "index", minimum=1)
     if timeout is None or threading.current_thread() is not threading.main_thread():
         return _nth(read_puzzles(source, format), index, source)
     if timeout <= 0:
@@ -87,7 +91,17 @@ def write_puzzles(
     format."""
     from satnono.formats import write_puzzles as write_file
 
-    write_file(puzzles, Path(path), format)
+    if isinstance(puzzles, Puzzle):
+        puzzles = [puzzles]
+    if isinstance(puzzles, str | bytes) or not isinstance(puzzles, Sequence):
+        raise InputError(f"expected a list of puzzles, got {type(puzzles).__name__}", "puzzles")
+    if not puzzles:
+        raise InputError("no puzzle to write", "puzzles")
+    for puzzle in puzzles:
+        arguments.puzzle(puzzle, "puzzles")
+    if format is not None:
+        arguments.text(format, "format")
+    write_file(puzzles, Path(arguments.path(path)), format)
 
 
 def format_names() -> list[str]:
@@ -110,7 +124,13 @@ def fetch(
     write it to `output` in the format its suffix names. Returns where it now is."""
     from satnono.sites import fetch_nonograms, fetch_webpbn
 
-    if site not in SITES:
+    puzzle_id = arguments.whole_number(puzzle_id, "puzzle_id", minimum=1)
+    arguments.flag(refresh, "refresh")
+    if url is not None:
+        arguments.text(url, "url")
+    if output is not None:
+        output = arguments.path(output, "output")
+    if not isinstance(site, str) or site not in SITES:
         raise InputError(f"unknown site {site!r}; satnono can fetch from: {', '.join(SITES)}",
                          "site")  # fmt: skip
     fetching = fetch_webpbn if site == "webpbn" else fetch_nonograms
@@ -141,7 +161,8 @@ def puzzle_from_image(
     from satnono.from_image import picture_from_image
     from satnono.generate import puzzle_from_grid
 
-    picture = picture_from_image(Path(image), width, height, colors, threshold)
+    picture = picture_from_image(Path(arguments.path(image, "image")), width, height, colors,
+                                 threshold)  # fmt: skip
     return puzzle_from_grid(picture.grid, picture.palette, Path(image).stem)
 
 
@@ -150,6 +171,8 @@ def puzzle_from_grid(grid: Grid, palette: Sequence[Color] | None = None, title: 
     are read off the grid. `palette` defaults to black and white."""
     from satnono.generate import puzzle_from_grid as from_grid
 
+    grid = _checked_grid(grid, palette)
+    arguments.text(title, "title")
     return from_grid(grid, palette, title) if palette is not None else from_grid(grid, title=title)
 
 
@@ -158,9 +181,10 @@ def givens_for_uniqueness(puzzle: Puzzle) -> Givens:
     (`.cells` as (cell, color), `.unique` once that is reached)."""
     from satnono.from_image import givens_for_uniqueness as givens
 
-    if puzzle.goal is None:
+    goal = arguments.puzzle(puzzle).goal
+    if goal is None:
         raise InputError("the puzzle holds no goal picture to give cells from", "puzzle")
-    return givens(puzzle, puzzle.goal)
+    return givens(puzzle, goal)
 
 
 def render(
@@ -185,7 +209,11 @@ def render(
     """
     from satnono.picture import write_picture
 
-    name = puzzle.title or "puzzle"
+    name = arguments.puzzle(puzzle).title or "puzzle"
+    target = Path(arguments.path(path))
+    if caption is not None:
+        arguments.text(caption, "caption")
+    arguments.seconds(timeout)
     domains: Sequence[int] | None = None
     highlight: tuple[int, ...] = ()
     if show is not None and show not in SHOW_CHOICES:
@@ -193,12 +221,14 @@ def render(
     if solution is not None:
         domains = _checked_solution(puzzle, solution)
     elif analysis is not None:
-        from satnono.analysis import picture_of
+        from satnono.analysis import Analysis, picture_of
+
+        arguments.instance_or_none(analysis, Analysis, "analysis")
 
         domains, highlight, drawn = picture_of(analysis)
         caption = caption or drawn
     elif partial is not None:
-        domains = tuple(partial)
+        domains = _checked_partial(puzzle, partial)
     elif show == "solution":
         from satnono.calls import solve
 
@@ -217,7 +247,7 @@ def render(
         logic, drawn = line_logic_picture(puzzle)
         domains, caption = logic, caption or drawn
     caption = caption or puzzle.title or ""
-    write_picture(puzzle, domains, Path(path), highlight, caption or None)
+    write_picture(puzzle, domains, target, highlight, caption or None)
     return caption or name
 
 
@@ -226,13 +256,19 @@ def _checked_solution(puzzle: Puzzle, solution: Sequence[str] | Grid) -> tuple[i
     from satnono.propagate import grid_to_domains
     from satnono.verify import problems
 
+    if isinstance(solution, str | bytes) or not isinstance(solution, Sequence):
+        raise InputError(f"expected row strings or a grid, got {type(solution).__name__}",
+                         "solution")  # fmt: skip
     rows = list(solution)
-    if rows and isinstance(rows[0], str):
+    if rows and all(isinstance(row, str) for row in rows):
         from satnono.contract import grid_of_rows
 
         grid: Grid = grid_of_rows(puzzle, [str(row) for row in rows], "solution")
     else:
-        grid = tuple(tuple(row) for row in solution)  # type: ignore[arg-type]
+        grid = _checked_grid(rows, puzzle.palette, "solution")
+        if len(grid) != puzzle.height or len(grid[0]) != puzzle.width:
+            raise InputError(f"a {len(grid[0])}x{len(grid)} grid for a "
+                             f"{puzzle.width}x{puzzle.height} puzzle", "solution")  # fmt: skip
     wrong = problems(puzzle, grid)
     if wrong:
         raise InputError(f"the solution does not fit the clues: {wrong[0]}", "solution")
@@ -246,6 +282,7 @@ def read_recorded_solution(path: str | os.PathLike[str]) -> tuple[Puzzle, Grid, 
     from satnono.formats import read_text
     from satnono.verify import problems
 
+    path = arguments.path(path)
     data = read_solve_object(read_text(Path(path)), Path(path))
     puzzle_file = Path(data["file"])
     puzzle = read_puzzle(puzzle_file)
@@ -254,3 +291,42 @@ def read_recorded_solution(path: str | os.PathLike[str]) -> tuple[Puzzle, Grid, 
     if wrong:
         raise InputError(f"the recorded solution does not fit the clues: {wrong[0]}", Path(path))
     return puzzle, grid, f"{puzzle.title or puzzle_file.name}: the recorded solution"
+
+
+def _checked_grid(grid: object, palette: Sequence[Color] | None, name: str = "grid") -> Grid:
+    """`grid` as a tuple of equally long rows of palette indices (0 the background)."""
+    colors = 2 if palette is None else len(palette)
+    if palette is not None and (
+        isinstance(palette, str) or not all(isinstance(color, Color) for color in palette)
+    ):
+        raise InputError("expected a sequence of satnono.Color", "palette")
+    if isinstance(grid, str | bytes) or not isinstance(grid, Sequence) or not grid:
+        raise InputError("expected a non-empty list of rows of palette indices", name)
+    rows: list[tuple[int, ...]] = []
+    for number, row in enumerate(grid, start=1):
+        if isinstance(row, str | bytes) or not isinstance(row, Sequence):
+            raise InputError(f"row {number}: expected palette indices, got {row!r}", name)
+        for value in row:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < colors:
+                raise InputError(f"row {number}: {value!r} is not a palette index 0..{colors - 1}",
+                                 name)  # fmt: skip
+        rows.append(tuple(row))
+    if len({len(row) for row in rows}) != 1 or not rows[0]:
+        raise InputError("rows of different lengths (or empty): not a rectangular grid", name)
+    return tuple(rows)
+
+
+def _checked_partial(puzzle: Puzzle, partial: object) -> tuple[int, ...]:
+    """Cell domains (one bit mask of palette colors per cell, row by row), checked."""
+    cells = puzzle.width * puzzle.height
+    full = (1 << len(puzzle.palette)) - 1
+    if (
+        isinstance(partial, str | bytes)
+        or not isinstance(partial, Sequence)
+        or len(partial) != cells
+    ):
+        raise InputError(f"expected {cells} cell domains (bit masks of colors)", "partial")
+    for value in partial:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= full:
+            raise InputError(f"{value!r} is not a cell domain 1..{full}", "partial")
+    return tuple(partial)

@@ -129,6 +129,21 @@ def _drawn(solutions: list[Assignment], rng: random.Random) -> Iterator[Assignme
         yield rng.choice(solutions)
 
 
+class Samples(list[list[str]]):
+    """`satnono.sample`'s answer: the samples drawn (each a list of row strings), and how the
+    drawing ended, as a solve says it: `status` ("sampled", "unsolvable" with `reason`, or
+    "timeout" with the samples drawn before it) and `guarantee`, what the samples promise."""
+
+    def __init__(self, drawn: list[list[str]], status: str, reason: str | None, guarantee: str):
+        super().__init__(drawn)
+        self.status = status
+        self.reason = reason
+        self.guarantee = guarantee
+
+    def __repr__(self) -> str:
+        return f"Samples({len(self)} drawn, status={self.status!r})"
+
+
 class SampleRun:
     """Random verified solutions drawn in the background, handed over as they are drawn.
 

@@ -46,6 +46,14 @@ class SolveResult:
     reason: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        # Short: the grids of a large puzzle run to thousands of characters (see .solutions).
+        return (
+            f"SolveResult(status={self.status!r}, solutions_found={self.solutions_found}, "
+            f"complete={self.complete}, seconds={self.seconds}, backend={self.backend!r}, "
+            f"puzzle={self.puzzle!r})"
+        )
+
     @property
     def solutions(self) -> list[list[str]]:
         """The kept solutions as row strings of palette characters ('.' is the background)."""
@@ -240,6 +248,13 @@ class CountResult:
     #: The (epsilon, delta) estimate, when one was asked for and every factor has one.
     estimate: int | None = None
     approximation: Approximation | None = None
+
+    def __repr__(self) -> str:
+        # Short: `result` holds the puzzle and grids (see .result).
+        return (
+            f"CountResult(count={self.count}, exact={self.exact}, stopped={self.stopped!r}, "
+            f"seconds={self.seconds}, puzzle={self.result.puzzle!r})"
+        )
 
 
 def count(

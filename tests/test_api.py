@@ -59,12 +59,12 @@ def test_no_thread_or_process_outlives_a_call(backend: str) -> None:
 def test_bad_arguments_are_value_errors_with_the_cli_message() -> None:
     puzzle = satnono.Puzzle.from_clues([[1]], [[1]])
     for call, message in [
-        (lambda: satnono.solve(puzzle, max_solutions=-1), "max_solutions must be 0"),
-        (lambda: satnono.solve(puzzle, timeout=float("nan")), "timeout must be a number"),
+        (lambda: satnono.solve(puzzle, max_solutions=-1), "max_solutions: must be 0 or more"),
+        (lambda: satnono.solve(puzzle, timeout=float("nan")), "timeout: must be a finite number"),
         (lambda: satnono.solve(puzzle, solver="nosuch"), "unknown SAT solver 'nosuch'"),
-        (lambda: satnono.count(puzzle, epsilon=0.5), "add --approx"),
+        (lambda: satnono.count(puzzle, epsilon=0.5), "epsilon: only an estimate"),
         (lambda: satnono.analyze(puzzle, max_solutions=1), "cannot tell unique"),
-        (lambda: satnono.sample(puzzle, 0), "at least one sample"),
+        (lambda: satnono.sample(puzzle, 0), "n: must be 1 or more"),
         (lambda: satnono.Puzzle.from_clues([["x"]], [[1]]), "is not a clue number"),
         (lambda: satnono.Puzzle.from_clues([[(1, "r")], [1]], [[(1, "b")]]), "needs a color"),
     ]:

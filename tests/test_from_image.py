@@ -82,3 +82,43 @@ def test_unreadable_images_are_one_line_and_exit_2(tmp_path: Path, content: byte
     done = run_satnono("from-image", str(tmp_path / "bad.png"), "-o", str(tmp_path / "x.non"))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert "not an image" in done.stderr
+
+
+def _claimed_png(path: Path, width: int, height: int) -> None:
+    """A gray PNG of width x height pixels, all zero: compressed to a small file (the rows are
+    compressed as they are made, never held whole)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        checksum = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", checksum)
+
+    packer = zlib.compressobj(9)
+    row = bytes(width + 1)
+    data = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize("side", [13_000, 30_000])
+def test_a_decompression_bomb_is_refused_at_once(tmp_path: Path, side: int) -> None:
+    # A 30000 x 30000 PNG of 0.9 MB was exit 4 (DecompressionBombError); 13000 x 13000 took
+    # 5-10 s and 2.7 GB with --timeout 1, and Pillow's warning leaked to stderr (issue 23).
+    _claimed_png(tmp_path / "bomb.png", side, side)
+    done = run_satnono(
+        "from-image", str(tmp_path / "bomb.png"), "-o", str(tmp_path / "x.non"), timeout=20
+    )
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "too large to read" in done.stderr and "Warning" not in done.stderr
+    assert not (tmp_path / "x.non").exists()
+
+
+def test_a_large_photo_is_reduced_before_it_is_converted(tmp_path: Path) -> None:
+    image = Image.new("RGB", (4000, 3000), "white")
+    ImageDraw.Draw(image).rectangle([1000, 1000, 2999, 1999], fill="black")
+    image.save(tmp_path / "photo.png")
+    picture = picture_from_image(tmp_path / "photo.png", width=4, height=3)
+    assert picture.grid == ((0, 0, 0, 0), (0, 1, 1, 0), (0, 0, 0, 0))

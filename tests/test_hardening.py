@@ -115,7 +115,7 @@ def test_nan_timeouts_are_refused() -> None:
         done = run(command, DUCK, "--timeout", "nan", *extra)
         assert done.returncode == 2, command
         assert done.stderr.splitlines() == [
-            "satnono: error: --timeout: the timeout must be a number of seconds >= 0, not nan"
+            "satnono: error: --timeout: must be a finite number of seconds >= 0, not nan"
         ]
 
 

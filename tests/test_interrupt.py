@@ -93,3 +93,23 @@ def test_closed_pipe_exits_141_quietly(output: list[str]) -> None:
     assert code == 141
     assert process.stderr.read() == b""
     assert _group_is_gone(process.pid)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["solve", "--help"]])
+def test_help_into_a_closed_pipe_exits_141(args: list[str]) -> None:
+    # click and rich turn a broken pipe into exit 1 (issue 23: `satnono --help | head -1`).
+    process = subprocess.Popen(
+        [sys.executable, "-m", "satnono", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    assert process.wait(timeout=30) == 141
+    assert b"Traceback" not in process.stderr.read()
+
+
+def test_bare_satnono_prints_the_help_and_no_empty_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "satnono"], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2 and "Usage" in done.stdout
+    assert done.stderr == ""

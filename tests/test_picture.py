@@ -155,7 +155,11 @@ def test_highlighted_cells_are_outlined_in_red() -> None:
 
 def test_text_is_escaped_and_odd_colors_cannot_break_the_markup() -> None:
     palette = (Color("white", ".", "#ffffff"), Color("evil", "e", '"/><script>'))
-    puzzle = Puzzle(2, 1, ((Block(1, 1),),), ((Block(1, 1),), ()), palette, title="Fish & <Chips>")
+    with pytest.raises(ValueError, match="is not '#rrggbb'"):  # the model refuses it now
+        Puzzle(2, 1, ((Block(1, 1),),), ((Block(1, 1),), ()), palette)
+    # The picture's own defence still holds, for a puzzle changed after its checks.
+    puzzle = Puzzle(2, 1, ((Block(1, 1),),), ((Block(1, 1),), ()), title="Fish & <Chips>")
+    object.__setattr__(puzzle, "palette", palette)
     svg = render_svg(puzzle, [2, 1], caption='"quoted" & <tagged>')
     root = parse(svg)
     assert root.findtext(f"{SVG}title") == "Fish & <Chips>"

@@ -3,6 +3,7 @@ CNF deduces exactly what line propagation deduces."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
@@ -11,11 +12,13 @@ from satnono.backends import SearchOptions
 from satnono.backends.sat import ALL_TRUE
 from satnono.cnf import encode_puzzle
 from satnono.errors import Contradiction
+from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
 from satnono.model import Puzzle
 from satnono.propagate import Propagator, initial_domains
+from satnono.runtime.sat_solvers import NO_PROPAGATE, available_solvers
 from satnono.solutions import solve
-from support import PALETTES, brute_force_solutions, grids, puzzles
+from support import EXAMPLES, PALETTES, brute_force_solutions, grids, puzzles
 
 
 @settings(max_examples=150, deadline=None)
@@ -111,3 +114,13 @@ def test_phase_seeds_change_the_path_not_the_answer(puzzle: Puzzle, seed: int) -
         options = SearchOptions(solver=name, seed=seed, encoding="blocks")
         result = solve(puzzle, backend="sat", limit=0, options=options)
         assert result.complete and set(result.grids) == expected
+
+
+@pytest.mark.parametrize("solver", sorted(NO_PROPAGATE & set(available_solvers())) + ["glucose3"])
+def test_every_solver_enumerates_past_the_blocking_phase(solver: str) -> None:
+    # Lingeling and CaDiCaL 1.0.3 have no propagate(): enumeration beyond the blocking phase
+    # (64) crashed with "Simple literal propagation is not yet implemented" (issue 23).
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")
+    result = solve(puzzle, limit=0, options=SearchOptions(solver=solver))
+    assert (result.status, result.solutions_found, result.complete) == ("multiple", 256, True)
+    assert len(set(result.grids)) == 256

@@ -173,7 +173,7 @@ def load_backend(name: str) -> Backend:
 
 def check_backend(name: str) -> str:
     """`name` if it is an installed backend; else InputError naming the installed ones."""
-    if name not in BACKENDS:
+    if not isinstance(name, str) or name not in BACKENDS:
         raise InputError(
             f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "backend"
         )
@@ -192,6 +192,8 @@ def search_options(
     encoding: str | None = None,
 ) -> SearchOptions:
     """Checked search options: a typo fails before any work, even on a line-solvable puzzle."""
+    from satnono import arguments
+
     check_backend(backend)
     if solver is not None:
         from satnono.runtime.sat_solvers import canonical_solver
@@ -201,6 +203,6 @@ def search_options(
         from satnono.cnf import check_encoding
 
         encoding = check_encoding(encoding)
-    if threads < 1:
-        raise InputError(f"threads must be at least 1, not {threads}", "threads")
+    threads = arguments.whole_number(threads, "threads", minimum=1)
+    seed = arguments.whole_number(seed, "seed")
     return SearchOptions(solver=solver, threads=threads, seed=seed, encoding=encoding)

@@ -22,6 +22,7 @@ from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import (
     INTERRUPTIBLE,
     NO_PHASES,
+    NO_PROPAGATE,
     NON_INCREMENTAL,
     SatSolver,
     canonical_solver,
@@ -53,10 +54,12 @@ def enumerate_models(
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
+    # Splitting needs propagate(); a solver without it blocks solutions to the end.
+    splits = incremental and solver_name not in NO_PROPAGATE
     blocking: list[list[int]] = []
     with SatSolver(solver_name, deadline) as solver:
         load(solver.solver, solver_name, formula, seed, deadline=deadline)
-        while not incremental or len(blocking) < BLOCKING_PHASE:
+        while not splits or len(blocking) < BLOCKING_PHASE:
             result = solver.solve()
             if result is None:
                 yield "interrupted"

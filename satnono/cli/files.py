@@ -45,15 +45,27 @@ def convert(
     to_format: Annotated[str | None, typer.Option("--to", help="Output format.")] = None,
 ) -> None:
     """Convert puzzles between formats (every puzzle in the file)."""
+    # The library names its `format` parameter; this command has two: --from and --to.
     try:
         puzzles = satnono.read_puzzles(source, from_format)
-    except satnono.InputError as error:  # the library names --format; this command, --from
-        message = error.message.replace("--format", "--from")
-        raise satnono.InputError(message, error.path, error.line) from None
-    satnono.write_puzzles(puzzles, target, to_format)
+    except satnono.InputError as error:
+        raise _renamed(error, "--from") from None
+    try:
+        satnono.write_puzzles(puzzles, target, to_format)
+    except satnono.InputError as error:
+        raise _renamed(error, "--to") from None
     noun = "puzzle" if len(puzzles) == 1 else "puzzles"
     where = "standard output" if str(target) == "-" else target
     say(printable(f"wrote {len(puzzles)} {noun} to {where}"))
+
+
+def _renamed(error: satnono.InputError, flag: str) -> satnono.InputError:
+    """`error` naming `flag` where it names the library's `format` parameter."""
+    if error.hint == "format":
+        error.hint = flag
+    if error.path == "format":
+        error.path = flag
+    return error
 
 
 @app.command()

@@ -33,16 +33,21 @@ MAX_MESSAGE = 300
 
 #: The library names the parameter a bad argument came in; the CLI names its flag.
 FLAGS = {
+    "approximate": "--approx",
     "backend": "--backend",
     "colors": "--colors",
     "delta": "--delta",
     "encoding": "--encoding",
     "epsilon": "--epsilon",
+    "format": "--format",
     "height": "--height",
+    "host": "--host",
     "limit": "--limit",
     "max_solutions": "--max-solutions",
     "n": "-n",
+    "port": "--port",
     "sampler": "--sampler",
+    "seed": "--seed",
     "scheduler": "--scheduler",
     "show": "--show",
     "site": "fetch",
@@ -86,6 +91,8 @@ def handles_errors(command: F) -> F:
         except satnono.InputError as error:
             if error.path in FLAGS:
                 error.path = FLAGS[error.path]
+            if error.hint in FLAGS:
+                error.hint = FLAGS[error.hint]
             raise fail(f"error: {error}", EXIT_BAD_INPUT) from None
         except KeyboardInterrupt:
             raise fail("interrupted", EXIT_INTERRUPTED) from None
@@ -224,6 +231,7 @@ def main() -> None:
     from typer.main import get_command_name
 
     _check_streams()
+    stdout = _identity(1)
     named = sys.argv[1] if len(sys.argv) > 1 else None
     chosen = [
         info
@@ -239,6 +247,8 @@ def main() -> None:
         code = app(standalone_mode=False)
     except typer.TyperException as error:  # click's usage errors: one line, exit 2
         message = " ".join(error.format_message().split())
+        if not message:  # bare `satnono`: the help printed is all there is to say
+            _exit_now(getattr(error, "exit_code", EXIT_BAD_INPUT))
         if len(message) > MAX_MESSAGE:
             message = message[: MAX_MESSAGE - 3] + "..."
         command = f"satnono {named} --help" if chosen or groups else "satnono --help"
@@ -248,6 +258,10 @@ def main() -> None:
         typer.echo("satnono: interrupted", err=True)
         _exit_now(EXIT_INTERRUPTED)
     except SystemExit as done:
+        # A broken pipe (`satnono --help | head -1`) is 141; click and rich say 1 and make
+        # stdout harmless (click wraps it, rich points fd 1 at /dev/null).
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper" or _identity(1) != stdout:
+            _exit_now(EXIT_BROKEN_PIPE)
         _exit_now(done.code)
     except BrokenPipeError:
         _exit_now(EXIT_BROKEN_PIPE)
@@ -268,6 +282,12 @@ def _check_streams() -> None:
         _reopen_devnull(1)
         say("satnono: error: standard output is closed: nowhere to write the result")
         os._exit(EXIT_BAD_INPUT)
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    """What `fd` is open on (device, inode): to see whether a library replaced it."""
+    status = os.fstat(fd)
+    return status.st_dev, status.st_ino
 
 
 def _open(fd: int) -> bool:

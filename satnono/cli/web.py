@@ -21,5 +21,6 @@ def serve(
     """Start the web page: open, solve, watch and author puzzles in a browser."""
     from satnono.serve import serve as run_server
 
-    say(f"satnono: serving on http://{host}:{port}/ (Ctrl-C stops)")
-    run_server(host, port, open_browser)
+    run_server(
+        host, port, open_browser, lambda url: say(f"satnono: serving on {url} (Ctrl-C stops)")
+    )

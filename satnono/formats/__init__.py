@@ -101,15 +101,21 @@ def format_names() -> list[str]:
 
 
 def format_of(
-    path: str | Path, text: str | None = None, explicit: str | None = None, option: str = "--format"
+    path: str | Path,
+    text: str | None = None,
+    explicit: str | None = None,
+    parameter: str = "format",
 ) -> Format:
     """The format named explicitly, else the one the suffix names, else the one the text fits.
 
-    `option` is how the user names a format where this is asked (convert: --from and --to).
+    `parameter` names where the caller gives a format (write_puzzles: format; the CLI maps
+    it to its flag: --format, and --from and --to for convert).
     """
     if explicit is not None:
-        if explicit not in FORMATS:
-            raise InputError(f"unknown format {explicit!r}; choose one of: {', '.join(FORMATS)}")
+        if not isinstance(explicit, str) or explicit not in FORMATS:
+            raise InputError(
+                f"unknown format {explicit!r}; choose one of: {', '.join(FORMATS)}", parameter
+            )
         return FORMATS[explicit]
     suffix = Path(path).suffix.lower()
     for fmt in FORMATS.values():
@@ -119,8 +125,8 @@ def format_of(
         for fmt in FORMATS.values():
             if fmt.sniff(text):
                 return fmt
-        raise InputError(f"cannot tell the puzzle format (use {option})", path)
-    raise InputError(f"cannot tell the format from the suffix {suffix!r} (use {option})", path)
+        raise InputError("cannot tell the puzzle format", path, hint=parameter)
+    raise InputError(f"cannot tell the format from the suffix {suffix!r}", path, hint=parameter)
 
 
 #: The path that stands for standard input (and standard output where a file is written).
@@ -173,11 +179,11 @@ def _decode(data: bytes, where: str | Path) -> str:
 
 
 def parse_text(
-    text: str, where: str | Path, fmt: str | None = None, option: str = "--format"
+    text: str, where: str | Path, fmt: str | None = None, parameter: str = "format"
 ) -> list[Puzzle]:
     """Every puzzle in `text`; the format by name, else by `where`'s suffix, else by content."""
     try:
-        return format_of(where, text, fmt, option).parse(text)
+        return format_of(where, text, fmt, parameter).parse(text)
     except InputError as error:
         raise error.at(where) from None
     except RecursionError:
@@ -185,11 +191,11 @@ def parse_text(
 
 
 def read_puzzles(
-    path: str | Path, fmt: str | None = None, option: str = "--format"
+    path: str | Path, fmt: str | None = None, parameter: str = "format"
 ) -> list[Puzzle]:
     """Every puzzle in a file (`-`: standard input); errors name the file and line."""
     text = read_text(path)
-    return parse_text(text, "<stdin>" if str(path) == STDIO else path, fmt, option)
+    return parse_text(text, "<stdin>" if str(path) == STDIO else path, fmt, parameter)
 
 
 def read_puzzle(path: str | Path, fmt: str | None = None, index: int = 1) -> Puzzle:
@@ -201,13 +207,13 @@ def read_puzzle(path: str | Path, fmt: str | None = None, index: int = 1) -> Puz
 
 
 def write_puzzles(
-    puzzles: Sequence[Puzzle], path: str | Path, fmt: str | None = None, option: str = "--to"
+    puzzles: Sequence[Puzzle], path: str | Path, fmt: str | None = None, parameter: str = "format"
 ) -> None:
     """Write puzzles in the format `fmt` names or the suffix of `path` (`-`: standard output,
     which needs `fmt`)."""
     if str(path) == STDIO and fmt is None:
-        raise InputError(f"writing to standard output needs the format ({option})", path)
-    chosen = format_of(path, None, fmt, option)
+        raise InputError("writing to standard output needs the format", path, hint=parameter)
+    chosen = format_of(path, None, fmt, parameter)
     try:
         text = chosen.write(puzzles)
     except InputError as error:

@@ -21,12 +21,9 @@ grid or clause set sized by it exists. RELIABILITY.md documents them as the inpu
 
 from __future__ import annotations
 
-from satnono.errors import InputError
-from satnono.model import MAX_SIDE
+from satnono.errors import InputError, shown
+from satnono.model import MAX_COLORS, MAX_SIDE
 
-#: Colors besides the background in one puzzle: webpbn allows 32; satnono's text output needs a
-#: distinct character per color, and 64 leave every color a spare letter when its own is unusable.
-MAX_COLORS = 64
 #: Blocks in one clue.
 MAX_BLOCKS = MAX_SIDE
 #: Digits in a number worth converting; any size or length within the limits has fewer.
@@ -84,9 +81,3 @@ def color_char(char: str, line: int | None) -> str:
     if len(char) != 1 or not char.isprintable() or char.isspace():
         raise InputError(f"color character {char!r} is not a printable character", line=line)
     return char
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """A piece of the file for an error message: quoted, escaped, and cut short when long."""
-    text = text.strip()
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"

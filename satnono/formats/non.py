@@ -34,6 +34,7 @@ from satnono.model import (
     Puzzle,
     default_rgb,
     make_palette,
+    parse_rgb,
 )
 
 _STRING_KEYS = {"catalogue": "source", "title": "title", "by": "author", "copyright": "copyright"}
@@ -44,7 +45,6 @@ _SEPARATORS = re.compile(r"[,\s]+")
 #: A clue of plain numbers (black and white), read without looking at each token's parts.
 _PLAIN_CLUE = re.compile(r"[0-9]+(?:[,\s]+[0-9]+)*")
 _NUMBER = re.compile(r"[0-9]+")
-_RGB = re.compile(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
 
 
 def looks_like_non(text: str) -> bool:
@@ -174,7 +174,8 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
             sections[key] = clues
         elif key == "color":
             parts = value.split()
-            if len(parts) != 2 or len(parts[0]) != 1 or not _RGB.fullmatch(parts[1]):
+            rgb = parse_rgb(parts[1]) if len(parts) == 2 else None
+            if rgb is None or len(parts[0]) != 1:
                 raise InputError(
                     f"color: expected 'color <char> #rrggbb', got {shown(line)}", line=number
                 )
@@ -185,7 +186,7 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
                 )
             if char in declared:
                 raise InputError(f"color {shown(char)} is declared twice", line=number)
-            declared[char] = _normalize_rgb(parts[1])
+            declared[char] = rgb
             check_colors(len(declared), number)
         elif key == "goal":
             goal = (number, _unquote(value, number))
@@ -207,13 +208,6 @@ def _parse_one(lines: list[tuple[int, str]]) -> Puzzle:
         if key not in sizes and key not in sections:
             raise InputError(f"missing '{key}'", line=end)
     return _build(sizes, sections, declared, goal, title, info)
-
-
-def _normalize_rgb(value: str) -> str:
-    digits = value.lstrip("#").lower()
-    if len(digits) == 3:
-        digits = "".join(d * 2 for d in digits)
-    return "#" + digits
 
 
 def _build(

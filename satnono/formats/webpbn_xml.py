@@ -35,10 +35,10 @@ from satnono.model import (
     Puzzle,
     default_rgb,
     make_palette,
+    parse_rgb,
 )
 
 _HTML_ENTITIES = {name: chr(code) for name, code in html.entities.name2codepoint.items()}
-_RGB = re.compile(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
 _LENGTH = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
 #: Characters XML 1.0 cannot hold, even as character references; the writer replaces them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -133,19 +133,18 @@ def _parse_puzzle(puzzle: Element, line_of: Any) -> Puzzle:
         name = element.get("name")
         if not name:
             raise InputError("<color> without a name", line=line_of(element))
-        rgb = _text(element)
-        if not _RGB.fullmatch(rgb):
+        written = _text(element)
+        rgb = parse_rgb(written)
+        if rgb is None:
             raise InputError(
-                f"color {shown(name)}: {shown(rgb)} is not a hex RGB value", line=line_of(element)
+                f"color {shown(name)}: {shown(written)} is not a hex RGB value",
+                line=line_of(element),
             )
-        digits = rgb.lstrip("#").lower()
-        if len(digits) == 3:
-            digits = "".join(d * 2 for d in digits)
         char = element.get("char", "")
         usable = len(char) == 1 and char.isprintable()  # else make_palette picks a letter
         if name in declared:
             raise InputError(f"color {shown(name)} is declared twice", line=line_of(element))
-        declared[name] = Color(name, char if usable else "", "#" + digits)
+        declared[name] = Color(name, char if usable else "", rgb)
     background = declared.get(background_name, Color(background_name, ".", WHITE.rgb))
 
     clue_sets: dict[str, list[tuple[Element, list[tuple[int, str]]]]] = {}

@@ -8,17 +8,6 @@ from __future__ import annotations
 
 import time
 
-from satnono.errors import InputError
-
-
-def check_timeout(seconds: float | None) -> float | None:
-    """`seconds` if it is None or a number >= 0; InputError for anything else (NaN too)."""
-    # Written as "not (0 <= x < inf)" so that NaN is refused too.
-    if seconds is not None and not 0 <= seconds < float("inf"):
-        raise InputError(f"the timeout must be a number of seconds >= 0, not {seconds}",
-                         "timeout")  # fmt: skip
-    return seconds
-
 
 class Deadline:
     __slots__ = ("at",)

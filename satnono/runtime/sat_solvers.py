@@ -22,6 +22,8 @@ from satnono.runtime.stoppable import Stoppable
 DEFAULT_SOLVER = "glucose3"
 #: PySAT solvers without incremental solving: re-created with the blocking clauses instead.
 NON_INCREMENTAL = frozenset({"kissat404"})
+#: PySAT solvers without propagate() ("Simple literal propagation is not yet implemented").
+NO_PROPAGATE = frozenset({"cadical103", "kissat404", "lingeling"})
 #: PySAT solvers without set_phases().
 NO_PHASES = frozenset({"cadical103", "kissat404"})
 #: PySAT solvers whose interrupt() works with solve_limited().
@@ -71,7 +73,7 @@ def canonical_solver(name: str | None) -> str:
     """The canonical name of a solver that works here; InputError for any other name."""
     if name is None:
         return DEFAULT_SOLVER
-    canonical = solver_names().get(name)
+    canonical = solver_names().get(name) if isinstance(name, str) else None
     if canonical is None or not _constructs(canonical):
         known = ", ".join(available_solvers())
         raise InputError(f"unknown SAT solver {name!r}; choose one of: {known}", "solver")

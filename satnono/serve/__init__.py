@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,16 +125,48 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
     return SameOrigin(app, host, port)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> None:
-    """Run the app until Ctrl-C or SIGTERM (both stop it within SHUTDOWN_WAIT seconds)."""
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    open_browser: bool = False,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Run the app until Ctrl-C or SIGTERM (both stop it within SHUTDOWN_WAIT seconds).
+
+    The port is bound here first, so that a port in use is an InputError before anything is
+    announced; `on_ready(url)` is told the address then (port 0 picks a free port).
+    """
     import uvicorn
 
+    listening = _bind(host, port)
+    port = listening.getsockname()[1]
+    url = f"http://{host}:{port}/"
+    if on_ready is not None:
+        on_ready(url)
     if open_browser:
         import webbrowser
 
-        threading.Timer(1.0, webbrowser.open, [f"http://{host}:{port}/"]).start()
-    uvicorn.run(
-        create_app(host, port), host=host, port=port, log_level="warning",
-        timeout_keep_alive=KEEP_ALIVE, limit_concurrency=CONNECTIONS,
-        timeout_graceful_shutdown=SHUTDOWN_WAIT,
+        threading.Timer(1.0, webbrowser.open, [url]).start()
+    config = uvicorn.Config(
+        create_app(host, port), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
+        limit_concurrency=CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_WAIT,
     )  # fmt: skip
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or InputError saying why not (in use, no such host)."""
+    import os
+
+    from satnono.errors import InputError
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except (socket.gaierror, UnicodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise InputError(f"cannot resolve {host!r}: {reason}", "host") from None
+    try:
+        return socket.create_server((host, port), family=family, backlog=CONNECTIONS)
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else error
+        raise InputError(f"cannot listen on {host}:{port}: {reason}", "port") from None

@@ -1,0 +1,113 @@
+"""Argument checks for the library's calls: each value checked once, before any work, and
+refused with an InputError naming the parameter (the CLI maps parameter names to its flags).
+
+Why one module: the same parameter (a timeout, a count, a puzzle, a path) reaches the library
+through a dozen calls, and a value that slips past one check surfaces later as a TypeError or
+OverflowError deep inside a solver, which no caller can tell from a bug.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from collections.abc import Callable
+from typing import Any
+
+from satnono.errors import InputError, shown
+from satnono.model import Puzzle
+
+
+def _kind(value: object) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def whole_number(value: object, name: str, minimum: int = 0) -> int:
+    """`value` as an int >= `minimum`; a bool, a float or a string is refused (1.5 solutions
+    or "3" samples are mistakes, not requests to round or parse)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"expected a whole number, got {_kind(value)} {shown(value)}", name)
+    number = int(value)
+    if number < minimum:
+        raise InputError(f"must be {minimum} or more, not {number}", name)
+    return number
+
+
+def seconds(value: object, name: str = "timeout") -> float | None:
+    """`value` as a finite number of seconds >= 0, or None (no limit); NaN, infinity, a bool
+    and a number too large for a float are refused."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"expected a number of seconds or None, got {_kind(value)} {shown(value)}",
+                         name)  # fmt: skip
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not 0 <= number < math.inf:
+        raise InputError(f"must be a finite number of seconds >= 0, not {shown(value)}", name)
+    return number
+
+
+def probability(value: object, name: str, *, below_one: bool) -> float:
+    """A real number in (0, 1) (`below_one`) or (0, infinity): a tolerance or a probability."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"expected a number, got {_kind(value)} {shown(value)}", name)
+    number = float(value)
+    high = 1.0 if below_one else math.inf
+    # Written as "not (a < x < b)" so that NaN is refused too.
+    if not 0 < number < high:
+        wanted = "in (0, 1)" if below_one else "a positive number"
+        raise InputError(f"must be {wanted}, not {shown(value)}", name)
+    return number
+
+
+def puzzle(value: object, name: str = "puzzle") -> Puzzle:
+    """`value` if it is a Puzzle (read one with satnono.read_puzzle)."""
+    if not isinstance(value, Puzzle):
+        raise InputError(
+            f"expected a Puzzle (satnono.read_puzzle or Puzzle.from_clues), got {_kind(value)}",
+            name,
+        )
+    return value
+
+
+def path(value: object, name: str = "path") -> str:
+    """`value` as a path string: a str or an os.PathLike (bytes paths are refused: satnono
+    names files in its messages and JSON, which need text)."""
+    if isinstance(value, str) or (isinstance(value, os.PathLike) and not isinstance(value, bytes)):
+        text = os.fspath(value)
+        if isinstance(text, str):
+            if not text or "\0" in text:
+                raise InputError(f"{shown(text)} is not a usable file name", name)
+            return text
+    raise InputError(f"expected a file name (str or Path), got {_kind(value)}", name)
+
+
+def text(value: object, name: str) -> str:
+    """`value` if it is a str."""
+    if not isinstance(value, str):
+        raise InputError(f"expected a string, got {_kind(value)} {shown(value)}", name)
+    return value
+
+
+def flag(value: object, name: str) -> bool:
+    """`value` if it is a bool (a string such as "false" would be true)."""
+    if not isinstance(value, bool):
+        raise InputError(f"expected True or False, got {_kind(value)} {shown(value)}", name)
+    return value
+
+
+def optional_callable(value: object, name: str) -> Callable[..., Any] | None:
+    """`value` if it is None or callable."""
+    if value is not None and not callable(value):
+        raise InputError(f"expected a function or None, got {_kind(value)}", name)
+    return value
+
+
+def instance_or_none(value: object, kind: type, name: str) -> Any:
+    """`value` if it is None or a `kind`."""
+    if value is not None and not isinstance(value, kind):
+        raise InputError(f"expected a {kind.__name__} or None, got {_kind(value)}", name)
+    return value
