@@ -183,6 +183,12 @@ def sample_summary(
     return data
 
 
+def error_object(source: str, message: str) -> dict[str, Any]:
+    """What `solve --json` prints for a file it could not use, when several are solved: the
+    one line of the error, so that every file named gets an object."""
+    return {"file": source, "status": "error", "error": message}
+
+
 def unread_object(command: str, source: str, seconds: float) -> dict[str, Any]:
     """What `--json` prints when --timeout passed before the puzzle was read: the command's
     own object with nothing found and "status" (or "stopped") saying timeout."""

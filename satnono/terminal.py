@@ -133,13 +133,16 @@ class SolutionPrinter:
         print_domains(self.console, self.puzzle, [1 << cell for row in grid for cell in row])
         self.console.out("")
 
-    def finish(self, verdict: str) -> None:
-        """The lone solution, if that is what there is, then the verdict line."""
+    def finish(self, verdict: str, label: str | None = None) -> None:
+        """The lone solution, if that is what there is, then the verdict line (after
+        `label`: the file, when several are solved)."""
         if self.count == 1:
             self._print(self.first, None)
-        self.console.out(verdict)
+        self.console.out(f"{printable(label)}: {verdict}" if label else verdict)
 
-    def interrupted(self, domains: Sequence[int] | None, where: str) -> None:
+    def interrupted(
+        self, domains: Sequence[int] | None, where: str, label: str | None = None
+    ) -> None:
         """After Ctrl-C: the solution held back, or the grid as line logic left it."""
         if self.count == 1:
             self._print(self.first, 1)
@@ -147,4 +150,5 @@ class SolutionPrinter:
             self.console.out("after line logic ('?' = undecided):")
             print_domains(self.console, self.puzzle, domains)
             self.console.out("")
-        self.console.out(f"interrupted: {where}")
+        line = f"interrupted: {where}"
+        self.console.out(f"{printable(label)}: {line}" if label else line)

@@ -184,3 +184,25 @@ def test_json_lines_streams_every_solution_then_a_summary() -> None:
     assert summary["complete"] is True
     code, _, err = run("solve", str(EXAMPLES / "duck.non"), "--json", "--json-lines")
     assert code == 2 and "--json-lines" in err
+
+
+def test_several_files_each_verdict_names_its_file(tmp_path: Path) -> None:
+    # `solve A B C --quiet` printed bare verdicts, and --json gave an unreadable file no
+    # object (issue 23).
+    duck, switches = str(EXAMPLES / "duck.non"), str(EXAMPLES / "switches-8.non")
+    broken = write(tmp_path, "broken.non", "garbage\n")
+    code, out, err = run("solve", duck, switches, broken, "--quiet")
+    assert code == 2
+    assert out.splitlines()[0].startswith(f"{duck}: unique solution")
+    assert out.splitlines()[1].startswith(f"{switches}: at least 2 solutions")
+    assert err.splitlines() == [f"satnono: error: {broken}:1: missing 'width'"]
+    for flag in ("--json", "--json-lines"):
+        code, out, _ = run("solve", duck, broken, flag)
+        objects = [json.loads(line) for line in out.splitlines()]
+        summaries = [data for data in objects if "file" in data]
+        assert [data["file"] for data in summaries] == [duck, broken]
+        assert summaries[1] == {
+            "file": broken, "status": "error", "error": f"{broken}:1: missing 'width'"
+        }  # fmt: skip
+    code, out, _ = run("solve", duck, "--quiet")  # one file: the verdict alone, as before
+    assert out.startswith("unique solution")

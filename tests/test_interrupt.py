@@ -6,6 +6,7 @@ started can be checked for afterwards; and a reader that stops reading, like `| 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ import time
 import pytest
 
 from satnono.backends import installed_backends
-from support import EXAMPLES
+from support import EXAMPLES, SHARED
 
 # 9! solutions, streamed: long enough to be interrupted on any backend.
 LONG = str(EXAMPLES / "permutation-9.non")
@@ -66,8 +67,6 @@ def test_ctrl_c_reports_progress_and_exits_130(backend: str) -> None:
 def test_ctrl_c_with_json_gives_one_object() -> None:
     code, out, err, group = _interrupt(["solve", LONG, "--max-solutions", "0", "--json"], 2.5)
     assert code == 130, err
-    import json
-
     data = json.loads(out)
     assert data["status"] == "interrupted" and data["complete"] is False
     assert data["solutions_found"] >= len(data["solutions"])
@@ -113,3 +112,20 @@ def test_bare_satnono_prints_the_help_and_no_empty_error() -> None:
     )
     assert done.returncode == 2 and "Usage" in done.stdout
     assert done.stderr == ""
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared")
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_ctrl_c_on_count_reports_the_lower_bound(output: list[str]) -> None:
+    # Ctrl-C on count printed only "satnono: interrupted" (issue 23). Marley is counted by
+    # no tool in minutes.
+    marley = str(SHARED / "webpbn-survey" / "10088-marley.non")
+    code, out, err, group = _interrupt(["count", marley, *output], after=3)
+    assert code == 130, err
+    assert "Traceback" not in err + out
+    if output:
+        data = json.loads(out)
+        assert data["stopped"] == "interrupted" and data["exact"] is False and data["count"] >= 1
+    else:
+        assert "(interrupted: a lower bound)" in out and out.startswith("at least ")
+    assert _group_is_gone(group)

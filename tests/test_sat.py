@@ -116,7 +116,7 @@ def test_phase_seeds_change_the_path_not_the_answer(puzzle: Puzzle, seed: int) -
         assert result.complete and set(result.grids) == expected
 
 
-@pytest.mark.parametrize("solver", sorted(NO_PROPAGATE & set(available_solvers())) + ["glucose3"])
+@pytest.mark.parametrize("solver", [*sorted(NO_PROPAGATE & set(available_solvers())), "glucose3"])
 def test_every_solver_enumerates_past_the_blocking_phase(solver: str) -> None:
     # Lingeling and CaDiCaL 1.0.3 have no propagate(): enumeration beyond the blocking phase
     # (64) crashed with "Simple literal propagation is not yet implemented" (issue 23).

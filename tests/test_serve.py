@@ -396,3 +396,17 @@ def test_a_timeout_shows_the_grid_as_far_as_it_was_decided(page: object) -> None
     assert page.inner_text("#verdict").startswith("Timeout")  # type: ignore[attr-defined]
     assert "hatch" in page.inner_html("#picture").lower()  # type: ignore[attr-defined]
     page.fill("#timeout", "30")  # type: ignore[attr-defined]
+
+
+def test_a_busy_port_or_unknown_host_is_one_line_and_exit_2() -> None:
+    # It printed "serving on ...", then uvicorn's error, and exited 3 (issue 23).
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        cases = ((["--port", str(port)], "--port"), (["--host", "no.such.invalid"], "--host"))
+        for args, flag in cases:
+            done = run_satnono("serve", *args, timeout=30)
+            assert done.returncode == 2 and done.stdout == ""
+            assert done.stderr.startswith(f"satnono: error: {flag}: ")
+            assert len(done.stderr.splitlines()) == 1

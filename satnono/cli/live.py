@@ -1,5 +1,5 @@
-"""Live displays on stderr: a solve's phase, cells left, solutions and elapsed time; the
-progress bars of batch and compare.
+"""Live displays on stderr: a solve's phase, cells left, solutions and elapsed time; a count's
+or an analysis's elapsed time; the progress bars of batch and compare.
 
 A solve's line is drawn only when stderr is a terminal, so pipes and scripts see exactly the
 same bytes with or without it; rich refreshes it from its own thread while the search runs.
@@ -31,31 +31,57 @@ def describe(progress: Progress) -> str:
 
 
 class _Line:
-    """A renderable re-reading the progress at each refresh, behind a spinner."""
+    """A renderable re-reading its text at each refresh, behind a spinner."""
 
-    def __init__(self, progress: Progress) -> None:
+    def __init__(self, text: Callable[[], str]) -> None:
         from rich.spinner import Spinner
 
-        self.progress = progress
+        self.text = text
         self.spinner = Spinner("dots")
 
     def __rich__(self) -> Any:
-        self.spinner.update(text=describe(self.progress))
+        self.spinner.update(text=self.text())
         return self.spinner
 
 
+class LiveLine:
+    """The live line on stderr, if one is drawn; `paused()` takes it off the terminal while
+    something is printed on stdout (a solution would otherwise start on the spinner's line)."""
+
+    def __init__(self, live: Any = None) -> None:
+        self._live = live
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        if self._live is None:
+            yield
+            return
+        self._live.stop()
+        try:
+            yield
+        finally:
+            self._live.start()
+
+
 @contextlib.contextmanager
-def live_progress(progress: Progress, enabled: bool) -> Iterator[None]:
-    """Show `progress` on stderr while the body runs, if enabled and stderr is a terminal."""
+def live_line(text: Callable[[], str], enabled: bool) -> Iterator[LiveLine]:
+    """Show `text()` on stderr behind a spinner while the body runs, if enabled and stderr is
+    a terminal (pipes and scripts see the same bytes either way)."""
     if not enabled or not sys.stderr.isatty():
-        yield
+        yield LiveLine()
         return
     from rich.console import Console
     from rich.live import Live
 
     console = Console(stderr=True)
-    with Live(_Line(progress), console=console, refresh_per_second=8, transient=True):
-        yield
+    with Live(_Line(text), console=console, refresh_per_second=8, transient=True) as live:
+        yield LiveLine(live)
+
+
+def elapsed(what: str) -> Callable[[], str]:
+    """A live line's text for work that reports nothing but its time: "counting, 3.2 s"."""
+    started = time.perf_counter()
+    return lambda: f"{what}, {time.perf_counter() - started:.1f} s"
 
 
 @contextlib.contextmanager

@@ -24,8 +24,9 @@ def verdict_line(result: SolveResult, quiet: bool) -> str:
     return f"{result.verdict} ({', '.join(details)})"
 
 
-def count_text(counted: CountResult, limit: int) -> str:
-    """One line: the count, whether it is exact, a bound or an estimate, and how it was made."""
+def count_text(counted: CountResult, limit: int, interrupted: bool = False) -> str:
+    """One line: the count, whether it is exact, a bound or an estimate, and how it was made
+    (`interrupted`: Ctrl-C stopped it, rather than the timeout)."""
     n = counted.count
     noun = "solution" if n == 1 else "solutions"
     size = f", about {n:.2e}" if n >= 10**15 else ""
@@ -44,9 +45,10 @@ def count_text(counted: CountResult, limit: int) -> str:
     elif counted.stopped == "limit":
         text = f"at least {n} {noun} (stopped at --limit {limit})"
     elif n:
-        text = f"at least {n} {noun} (timeout: a lower bound{size})"
+        why = "interrupted" if interrupted else "timeout"
+        text = f"at least {n} {noun} ({why}: a lower bound{size})"
     else:
-        text = "timeout before any solution was counted"
+        text = ("interrupted" if interrupted else "timeout") + " before any solution was counted"
     if counted.result.reason:
         text += f": {counted.result.reason}"
     methods = _methods_text(counted.factors)

@@ -12,9 +12,11 @@ import contextlib
 import errno
 import functools
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -194,6 +196,26 @@ def _unread(path: Path, json_for: str | None) -> typer.Exit:
         print_json(contract.unread_object(json_for, str(path), seconds))
         return typer.Exit(EXIT_TIMEOUT)
     return fail(f"timeout: --timeout passed before {path} was read", EXIT_TIMEOUT)
+
+
+@contextlib.contextmanager
+def ctrl_c_cancels(within: satnono.Deadline) -> Iterator[threading.Event]:
+    """While the body runs, a first Ctrl-C cancels `within`: the work stops with what it has
+    (a count's lower bound, an analysis so far), which the command then reports before exit
+    130. The event yielded is set once that happened. A second Ctrl-C interrupts at once."""
+    pressed = threading.Event()
+
+    def cancel(*_: object) -> None:
+        if pressed.is_set():
+            raise KeyboardInterrupt
+        pressed.set()
+        within.cancel()
+
+    previous = signal.signal(signal.SIGINT, cancel)
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def console(stderr: bool = False) -> Any:

@@ -30,6 +30,7 @@ from satnono.cli.shell import (
     EXIT_SOLVED,
     app,
     console,
+    ctrl_c_cancels,
     deadline,
     exit_code,
     handles_errors,
@@ -109,14 +110,18 @@ def solve(
         within = deadline(timeout)
         loaded = load(puzzles[0], fmt, index, within, json_for)
         raise typer.Exit(solve_one(loaded, str(puzzles[0]), within=within))
+    # Several puzzles: each verdict says which file it is for (as grep names its files), and
+    # with JSON a file that cannot be read gets its object too: one per file named.
     worst = EXIT_SOLVED
     for number, path in enumerate(puzzles):
         try:
             within = deadline(timeout, first=number == 0)
             loaded = load(path, fmt, index, within, json_for)
-            code = solve_one(loaded, str(path), within=within)
+            code = solve_one(loaded, str(path), within=within, label=str(path))
         except satnono.InputError as error:
             say(printable(f"satnono: error: {error}"))
+            if json_output or json_lines:
+                print_json(contract.error_object(str(path), str(error)))
             code = EXIT_BAD_INPUT
         worst = max(worst, code)
     raise typer.Exit(worst)
@@ -134,9 +139,11 @@ def _solve_one(
     quiet: bool,
     pictures: tuple[Path | None, Path | None],
     within: satnono.Deadline,
+    label: str | None = None,
 ) -> int:
-    """Solve one puzzle and print it the way the options ask; the exit code."""
-    from satnono.cli.live import describe, live_progress
+    """Solve one puzzle and print it the way the options ask; the exit code. `label` (the
+    file, when several are solved) starts its verdict line."""
+    from satnono.cli.live import describe, live_line
 
     progress = satnono.Progress()
     # --json keeps every solution for its one object; text and --json-lines print each one as
@@ -152,11 +159,12 @@ def _solve_one(
         elif json_output:
             found.append(grid)
         else:
-            text.add(grid)
+            with line.paused():
+                text.add(grid)
 
     live = not (quiet or json_output or json_lines)
     try:
-        with live_progress(progress, live):
+        with live_line(lambda: describe(progress), live) as line:
             result = satnono.solve(
                 puzzle, backend, max_solutions, within.remaining(), on_solution=on_solution,
                 progress=progress, keep=0, **options,
@@ -167,7 +175,7 @@ def _solve_one(
             grids = None if json_lines else found
             print_json(contract.interrupted_object(source, puzzle, grids, progress, seconds))
         else:
-            text.interrupted(progress.domains, describe(progress))
+            text.interrupted(progress.domains, describe(progress), label)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     first = text.first if text.first is not None else (found[0] if found else None)
     for picture in pictures:
@@ -178,7 +186,7 @@ def _solve_one(
     if json_output or json_lines:
         print_json(contract.solve_object(source, result, None if json_lines else found))
     else:
-        text.finish(present.verdict_line(result, quiet))
+        text.finish(present.verdict_line(result, quiet), label)
     return exit_code(result.status, result.solutions_found)
 
 
@@ -226,16 +234,26 @@ def count(
     cached counting search racing the Ganak model counter, so counts far beyond what could be
     listed come out exact. --approx adds an ApproxMC estimate with its guarantee.
     """
+    from satnono.cli.live import elapsed, live_line
+
     within = deadline(timeout)
     loaded = load(puzzle, fmt, index, within, "count" if json_output else None)
-    counted = satnono.count(
-        loaded, within.remaining(), limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
-        backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
-    )  # fmt: skip
+    with ctrl_c_cancels(within) as pressed, live_line(elapsed("counting"), not json_output):
+        counted = satnono.count(
+            loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
+            backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
+            deadline=within,
+        )  # fmt: skip
+    interrupted = pressed.is_set() and not counted.exact
     if json_output:
-        print_json(contract.count_object(str(puzzle), counted))
+        data = contract.count_object(str(puzzle), counted)
+        if interrupted:
+            data["stopped"] = "interrupted"
+        print_json(data)
     else:
-        typer.echo(present.count_text(counted, limit))
+        typer.echo(present.count_text(counted, limit, interrupted))
+    if interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
     raise typer.Exit(exit_code(counted.result.status, counted.count))
 
 
@@ -327,11 +345,14 @@ def analyze(
         )
     if picture is not None and picture.suffix.lower() not in (".svg", ".png"):
         raise satnono.InputError("the picture must be a .svg or .png file", picture)
+    from satnono.cli.live import elapsed, live_line
+
     within = deadline(timeout)
     loaded = load(puzzle, fmt, index, within, "analyze" if json_output else None)
-    analysis = satnono.analyze(
-        loaded, within.remaining(), max_solutions=max_solutions, exact_count=exact_count
-    )
+    with ctrl_c_cancels(within) as pressed, live_line(elapsed("analyzing"), not json_output):
+        analysis = satnono.analyze(
+            loaded, max_solutions=max_solutions, exact_count=exact_count, deadline=within
+        )
     if picture is not None:
         satnono.render(loaded, None, picture, analysis=analysis)
     if json_output:
@@ -339,5 +360,8 @@ def analyze(
         print_json(contract.analysis_object(str(puzzle), analysis, where))
     else:
         present.print_analysis(console(), analysis, max_solutions)
+    if pressed.is_set() and analysis.timed_out:
+        say("satnono: interrupted: the analysis above is what was found so far")
+        raise typer.Exit(EXIT_INTERRUPTED)
     unknown = analysis.difficulty == "unknown"
     raise typer.Exit(exit_code("timeout" if unknown else "", analysis.solutions))
