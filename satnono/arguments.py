@@ -22,13 +22,13 @@ def _kind(value: object) -> str:
     return "None" if value is None else type(value).__name__
 
 
-def whole_number(value: object, name: str, minimum: int = 0) -> int:
-    """`value` as an int >= `minimum`; a bool, a float or a string is refused (1.5 solutions
-    or "3" samples are mistakes, not requests to round or parse)."""
+def whole_number(value: object, name: str, minimum: int | None = 0) -> int:
+    """`value` as an int >= `minimum` (None: any); a bool, a float or a string is refused
+    (1.5 solutions or "3" samples are mistakes, not requests to round or parse)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InputError(f"expected a whole number, got {_kind(value)} {shown(value)}", name)
     number = int(value)
-    if number < minimum:
+    if minimum is not None and number < minimum:
         raise InputError(f"must be {minimum} or more, not {number}", name)
     return number
 

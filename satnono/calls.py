@@ -217,7 +217,7 @@ def iter_samples(
 
     arguments.puzzle(puzzle)
     n = arguments.whole_number(n, "n", minimum=1)
-    seed = arguments.whole_number(seed, "seed")
+    seed = arguments.whole_number(seed, "seed", minimum=None)
     if arguments.text(sampler, "sampler") not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
                          "sampler")  # fmt: skip
@@ -248,6 +248,23 @@ def check_options(
     arguments.seconds(timeout)
     seed = DEFAULT_SEED if seed is None else seed
     return search_options(backend or DEFAULT_BACKEND, solver, threads, seed, encoding)
+
+
+def choices() -> dict[str, list[str]]:
+    """The names each choice parameter takes here: backend, solver, encoding, sampler and
+    format (for shell completion and menus; the calls check against the same lists)."""
+    from satnono.cnf import ENCODINGS
+    from satnono.formats import FORMATS
+    from satnono.runtime.sat_solvers import available_solvers
+    from satnono.sampling import SAMPLERS
+
+    return {
+        "backend": available_backends(),
+        "solver": available_solvers(),
+        "encoding": list(ENCODINGS),
+        "sampler": list(SAMPLERS),
+        "format": list(FORMATS),
+    }
 
 
 def backend_summaries() -> dict[str, str]:

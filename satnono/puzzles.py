@@ -276,20 +276,21 @@ def _checked_solution(puzzle: Puzzle, solution: Sequence[str] | Grid) -> tuple[i
 
 
 def read_recorded_solution(path: str | os.PathLike[str]) -> tuple[Puzzle, Grid, str]:
-    """The puzzle and first solution that `satnono solve --json` recorded in `path`, checked
-    against the clues; and a caption naming them."""
+    """The puzzle and first solution that `satnono solve --json` recorded in `path` (`-`:
+    standard input), checked against the clues; and a caption naming them."""
     from satnono.contract import grid_of_rows, read_solve_object
     from satnono.formats import read_text
     from satnono.verify import problems
 
     path = arguments.path(path)
-    data = read_solve_object(read_text(Path(path)), Path(path))
+    where = "<stdin>" if path == "-" else path
+    data = read_solve_object(read_text(path), where)
     puzzle_file = Path(data["file"])
     puzzle = read_puzzle(puzzle_file)
-    grid = grid_of_rows(puzzle, data["solutions"][0], Path(path))
+    grid = grid_of_rows(puzzle, data["solutions"][0], where)
     wrong = problems(puzzle, grid)
     if wrong:
-        raise InputError(f"the recorded solution does not fit the clues: {wrong[0]}", Path(path))
+        raise InputError(f"the recorded solution does not fit the clues: {wrong[0]}", where)
     return puzzle, grid, f"{puzzle.title or puzzle_file.name}: the recorded solution"
 
 

@@ -5,6 +5,7 @@ These are the interfaces scripts depend on, so the tests pin field names and cod
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -206,3 +207,42 @@ def test_several_files_each_verdict_names_its_file(tmp_path: Path) -> None:
         }  # fmt: skip
     code, out, _ = run("solve", duck, "--quiet")  # one file: the verdict alone, as before
     assert out.startswith("unique solution")
+
+
+def test_choices_complete_in_the_shell() -> None:
+    # --backend and the other checked choices did not complete (issue 23).
+    import os
+    import subprocess
+    import sys
+
+    def complete(*words: str) -> list[str]:
+        env = dict(os.environ, COMP_WORDS=" ".join(["satnono", *words]),
+                   COMP_CWORD=str(len(words)), _SATNONO_COMPLETE="complete_bash")  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "satnono"], env=env, capture_output=True, text=True, timeout=60
+        )
+        return done.stdout.split()
+
+    assert complete("solve", "x", "--backend", "p") == ["portfolio"]
+    assert "glucose3" in complete("count", "x", "--solver", "gl")
+    assert complete("sample", "x", "--sampler", "") == ["cmsgen", "unigen"]
+    assert complete("batch", "run", "x", "--backend", "cp") == ["cpsat"]
+
+
+@pytest.mark.parametrize("command", ["", "solve", "count", "sample", "analyze", "compare"])
+def test_help_paragraphs_are_not_broken_mid_sentence(command: str) -> None:
+    # At 80 columns the docstrings' own line breaks were kept: "...the exit code is the" then
+    # "highest of theirs" on a line of its own (issue 23).
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, COLUMNS="80", TERM="dumb")
+    done = subprocess.run(
+        [sys.executable, "-m", "satnono", *command.split(), "--help"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    description = done.stdout.split("╭")[0].splitlines()
+    for line, following in itertools.pairwise(description):
+        if line.strip() and following.strip()[:1].islower():
+            assert len(line.rstrip()) > 60, f"{line!r} then {following!r}"

@@ -13,7 +13,7 @@ from xml.etree import ElementTree
 from typer.testing import CliRunner
 
 from satnono.cli import app
-from support import EXAMPLES
+from support import EXAMPLES, run_satnono
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -77,3 +77,15 @@ def test_render_errors_are_one_line(tmp_path: Path) -> None:
         code, _, err = run(*args)
         assert code == 2, args
         assert message in err and "Traceback" not in err
+
+
+def test_render_the_json_of_solve_from_a_pipe(tmp_path: Path) -> None:
+    # `satnono solve FILE --json | satnono render - -o x.png` said "cannot tell the puzzle
+    # format" (issue 23).
+    solved = run_satnono("solve", str(EXAMPLES / "duck.non"), "--json")
+    done = run_satnono("render", "-", "-o", str(tmp_path / "x.svg"), input=solved.stdout)
+    assert done.returncode == 0, done.stderr
+    assert "Duck: the recorded solution" in done.stderr + done.stdout
+    text = (EXAMPLES / "duck.non").read_text(encoding="utf-8")
+    done = run_satnono("render", "-", "-o", str(tmp_path / "y.svg"), input=text)
+    assert done.returncode == 0 and "unique solution" in done.stderr + done.stdout

@@ -204,5 +204,5 @@ def search_options(
 
         encoding = check_encoding(encoding)
     threads = arguments.whole_number(threads, "threads", minimum=1)
-    seed = arguments.whole_number(seed, "seed")
+    seed = arguments.whole_number(seed, "seed", minimum=None)  # -1: every phase true
     return SearchOptions(solver=solver, threads=threads, seed=seed, encoding=encoding)

@@ -11,7 +11,7 @@ import satnono
 from satnono import archive
 from satnono.cli import present
 from satnono.cli.live import batch_bar, compare_bar
-from satnono.cli.options import PathsArg
+from satnono.cli.options import PathsArg, completes
 from satnono.cli.shell import DefaultCommandGroup, app, console, deadline, handles_errors
 from satnono.terminal import printable
 
@@ -38,7 +38,12 @@ def batch_run(
         Path | None, typer.Option("--db", help="SQLite results database (created if missing).")
     ] = None,
     backend: Annotated[
-        str | None, typer.Option("--backend", help="Search backend (default: satnono's).")
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Search backend (default: satnono's).",
+            autocompletion=completes("backend"),
+        ),
     ] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", min=0, help="Seconds per puzzle (a hard deadline).")

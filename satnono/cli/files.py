@@ -168,7 +168,7 @@ def render(
     index: IndexOpt = 1,
 ) -> None:
     """Draw a puzzle with its clues on the margins and its cells in their real colors."""
-    if source.suffix.lower() == ".json":
+    if source.suffix.lower() == ".json" or (str(source) == "-" and _json_on_stdin()):
         puzzle, grid, caption = satnono.read_recorded_solution(source)
         satnono.render(puzzle, grid, output, caption)
     else:
@@ -180,6 +180,16 @@ def render(
             backend=backend, timeout=within.remaining(),
         )  # fmt: skip
     say(printable(f"wrote {output} ({caption})"))
+
+
+def _json_on_stdin() -> bool:
+    """Whether standard input holds JSON (`satnono solve --json | satnono render - ...`)
+    rather than puzzle text: no puzzle format starts with '{'. Peeks, reads nothing."""
+    try:
+        start: bytes = getattr(sys.stdin.buffer, "peek")(64)  # noqa: B009 - not on BinaryIO
+        return start.lstrip()[:1] == b"{"
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 @app.command("from-image")

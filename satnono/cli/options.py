@@ -5,6 +5,7 @@ sites stay strings: the library checks them and names what is installed."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +23,16 @@ class Show(enum.StrEnum):
     blank = "blank"
 
 
+def completes(parameter: str) -> Callable[[str], list[str]]:
+    """Shell completion of a choice the library checks (backend, solver, ...): the names
+    installed here that start with what was typed."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [name for name in satnono.choices()[parameter] if name.startswith(incomplete)]
+
+    return complete
+
+
 PuzzleArg = Annotated[
     Path,
     typer.Argument(
@@ -37,7 +48,9 @@ PathsArg = Annotated[
 FormatOpt = Annotated[
     str | None,
     typer.Option(
-        "--format", help=f"Input format, overriding detection: {', '.join(satnono.format_names())}."
+        "--format",
+        help=f"Input format, overriding detection: {', '.join(satnono.format_names())}.",
+        autocompletion=completes("format"),
     ),
 ]
 IndexOpt = Annotated[
@@ -45,13 +58,18 @@ IndexOpt = Annotated[
 ]
 BackendOpt = Annotated[
     str,
-    typer.Option("--backend", help=f"Search backend: {', '.join(satnono.available_backends())}."),
+    typer.Option(
+        "--backend",
+        help=f"Search backend: {', '.join(satnono.available_backends())}.",
+        autocompletion=completes("backend"),
+    ),
 ]
 SolverOpt = Annotated[
     str | None,
     typer.Option(
         "--solver",
         help="PySAT solver for the sat backend (default: glucose3); portfolio races only it.",
+        autocompletion=completes("solver"),
     ),
 ]
 EncodingOpt = Annotated[
@@ -59,6 +77,7 @@ EncodingOpt = Annotated[
     typer.Option(
         "--encoding",
         help="CNF encoding: blocks (default), automaton, automaton-lean; see encodings/.",
+        autocompletion=completes("encoding"),
     ),
 ]
 ThreadsOpt = Annotated[

@@ -70,6 +70,9 @@ app = typer.Typer(
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    # Markdown: a docstring's wrapped lines are one paragraph, re-wrapped to the terminal
+    # (rich mode keeps every line break, and breaks sentences mid-line at 80 columns).
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
     help="satnono: nonogram solver. Line propagation first, then SAT on the cells left.\n\n"
     f"Backends (--backend): {_backends_help()}. Default: {satnono.DEFAULT_BACKEND}.",
@@ -266,7 +269,7 @@ def main() -> None:
         app.registered_commands = chosen
         app.registered_groups = groups
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="satnono")
     except typer.TyperException as error:  # click's usage errors: one line, exit 2
         message = " ".join(error.format_message().split())
         if not message:  # bare `satnono`: the help printed is all there is to say

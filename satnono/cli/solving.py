@@ -23,6 +23,7 @@ from satnono.cli.options import (
     SolverOpt,
     ThreadsOpt,
     TimeoutOpt,
+    completes,
 )
 from satnono.cli.shell import (
     EXIT_BAD_INPUT,
@@ -269,6 +270,7 @@ def sample(
             "--sampler",
             help="For components with over 1000 solutions: cmsgen (fast, no formal guarantee) "
             "or unigen (almost-uniform with a proof, slow).",
+            autocompletion=completes("sampler"),
         ),
     ] = "cmsgen",
     timeout: TimeoutOpt = None,
