@@ -60,7 +60,7 @@ def run_all(
     for number, (path, backend) in enumerate(pairs):
         job = job_of(path)
         if job.puzzle is None:
-            runs[number] = SolveRun(path.name, backend, "error", 0.0, 0.0, error=job.error or "")
+            runs[number] = SolveRun(str(path), backend, "error", 0.0, 0.0, error=job.error or "")
             on_done(runs[number])
             continue
         tasks.append((job, BatchSettings(backend, timeout, limit, keep_solutions=True)))
@@ -80,9 +80,10 @@ def run_all(
 def _solve_run(path: Path, backend: str, row: ResultRow) -> SolveRun:
     status = "killed" if row.error == "killed at the hard deadline" else row.status
     return SolveRun(
-        puzzle=path.name, backend=backend, status=status, seconds=row.seconds,
+        puzzle=str(path), backend=backend, status=status, seconds=row.seconds,
         wall_seconds=row.seconds, solutions_found=row.solutions_found or 0,
-        complete=bool(row.complete), cells_left=row.cells_left,
+        complete=bool(row.complete), cells_left=row.cells_left, variables=row.variables,
+        clauses=row.clauses,
         error=row.error or "" if row.status in ("error", "timeout") else "",
         solutions=tuple(tuple(rows) for rows in row.solutions),
     )  # fmt: skip

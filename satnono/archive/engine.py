@@ -146,8 +146,11 @@ def _solve_here(puzzle: Puzzle, settings: BatchSettings) -> dict[str, Any]:
             "cells_left": result.stats.get("cells_left"), "error": result.reason,
         }  # fmt: skip
         answer["difficulty"] = _difficulty(result.status, answer["cells_left"])
-        if settings.keep_solutions:
+        if settings.keep_solutions:  # compare: the solutions and the size of the model
             answer["solutions"] = result.solutions
+            stats = result.stats
+            answer["variables"] = stats.get("cnf_variables", stats.get("cpsat_variables"))
+            answer["clauses"] = stats.get("cnf_clauses", stats.get("cpsat_constraints"))
         if settings.count:
             counted = satnono.count(puzzle, settings.timeout)
             answer.update(count=str(counted.count), exact=counted.exact)
@@ -182,6 +185,7 @@ def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow
         cells_left=answer.get("cells_left"), difficulty=answer.get("difficulty"),
         version=__version__, error=answer.get("error"),
         solutions=tuple(tuple(rows) for rows in answer.get("solutions", ())),
+        variables=answer.get("variables"), clauses=answer.get("clauses"),
     )  # fmt: skip
 
 

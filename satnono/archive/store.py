@@ -40,9 +40,15 @@ class ResultRow:
     error: str | None
     #: The solutions found, as row strings, when asked for (compare); not stored.
     solutions: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
+    #: The size of the model searched (CNF variables and clauses, or CP-SAT variables and
+    #: constraints), when asked for (compare); not stored.
+    variables: int | None = field(default=None, compare=False)
+    clauses: int | None = field(default=None, compare=False)
 
 
-_COLUMNS = [f.name for f in fields(ResultRow) if f.name != "solutions"]
+#: The fields a results database holds (the others travel to compare only).
+_UNSTORED = frozenset({"solutions", "variables", "clauses"})
+_COLUMNS = [f.name for f in fields(ResultRow) if f.name not in _UNSTORED]
 _TYPES = {
     "puzzle_index": "INTEGER", "width": "INTEGER", "height": "INTEGER", "colors": "INTEGER",
     "complete": "INTEGER", "solutions_found": "INTEGER", "exact": "INTEGER", "seconds": "REAL",

@@ -7,6 +7,7 @@ module is loaded only when the backend is chosen.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -135,7 +136,7 @@ def _search_in_child(
             sent += 1
             return options.limit == 0 or sent < options.limit  # never more than wanted
 
-        report = _search(residual, options, deadline, forward)
+        report = _search(residual, options, deadline, forward, on_model=send)
         send(report)
 
     report = SearchReport(exhausted=False, timed_out=True, stats={"solver": "cp-sat"})
@@ -144,6 +145,9 @@ def _search_in_child(
         for item in items:
             if isinstance(item, SearchReport):
                 return item
+            if isinstance(item, dict):  # the model's size, kept if the search is cut short
+                report.stats.update(item)
+                continue
             decided = list(residual.domains)  # a new list each time, as in-process
             for cell, domain in zip(cells, item, strict=True):
                 decided[cell] = domain
@@ -158,8 +162,13 @@ def _search_in_child(
 
 
 def _search(
-    residual: Residual, options: SearchOptions, deadline: Deadline, on_solution: OnSolution
+    residual: Residual,
+    options: SearchOptions,
+    deadline: Deadline,
+    on_solution: OnSolution,
+    on_model: Callable[[dict[str, Any]], None] | None = None,
 ) -> SearchReport:
+    """The search; `on_model` is told the model's stats as soon as it is built."""
     started = time.perf_counter()
     try:
         model, cells = build_model(residual, deadline)
@@ -174,6 +183,8 @@ def _search(
         "cpsat_conflicts": 0,
         "cpsat_branches": 0,
     }
+    if on_model is not None:
+        on_model(dict(stats))
     report = SearchReport(exhausted=False, stats=stats)
     solve_started = time.perf_counter()
     try:

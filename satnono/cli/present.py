@@ -119,7 +119,9 @@ def comparison_table(runs: list[Any], backends: list[str]) -> Any:
                 text = f"[red]{text}[/]"
             cells.append(text)
         verdicts = sorted({_short_verdict(run) for run in finished})
-        table.add_row(puzzle, *cells, " / ".join(verdicts) if verdicts else "-")
+        # The file's name: the table stays narrow (the CSV has the whole path).
+        name = printable(puzzle.rsplit("/", 1)[-1])
+        table.add_row(name, *cells, " / ".join(verdicts) if verdicts else "-")
     totals = []
     for backend in backends:
         group = [run for run in runs if run.backend == backend]
