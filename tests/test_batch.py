@@ -62,12 +62,15 @@ def test_local_cluster_rows_resume_and_report(archive: Path, tmp_path: Path) -> 
     assert report.returncode == 0 and "1 error" in report.stdout
     assert "broken.non:2" in report.stdout
     assert (tmp_path / "r.png").stat().st_size > 1000
-    assert len((tmp_path / "r.csv").read_text().splitlines()) == len(found) + 1
+    # One row per file: the copy of duck has its own row, with duck's verdict (issue 23).
+    csv_lines = (tmp_path / "r.csv").read_text().splitlines()
+    assert len(csv_lines) == len(found) + 1 + 1
+    assert sum("copy-of-duck.non" in line for line in csv_lines) == 1
     # `--csv -`: the CSV alone on stdout (no file named "-"), the summary on stderr.
     piped = run_satnono("batch", "report", str(db), "--csv", "-", cwd=tmp_path)
     assert piped.returncode == 0 and "1 error" in piped.stderr
     assert piped.stdout.splitlines()[0].startswith("puzzle_hash,")
-    assert len(piped.stdout.splitlines()) == len(found) + 1
+    assert len(piped.stdout.splitlines()) == len(found) + 2
     assert not (tmp_path / "-").exists()
 
 
@@ -170,3 +173,114 @@ def _wait_for_rows(
                 pass
         time.sleep(0.05)
     raise AssertionError("no rows appeared")
+
+
+def test_every_entry_is_accounted_for(tmp_path: Path) -> None:
+    # A duplicate got no row, and FIFOs, link loops, broken links and files without a
+    # puzzle suffix were passed over silently: 12 entries summarised as "4 puzzles" (issue 23).
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    duck = (EXAMPLES / "duck.non").read_bytes()
+    (folder / "duck.non").write_bytes(duck)
+    (folder / "same-duck.non").write_bytes(duck)
+    (folder / "switches.non").write_bytes((EXAMPLES / "switches-8.non").read_bytes())
+    (folder / "broken.non").write_text("width 3\nheight\n")
+    (folder / "notes.txt").write_text("not a puzzle")
+    (folder / "no-suffix").write_bytes(duck)
+    os.mkfifo(folder / "fifo.non")
+    (folder / "loop-a.non").symlink_to(folder / "loop-b.non")
+    (folder / "loop-b.non").symlink_to(folder / "loop-a.non")
+    (folder / "dangling.non").symlink_to(folder / "missing.non")
+    db = tmp_path / "results.sqlite"
+    done = run_satnono("batch", str(folder), "--db", str(db), "--timeout", "20", timeout=180)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    # 8 puzzle entries (one a duplicate, solved once) + 2 skipped = the 10 entries.
+    assert lines[0].startswith("8 puzzles: 7 run now, 0 already in")
+    assert "1 duplicate of another file's puzzle (solved once)" in lines[0]
+    assert "not puzzle files, skipped: 2" in done.stdout
+    assert "no-suffix: not a puzzle file suffix (none)" in done.stdout
+    assert "notes.txt: not a puzzle file suffix (.txt)" in done.stdout
+    assert "8 puzzles: 5 error, 2 unique, 1 multiple" in done.stdout
+    for reason in ("fifo.non: not a regular file (a FIFO)", "loop-a.non: a symbolic link loop",
+                   "dangling.non: a broken symbolic link", "broken.non:2"):  # fmt: skip
+        assert reason in done.stdout
+    report = run_satnono("batch", "report", str(db), "--csv", "-")
+    files = [line.split(",")[2] for line in report.stdout.splitlines()[1:]]
+    assert sorted(Path(f).name for f in files) == sorted(
+        ["duck.non", "same-duck.non", "switches.non", "broken.non", "fifo.non", "loop-a.non",
+         "loop-b.non", "dangling.non"]
+    )  # fmt: skip
+
+
+def test_a_second_run_on_the_same_database_refuses(tmp_path: Path) -> None:
+    from satnono.archive.store import ResultStore
+
+    db = tmp_path / "results.sqlite"
+    with ResultStore(db) as store:
+        store.lock()  # as a first run does for its whole length
+        done = run_satnono("batch", str(EXAMPLES / "duck.non"), "--db", str(db))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"satnono: error: {db}: another satnono batch run is using this database; wait for it "
+        "to finish, or use another --db"
+    ]
+    assert rows(db) == []
+
+
+@pytest.mark.parametrize("damage", ["foreign", "damaged", "not sqlite", "no folder"])
+def test_a_database_that_cannot_be_used_is_one_line_and_exit_2(tmp_path: Path, damage: str) -> None:
+    # A damaged database or a foreign results table was exit 4 "internal error" (issue 23).
+    db = tmp_path / "results.sqlite"
+    if damage == "foreign":
+        with sqlite3.connect(db) as connection:
+            connection.execute("CREATE TABLE results (name TEXT, score REAL)")
+    elif damage == "damaged":
+        assert run_satnono("batch", str(EXAMPLES), "--db", str(db)).returncode == 0
+        with db.open("r+b") as file:
+            file.seek(4096)
+            file.write(b"\xff" * 4096)
+    elif damage == "not sqlite":
+        db.write_text("hello")
+    else:
+        (tmp_path / "a-file").write_text("")
+        db = tmp_path / "a-file" / "results.sqlite"
+    for command in (["batch", str(EXAMPLES / "duck.non"), "--db", str(db)],
+                    ["batch", "report", str(db)]):  # fmt: skip
+        done = run_satnono(*command)
+        if damage == "no folder" and command[1] == "report":
+            assert "no such results database" in done.stderr
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("satnono: error: ")
+        assert str(db) in done.stderr and "internal error" not in done.stderr
+
+
+def test_report_sums_up_each_configuration(tmp_path: Path) -> None:
+    # Another --timeout is another configuration: the report counted both as one (issue 23).
+    db = tmp_path / "results.sqlite"
+    for timeout in ("20", "30"):
+        assert (
+            run_satnono("batch", str(EXAMPLES), "--db", str(db), "--timeout", timeout).returncode
+            == 0
+        )
+    puzzles = len(list(EXAMPLES.glob("*.non"))) + len(list(EXAMPLES.glob("*.xml")))
+    report = run_satnono("batch", "report", str(db))
+    assert report.stdout.count("configuration backend=default") == 2
+    assert report.stdout.count(f"{puzzles} puzzles:") == 2
+
+
+def test_ctrl_c_on_a_batch_is_one_line(tmp_path: Path) -> None:
+    # The workers printed two ~30-line KeyboardInterrupt tracebacks (issue 23).
+    folder = tmp_path / "random"
+    folder.mkdir()
+    for number, puzzle in enumerate(random_set(TUNING_SEED + 300, 60)):
+        write_puzzles([puzzle], folder / f"p{number}.non")
+    command = [*SATNONO, "batch", str(folder), "--db", str(tmp_path / "r.sqlite"),
+               "--workers", "2"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)  # fmt: skip
+    _wait_for_rows(tmp_path / "r.sqlite", 1, process)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert err.splitlines() == ["satnono: interrupted"]

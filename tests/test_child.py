@@ -89,3 +89,20 @@ def test_cpsat_stops_at_the_deadline_and_leaves_no_child(no_children_left: None)
     result = solve(puzzle, backend="cpsat", limit=0, timeout=0.5)
     assert (result.status, result.complete) == ("multiple", False)
     assert 1 < result.solutions_found < 362880
+
+
+def test_a_killed_child_says_how_it_died(no_children_left: None) -> None:
+    # A killed batch solver was "the batch solver process died (exit code None)" (issue 23).
+    import os
+
+    from satnono.runtime.child import ForkedChild
+
+    def die(send: Send, receive: object) -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    died = r"test solver process died \(killed by SIGKILL\)"
+    with (
+        ForkedChild(die, "test solver", quiet=True, inbox=True) as child,
+        pytest.raises(RuntimeError, match=died),
+    ):
+        child.receive(10)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from satnono.archive.compare import SolveRun
-from satnono.formats import puzzle_files
+from satnono.archive.files import puzzle_files
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,8 @@ def measure(
     folders: Sequence[Any], candidates: Sequence[Config], repeat: int, timeout: float, limit: int
 ) -> Table:
     """CPU seconds of every candidate on every puzzle of `folders` that the portfolio races."""
-    from satnono.formats import puzzle_files, read_puzzle
+    from satnono.archive.files import puzzle_files
+    from satnono.formats import read_puzzle
     from satnono.propagate import initial_domains, propagate_root
 
     table: Table = {}

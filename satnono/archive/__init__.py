@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from satnono.archive.compare import plot as plot_compare
     from satnono.archive.compare import write_csv as write_compare_csv
     from satnono.archive.engine import BatchSettings
+    from satnono.archive.files import puzzle_files
     from satnono.archive.report import plot, summary_lines
     from satnono.archive.store import ResultRow, ResultStore, write_csv
-    from satnono.formats import puzzle_files
 
 _NAMES = {
     "BatchRun": ("satnono.archive.batch", "BatchRun"),
@@ -38,7 +38,7 @@ _NAMES = {
     "ResultRow": ("satnono.archive.store", "ResultRow"),
     "ResultStore": ("satnono.archive.store", "ResultStore"),
     "write_csv": ("satnono.archive.store", "write_csv"),
-    "puzzle_files": ("satnono.formats", "puzzle_files"),
+    "puzzle_files": ("satnono.archive.files", "puzzle_files"),
 }
 
 __all__ = [

@@ -1,14 +1,15 @@
 """`satnono batch`: a resumable run over whole archives, each row stored as it arrives.
 
-Every puzzle under the paths once (duplicates by content dropped), those already in the
-database for the same settings skipped; the rest solved by the archive engine.
+Every entry under the paths accounted for (satnono.archive.files): each puzzle solved once
+(a duplicate by content recorded under every name), those already in the database for the
+same settings skipped; the rest solved by the archive engine.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from satnono.archive.engine import BatchSettings, collect, run_tasks
@@ -17,12 +18,32 @@ from satnono.archive.store import ResultRow, ResultStore
 
 @dataclass
 class BatchRun:
-    """What a run did: puzzles found, skipped as done, solved now, and their rows."""
+    """What a run did: every puzzle found (`found`, duplicates included), those skipped as
+    done, the rows solved now (one per distinct puzzle), and the entries ignored."""
 
-    total: int
+    found: int
     skipped: int
     rows: list[ResultRow]
     seconds: float = 0.0
+    #: Puzzles whose content another file has too: solved once, recorded under each name.
+    duplicates: int = 0
+    #: Entries in the folders that are not puzzle files, with the reason.
+    ignored: list[tuple[Path, str]] = field(default_factory=list)
+    #: Every name each puzzle solved now was found under (file, index), by puzzle hash.
+    names: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """Distinct puzzles (what was solved now plus what was done before)."""
+        return self.skipped + len(self.rows)
+
+    def named_rows(self) -> list[ResultRow]:
+        """The rows solved now, once under each name their puzzle was found under."""
+        return [
+            replace(row, file=file, puzzle_index=index)
+            for row in self.rows
+            for file, index in self.names.get(row.puzzle_hash, [(row.file, row.puzzle_index)])
+        ]
 
 
 def run_batch(
@@ -36,24 +57,34 @@ def run_batch(
     """Solve every puzzle under `paths` not yet in `db` for these settings; rows as they come.
 
     `on_row(row, done, total)` sees each row once it is stored (for a progress display).
+    The database is locked for the run: a second run on it refuses at once.
     """
     from satnono.backends import check_backend, usable_cores
 
     if settings.backend is not None:
         check_backend(settings.backend)
     started = time.perf_counter()
-    jobs = collect(paths)
+    collected = collect(paths)
+    names: dict[str, list[tuple[str, int]]] = {}
+    for file, index, digest in collected.names:
+        names.setdefault(digest, []).append((file, index))
     with ResultStore(db) as store:
+        store.lock()
+        store.add_names(collected.names)
         done = store.done(settings.key())
-        todo = [job for job in jobs if job.puzzle_hash not in done]
-        run = BatchRun(len(jobs), len(jobs) - len(todo), [])
+        todo = [job for job in collected.jobs if job.puzzle_hash not in done]
+        run = BatchRun(
+            len(collected.names), len(collected.jobs) - len(todo), [],
+            duplicates=collected.duplicates, ignored=collected.skipped, names=names,
+        )  # fmt: skip
         if todo:
+            every = len(collected.jobs)
 
             def stored(_: int, row: ResultRow) -> None:
                 store.add(row)
                 run.rows.append(row)
                 if on_row is not None:
-                    on_row(row, run.skipped + len(run.rows), run.total)
+                    on_row(row, run.skipped + len(run.rows), every)
 
             tasks = [(job, settings) for job in todo]
             run_tasks(tasks, workers or usable_cores(), scheduler, stored)

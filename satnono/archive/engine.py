@@ -10,6 +10,8 @@ on an existing Dask cluster instead. `run_tasks` is the one submit-and-collect l
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -77,22 +79,51 @@ def job_of(path: Path) -> Job:
     return Job(puzzle_hash(puzzle), str(path), 1, puzzle)
 
 
-def collect(paths: Sequence[Path]) -> list[Job]:
-    """Every puzzle under `paths` once (duplicates by content dropped); bad files as errors."""
-    from satnono.formats import puzzle_files, read_puzzles
+@dataclass(frozen=True)
+class Collected:
+    """An archive's puzzles: each solved once (`jobs`, unique by content), and where each was
+    found (`names`: every (file, index, hash), duplicates included); entries skipped."""
 
+    jobs: list[Job]
+    names: list[tuple[str, int, str]]
+    skipped: list[tuple[Path, str]]
+
+    @property
+    def duplicates(self) -> int:
+        return len(self.names) - len(self.jobs)
+
+
+def collect(paths: Sequence[Path]) -> Collected:
+    """Every entry under `paths` accounted for: each puzzle once (duplicates by content are
+    solved once and recorded under every name), files that cannot be read and entries that
+    are not regular files as error jobs, the rest skipped with a reason."""
+    from satnono.archive.files import find_entries
+    from satnono.formats import read_puzzles
+
+    entries = find_entries(paths)
     jobs: dict[str, Job] = {}
-    for path in puzzle_files(list(paths)):
+    names: list[tuple[str, int, str]] = []
+
+    def failed(path: Path, error: str) -> None:
+        digest = hashlib.sha256(f"{os.path.abspath(path)}:{error}".encode()).hexdigest()[:32]
+        jobs.setdefault(digest, Job(digest, str(path), 1, None, error))
+        names.append((str(path), 1, digest))
+
+    for path in entries.files:
         try:
             puzzles = read_puzzles(path)
         except InputError as error:
-            digest = hashlib.sha256(f"{path.resolve()}:{error}".encode()).hexdigest()[:32]
-            jobs.setdefault(digest, Job(digest, str(path), 1, None, str(error)))
+            failed(path, str(error))
             continue
         for index, puzzle in enumerate(puzzles, start=1):
             digest = puzzle_hash(puzzle)
             jobs.setdefault(digest, Job(digest, str(path), index, puzzle))
-    return list(jobs.values())
+            names.append((str(path), index, digest))
+    for path, problem in entries.unreadable:
+        failed(path, str(InputError(problem, path)))
+    if not names and not entries.skipped:
+        raise InputError("no puzzle files found", ", ".join(map(str, paths)))
+    return Collected(list(jobs.values()), names, entries.skipped)
 
 
 # --- in a Dask worker ------------------------------------------------------------------------
@@ -121,8 +152,10 @@ def solve_job(job: Job, settings: BatchSettings) -> ResultRow:
         seconds = round(time.perf_counter() - started, 4)
         if isinstance(error, Timeout):
             answer = {"status": "timeout", "error": "killed at the hard deadline"}
-        else:
-            answer = {"status": "error", "error": str(error) or type(error).__name__}
+        else:  # the solver process died (out of memory, killed): say for which file
+            reason = str(error) or type(error).__name__
+            where = job.file if job.index == 1 else f"{job.file} (puzzle {job.index})"
+            answer = {"status": "error", "error": f"{where}: {reason}"}
         answer["seconds"] = seconds
     return _row(job, settings, answer)
 
@@ -229,10 +262,19 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
         self.cluster = None
         try:
             if scheduler == "local":
-                self.cluster = LocalCluster(
-                    n_workers=workers, threads_per_worker=1, processes=True,
-                    dashboard_address=None, silence_logs=logging.ERROR,
-                )  # fmt: skip
+                # The workers ignore Ctrl-C (a process started with SIGINT ignored keeps it
+                # so): this process alone answers it, closing the cluster, so that a Ctrl-C
+                # prints one line rather than every worker's KeyboardInterrupt traceback.
+                main = threading.current_thread() is threading.main_thread()
+                previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+                try:
+                    self.cluster = LocalCluster(
+                        n_workers=workers, threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.ERROR,
+                    )  # fmt: skip
+                finally:
+                    if main:
+                        signal.signal(signal.SIGINT, previous)
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(scheduler, timeout=10)

@@ -1,15 +1,20 @@
-"""The results of archive runs in SQLite: one row per (puzzle content hash, configuration).
+"""The results of archive runs in SQLite: one row per (puzzle content hash, configuration),
+and every name (file, index) each puzzle was found under.
 
 Written as results arrive (WAL, a commit every few rows), so an interrupted run loses at most
 the puzzles in flight; the primary key makes a resumed run skip what is done and never
-duplicate a row. Counts are stored as text (they exceed SQLite's 64-bit integers).
+duplicate a row. Counts are stored as text (they exceed SQLite's 64-bit integers). A file
+whose content duplicates another's is solved once; `rows()` gives its row under each name.
+One run at a time writes a database (an exclusive lock on the file, taken by `lock()`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -59,24 +64,90 @@ _SCHEMA = (
     + ", ".join(f"{name} {_TYPES.get(name, 'TEXT')}" for name in _COLUMNS)
     + ", PRIMARY KEY (puzzle_hash, configuration))"
 )
+#: Every name a puzzle was found under (a database from before this table has none: its rows
+#: then stand under their own file alone).
+_NAMES_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS names (file TEXT, puzzle_index INTEGER, puzzle_hash TEXT, "
+    "PRIMARY KEY (file, puzzle_index))"
+)
 
 
 class ResultStore:
-    """An open results database; rows are committed in small groups as they are added."""
+    """An open results database; rows are committed in small groups as they are added.
+
+    Every SQLite failure (a damaged file, a table that is not satnono's, a read-only place)
+    is an InputError naming the database and the problem, never a traceback.
+    """
 
     def __init__(self, path: str | Path, create: bool = True) -> None:
         self.path = Path(path)
+        self._lock: int | None = None
         if not create and not self.path.is_file():
             raise InputError("no such results database", self.path)
-        try:
+        if create and not self.path.exists():
+            folder = self.path.parent
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise InputError(f"cannot create the database: {folder} is not writable",
+                                 self.path)  # fmt: skip
+        with self._guarded():
             self.connection = sqlite3.connect(self.path, timeout=30)
-            self.connection.execute("PRAGMA journal_mode=WAL")
-            self.connection.execute("PRAGMA synchronous=NORMAL")
-            self.connection.execute(_SCHEMA)
-            self.connection.commit()
-        except sqlite3.DatabaseError as error:
-            raise InputError(f"not a satnono results database: {error}", self.path) from None
+            if create:
+                self.connection.execute("PRAGMA journal_mode=WAL")
+                self.connection.execute("PRAGMA synchronous=NORMAL")
+                self.connection.execute(_SCHEMA)
+                self.connection.execute(_NAMES_SCHEMA)
+                self.connection.commit()
+            self._check_schema()
         self.pending = 0
+
+    @contextlib.contextmanager
+    def _guarded(self) -> Iterator[None]:
+        """SQLite's errors as one line naming the database and what is wrong with it."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            text = str(error)
+            if "readonly" in text or "read-only" in text:
+                problem = "the database is read-only here"
+            elif "locked" in text or "busy" in text:
+                problem = "the database is locked by another process"
+            elif "malformed" in text or "not a database" in text or "corrupt" in text:
+                problem = f"the database is damaged ({text}); run on a copy or a new --db"
+            elif "unable to open" in text:
+                problem = f"cannot open the database ({text})"
+            else:
+                problem = f"not a satnono results database ({text})"
+            raise InputError(problem, self.path) from None
+
+    def _check_schema(self) -> None:
+        tables = {
+            name: {column[1] for column in self.connection.execute(f"PRAGMA table_info({name})")}
+            for (name,) in self.connection.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'"
+            )
+        }
+        if "results" not in tables:
+            raise InputError("not a satnono results database (no results table)", self.path)
+        missing = [name for name in _COLUMNS if name not in tables["results"]]
+        if missing:
+            raise InputError(
+                f"not a satnono results database: its results table has no {missing[0]} column",
+                self.path,
+            )
+
+    def lock(self) -> None:
+        """Hold the database for this run alone, until close(): a second run on the same
+        database refuses at once rather than doing the same work again."""
+        import fcntl
+
+        descriptor = os.open(self.path, os.O_RDONLY)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            raise InputError("another satnono batch run is using this database; wait for it "
+                             "to finish, or use another --db", self.path) from None  # fmt: skip
+        self._lock = descriptor
 
     def done(self, configuration: str) -> set[str]:
         """Hashes of the puzzles that already have a row for this configuration. A puzzle
@@ -86,37 +157,73 @@ class ResultStore:
             "SELECT puzzle_hash FROM results WHERE configuration = ? "
             "AND (status != 'error' OR width IS NULL)"
         )
-        return {row[0] for row in self.connection.execute(query, (configuration,))}
+        with self._guarded():
+            return {row[0] for row in self.connection.execute(query, (configuration,))}
+
+    def add_names(self, names: Iterable[tuple[str, int, str]]) -> None:
+        """Record where each puzzle was found: (file, index, puzzle hash)."""
+        with self._guarded():
+            self.connection.executemany(
+                "INSERT OR REPLACE INTO names (file, puzzle_index, puzzle_hash) VALUES (?, ?, ?)",
+                names,
+            )
+            self.connection.commit()
 
     def add(self, row: ResultRow, commit_every: int = 1) -> None:
         """Store a row; committed at once by default (about 0.1 ms in WAL mode), so that a
         killed run loses only the puzzles in flight."""
         values = asdict(row)
-        self.connection.execute(
-            f"INSERT OR REPLACE INTO results ({', '.join(_COLUMNS)}) "
-            f"VALUES ({', '.join('?' for _ in _COLUMNS)})",
-            [values[name] for name in _COLUMNS],
-        )
-        self.pending += 1
-        if self.pending >= commit_every:
-            self.commit()
+        with self._guarded():
+            self.connection.execute(
+                f"INSERT OR REPLACE INTO results ({', '.join(_COLUMNS)}) "
+                f"VALUES ({', '.join('?' for _ in _COLUMNS)})",
+                [values[name] for name in _COLUMNS],
+            )
+            self.pending += 1
+            if self.pending >= commit_every:
+                self.commit()
 
     def commit(self) -> None:
-        self.connection.commit()
+        with self._guarded():
+            self.connection.commit()
         self.pending = 0
 
     def rows(self) -> Iterator[ResultRow]:
-        cursor = self.connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM results")
-        for values in cursor:
-            data = dict(zip(_COLUMNS, values, strict=True))
+        """Every stored row, once under each name its puzzle was found under (a duplicate
+        file gets its own row, the same verdict), in configuration and file order."""
+        with self._guarded():
+            names: dict[str, list[tuple[str, int]]] = {}
+            if self._has_names():
+                for file, index, digest in self.connection.execute(
+                    "SELECT file, puzzle_index, puzzle_hash FROM names ORDER BY file, puzzle_index"
+                ):
+                    names.setdefault(digest, []).append((file, index))
+            cursor = self.connection.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY configuration, file, "
+                "puzzle_index"
+            )
+            stored = [dict(zip(_COLUMNS, values, strict=True)) for values in cursor]
+        for data in stored:
             for flag in ("complete", "exact"):
                 if data[flag] is not None:
                     data[flag] = bool(data[flag])
-            yield ResultRow(**data)
+            row = ResultRow(**data)
+            found = names.get(row.puzzle_hash) or [(row.file, row.puzzle_index)]
+            for file, index in found:
+                yield replace(row, file=file, puzzle_index=index)
+
+    def _has_names(self) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='names'"
+        return self.connection.execute(query).fetchone() is not None
 
     def close(self) -> None:
-        self.commit()
-        self.connection.close()
+        try:
+            self.commit()
+            self.connection.close()
+        finally:
+            if self._lock is not None:
+                os.close(self._lock)
+                self._lock = None
 
     def __enter__(self) -> ResultStore:
         return self

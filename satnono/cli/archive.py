@@ -70,12 +70,10 @@ def batch_run(
     settings = archive.BatchSettings(backend, timeout, max_solutions, exact_count, analyze_too)
     with batch_bar(console(stderr=True)) as on_row:
         run = archive.run_batch(paths, db, settings, workers, scheduler, on_row)
-    typer.echo(
-        f"{run.total} puzzles: {len(run.rows)} run now, {run.skipped} already in {db} "
-        f"({run.seconds:.1f} s)"
-    )
+    for line in present.batch_run_lines(run, db):
+        typer.echo(printable(line))
     if run.rows:
-        for line in archive.summary_lines(run.rows):
+        for line in archive.summary_lines(run.named_rows()):
             typer.echo(printable(line))
 
 
@@ -92,8 +90,16 @@ def batch_report(
     _check_plot(plot_file)
     rows = archive.stored_rows(db)
     to_stdout = csv_file is not None and str(csv_file) == "-"
-    for line in archive.summary_lines(rows):
-        typer.echo(printable(line), err=to_stdout)  # `--csv -` keeps stdout for the CSV
+    # One summary per configuration (a run with another --timeout is another one), so that
+    # each one's numbers add up to its puzzles.
+    by_configuration: dict[str, list[archive.ResultRow]] = {}
+    for row in rows:
+        by_configuration.setdefault(row.configuration, []).append(row)
+    for configuration, group in by_configuration.items():
+        if len(by_configuration) > 1:
+            typer.echo(printable(f"configuration {configuration}:"), err=to_stdout)
+        for line in archive.summary_lines(group):
+            typer.echo(printable(line), err=to_stdout)  # `--csv -` keeps stdout for the CSV
     if csv_file is not None:
         archive.write_csv(rows, csv_file)
     if plot_file is not None:

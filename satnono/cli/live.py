@@ -86,8 +86,13 @@ def elapsed(what: str) -> Callable[[], str]:
 
 @contextlib.contextmanager
 def batch_bar(stderr_console: Any) -> Iterator[Callable[[Any, int, int], None]]:
-    """A progress bar of verdicts so far, rate and time left; yields the on_row callback."""
+    """A progress bar of verdicts so far, rate and time left; yields the on_row callback.
+    Drawn only when stderr is a terminal (elsewhere rich would leave a blank line)."""
     from collections import Counter
+
+    if not stderr_console.is_terminal:
+        yield lambda *_: None
+        return
 
     from rich.progress import (
         BarColumn,
@@ -119,7 +124,11 @@ def batch_bar(stderr_console: Any) -> Iterator[Callable[[Any, int, int], None]]:
 
 @contextlib.contextmanager
 def compare_bar(stderr_console: Any, total: int) -> Iterator[Callable[[Any], None]]:
-    """A progress bar over (puzzle, backend) runs; yields the callback for each finished run."""
+    """A progress bar over (puzzle, backend) runs; yields the callback for each finished run.
+    Drawn only when stderr is a terminal."""
+    if not stderr_console.is_terminal:
+        yield lambda *_: None
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

@@ -3,6 +3,7 @@ verdicts, counts, samples, analysis reports, batch summaries and the comparison 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from satnono.terminal import print_domains, printable
@@ -157,3 +158,19 @@ def givens_line(puzzle: Any, givens: Any) -> str:
     done = "unique" if givens.unique else "still not unique (gave up)"
     noun = "cell" if len(givens.cells) == 1 else "cells"
     return f"give {len(givens.cells)} {noun} (row, column) to make it {done}: {cells}"
+
+
+def batch_run_lines(run: Any, db: Path) -> list[str]:
+    """What a batch run did, every entry accounted for: puzzles found, run now, already in
+    the database, duplicates (solved once), and the entries that are not puzzle files."""
+    parts = [f"{len(run.rows)} run now", f"{run.skipped} already in {db}"]
+    if run.duplicates:
+        noun = "duplicate" if run.duplicates == 1 else "duplicates"
+        parts.append(f"{run.duplicates} {noun} of another file's puzzle (solved once)")
+    lines = [f"{run.found} puzzles: {', '.join(parts)} ({run.seconds:.1f} s)"]
+    if run.ignored:
+        lines.append(f"not puzzle files, skipped: {len(run.ignored)}")
+        lines += [f"  {path}: {reason}" for path, reason in run.ignored[:10]]
+        if len(run.ignored) > 10:
+            lines.append(f"  ... and {len(run.ignored) - 10} more")
+    return lines

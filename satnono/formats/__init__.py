@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -226,26 +226,3 @@ def write_puzzles(
             Path(path).write_text(text, encoding="utf-8")
     except OSError as error:
         raise InputError(f"cannot write: {error.strerror or error}", path) from None
-
-
-def puzzle_files(paths: Iterable[Path]) -> list[Path]:
-    """The puzzle files named, and those in the folders named (by suffix), sorted."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and _has_puzzle_suffix(p))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError("no such file or folder", path)
-    if not found:
-        raise InputError("no puzzle files found", ", ".join(map(str, paths)))
-    return found
-
-
-def _has_puzzle_suffix(path: Path) -> bool:
-    try:
-        format_of(path)
-    except InputError:
-        return False
-    return True

@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -120,14 +121,30 @@ class ForkedChild:
             item = self.receiver.recv()
         except EOFError:
             self.finished = True
-            code = self._reap(block=False)
-            raise RuntimeError(f"the {self.what} process died (exit code {code})") from None
+            raise RuntimeError(f"the {self.what} process died ({self._death()})") from None
         if isinstance(item, _End):
             self.finished = True
             if item.error is not None:
                 raise RuntimeError(f"the {self.what} process failed: {item.error}")
             raise ChildFinished
         return item
+
+    def _death(self) -> str:
+        """How the child ended, once its pipe closed: it is exiting, so wait a moment."""
+        for _ in range(100):
+            code = self._reap(block=False)
+            if code is not None:
+                break
+            time.sleep(0.01)
+        if code is None:
+            return "its pipe closed"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"killed by {name}"
+        return f"exit code {code}"
 
     def _reap(self, block: bool) -> int | None:
         """The child's exit code once it has ended (reaped, so no zombie is left)."""
