@@ -267,11 +267,29 @@ def examples() -> list[tuple[str, Puzzle]]:
 SEARCH_SEED = 40
 
 
+def pictures() -> None:
+    """The pictures of the README's `satnono from-image` examples: a 5x5 black cross on white
+    (10 pixels a cell) and a 2x2 diagonal, whose clues fit both diagonals."""
+    from PIL import Image, ImageDraw
+
+    cross = Image.new("RGB", (50, 50), "white")
+    draw = ImageDraw.Draw(cross)
+    draw.rectangle([20, 0, 29, 49], fill="black")
+    draw.rectangle([0, 20, 49, 29], fill="black")
+    cross.save(HERE / "cross.png")
+    diagonal = Image.new("RGB", (2, 2), "white")
+    diagonal.putpixel((0, 0), (0, 0, 0))
+    diagonal.putpixel((1, 1), (0, 0, 0))
+    diagonal.save(HERE / "diagonal.png")
+
+
 def main() -> None:
     for name, puzzle in examples():
         (HERE / f"{name}.non").write_text(write_non(puzzle), encoding="utf-8")
         (HERE / f"{name}.xml").write_text(write_xml([puzzle]), encoding="utf-8")
         print(f"wrote {name}: {puzzle.width}x{puzzle.height}, {len(puzzle.palette) - 1} colors")
+    pictures()
+    print("wrote cross.png, diagonal.png")
 
 
 if __name__ == "__main__":

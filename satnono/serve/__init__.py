@@ -158,7 +158,7 @@ def _bind(host: str, port: int) -> socket.socket:
     """A listening socket on host:port, or InputError saying why not (in use, no such host)."""
     import os
 
-    from satnono.errors import InputError
+    from satnono import InputError
 
     try:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
