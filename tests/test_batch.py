@@ -269,16 +269,29 @@ def test_report_sums_up_each_configuration(tmp_path: Path) -> None:
 
 def test_ctrl_c_on_a_batch_is_one_line(tmp_path: Path) -> None:
     # The workers printed two ~30-line KeyboardInterrupt tracebacks (issue 23).
+    import random
+
+    from satnono.generate import puzzle_from_grid, random_grid
+
     folder = tmp_path / "random"
     folder.mkdir()
-    for number, puzzle in enumerate(random_set(TUNING_SEED + 300, 60)):
+    for number, puzzle in enumerate(random_set(TUNING_SEED + 300, 10)):
         write_puzzles([puzzle], folder / f"p{number}.non")
+    # Random 45x45 grids of density 0.45 are decided by no solver in minutes: the run is
+    # still going when Ctrl-C comes, however fast the easy puzzles went.
+    rng = random.Random(45)
+    for number in range(4):
+        hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, rng))
+        write_puzzles([hard], folder / f"z-hard{number}.non")  # after the easy ones
     command = [*SATNONO, "batch", str(folder), "--db", str(tmp_path / "r.sqlite"),
-               "--workers", "2"]  # fmt: skip
+               "--workers", "2", "--timeout", "60"]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True)  # fmt: skip
     _wait_for_rows(tmp_path / "r.sqlite", 1, process)
+    time.sleep(1)  # the hard puzzles are being solved now
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process
+    interrupted = time.monotonic()
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130
     assert err.splitlines() == ["satnono: interrupted"]
+    assert time.monotonic() - interrupted < 10  # not the 60 s of the puzzles' timeout

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -162,6 +163,23 @@ def _environment() -> dict[str, str]:
     return env
 
 
+def _run(command: str, cwd: Path, env: dict[str, str]) -> str:
+    """What `command` prints on stdout and stderr; in a session of its own, so that a command
+    that overruns is killed with every process it started."""
+    # On a line of its own, the command may end in a comment (`# ...`).
+    process = subprocess.Popen(
+        ["bash", "-c", f"{{ {command}\n}} 2>&1"], cwd=cwd, env=env, text=True,
+        stdout=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        output, _ = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"`{command}` ran for over 120 s")
+    return output
+
+
 @pytest.mark.parametrize("transcript", transcripts(), ids=lambda t: t.name)
 def test_the_readme_commands_print_what_it_shows(
     transcript: Transcript, sandbox: Path, request: pytest.FixtureRequest
@@ -180,15 +198,11 @@ def test_the_readme_commands_print_what_it_shows(
                 key, _, value = assignment.partition("=")
                 env[key] = value
             continue
-        done = subprocess.run(
-            # On a line of its own, the command may end in a comment (`# ...`).
-            ["bash", "-c", f"{{ {command}\n}} 2>&1"], cwd=sandbox, env=env, capture_output=True,
-            text=True, timeout=180, check=False,
-        )  # fmt: skip
-        actual = [_normal(line, numbers) for line in done.stdout.splitlines()]
+        output = _run(command, sandbox, env)
+        actual = [_normal(line, numbers) for line in output.splitlines()]
         expected = [_normal(line, numbers) for line in shown]
         if "joined" in transcript.options:
             expected = [" ".join(line.strip() for line in expected)]
         assert _matches(expected, actual), (
-            f"README line {transcript.line}: `{command}` printed:\n" + done.stdout
+            f"README line {transcript.line}: `{command}` printed:\n" + output
         )

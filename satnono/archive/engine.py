@@ -9,6 +9,7 @@ on an existing Dask cluster instead. `run_tasks` is the one submit-and-collect l
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -284,7 +285,20 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
     def __enter__(self) -> Any:
         return self.client
 
-    def __exit__(self, *_: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None and self.cluster is not None:
+            # Interrupted (Ctrl-C) or failed: the workers may be deep in a puzzle, and a
+            # graceful close would wait for them (up to --timeout) and print their broken
+            # connections. Kill them outright; their solver processes die with them.
+            self._kill_workers()
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+    def _kill_workers(self) -> None:
+        for nanny in list(getattr(self.cluster, "workers", {}).values()):
+            process = getattr(getattr(nanny, "process", None), "process", None)
+            pid = getattr(process, "pid", None)
+            if isinstance(pid, int):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
