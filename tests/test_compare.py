@@ -25,6 +25,7 @@ def test_compare_writes_table_csv_and_plots(tmp_path: Path) -> None:
     for name in ("duck.non", "switches-8.non", "heart-color.xml"):
         shutil.copy(EXAMPLES / name, folder / name)
     (folder / "notes.txt").write_text("not a puzzle")
+    os.mkfifo(folder / "fifo.non")  # never opened (it would block): said to be skipped
     table, plot = tmp_path / "runs.csv", tmp_path / "runs.svg"
     # A process of its own: compare starts a Dask cluster, whose helper processes (the
     # multiprocessing resource tracker) live as long as the process that started them.
@@ -34,6 +35,8 @@ def test_compare_writes_table_csv_and_plots(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "duck.non" in result.stdout and "switches-8.non" in result.stdout
+    assert f"satnono: skipped {folder / 'notes.txt'}: not a puzzle file suffix" in result.stderr
+    assert f"satnono: skipped {folder / 'fifo.non'}: not a regular file (a FIFO)" in result.stderr
     with table.open() as handle:
         rows = list(csv.DictReader(handle))
     # The puzzle as found (it was the base name), and the model's size (always empty: issue 23).

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from satnono.archive.compare import plot as plot_compare
     from satnono.archive.compare import write_csv as write_compare_csv
     from satnono.archive.engine import BatchSettings
-    from satnono.archive.files import puzzle_files
+    from satnono.archive.files import find_entries, puzzle_files
     from satnono.archive.report import plot, summary_lines
     from satnono.archive.store import ResultRow, ResultStore, write_csv
 
@@ -38,6 +38,7 @@ _NAMES = {
     "ResultRow": ("satnono.archive.store", "ResultRow"),
     "ResultStore": ("satnono.archive.store", "ResultStore"),
     "write_csv": ("satnono.archive.store", "write_csv"),
+    "find_entries": ("satnono.archive.files", "find_entries"),
     "puzzle_files": ("satnono.archive.files", "puzzle_files"),
 }
 
@@ -48,6 +49,7 @@ __all__ = [
     "ResultStore",
     "SolveRun",
     "disagreements",
+    "find_entries",
     "plot",
     "plot_compare",
     "puzzle_files",

@@ -12,7 +12,7 @@ from satnono import archive
 from satnono.cli import present
 from satnono.cli.live import batch_bar, compare_bar
 from satnono.cli.options import PathsArg, completes
-from satnono.cli.shell import DefaultCommandGroup, app, console, deadline, handles_errors
+from satnono.cli.shell import DefaultCommandGroup, app, console, deadline, handles_errors, say
 from satnono.terminal import printable
 
 batch = typer.Typer(
@@ -133,7 +133,12 @@ def compare(
     if not chosen:
         raise satnono.InputError("no backend named", "--backends")
     _check_plot(plot_file)
-    files = archive.puzzle_files(paths)
+    entries = archive.find_entries(paths)
+    files = entries.files
+    if not files:
+        raise satnono.InputError("no puzzle files found", ", ".join(map(str, paths)))
+    for path, reason in entries.unreadable + entries.skipped:  # never opened: said, not hidden
+        say(printable(f"satnono: skipped {path}: {reason}"))
     # Ctrl-C closes the Dask cluster: its workers and their solver processes end with it.
     with compare_bar(console(stderr=True), len(files) * len(chosen)) as done:
         runs = archive.run_all(files, chosen, max_solutions, timeout, jobs, done)
