@@ -252,6 +252,10 @@ def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:
     return row
 
 
+#: Seconds the client and a local cluster may take to close.
+CLOSE_WAIT = 5
+
+
 class client:  # noqa: N801 - used as a context manager, like distributed.Client
     """A Dask client on a new LocalCluster ("local") or on the scheduler at an address."""
 
@@ -291,9 +295,13 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             # graceful close would wait for them (up to --timeout) and print their broken
             # connections. Kill them outright; their solver processes die with them.
             self._kill_workers()
-        self.client.close()
+        # Bounded: a run must end promptly however the cluster is (killed workers, a lost
+        # scheduler); what is not closed by then goes with the process.
+        with contextlib.suppress(Exception):
+            self.client.close(timeout=CLOSE_WAIT)
         if self.cluster is not None:
-            self.cluster.close()
+            with contextlib.suppress(Exception):
+                self.cluster.close(timeout=CLOSE_WAIT)
 
     def _kill_workers(self) -> None:
         for nanny in list(getattr(self.cluster, "workers", {}).values()):
