@@ -159,6 +159,10 @@ def test_a_killed_batch_resumes_without_lost_or_duplicated_rows(tmp_path: Path) 
     assert len(found) == len({p.rows for p in puzzles}) == len({h for h, _, _ in found})
 
 
+def _default_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_for_rows(
     db: Path, count: int, process: subprocess.Popen[str] | subprocess.Popen[bytes]
 ) -> None:
@@ -285,8 +289,11 @@ def test_ctrl_c_on_a_batch_is_one_line(tmp_path: Path) -> None:
         write_puzzles([hard], folder / f"z-hard{number}.non")  # after the easy ones
     command = [*SATNONO, "batch", str(folder), "--db", str(tmp_path / "r.sqlite"),
                "--workers", "2", "--timeout", "60"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)  # fmt: skip
+    # SIGINT as a terminal leaves it (a test run in the background inherits it ignored).
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, preexec_fn=_default_ctrl_c,
+    )  # fmt: skip
     _wait_for_rows(tmp_path / "r.sqlite", 1, process)
     time.sleep(1)  # the hard puzzles are being solved now
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process

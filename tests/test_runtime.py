@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,18 @@ def test_work_off_the_main_thread_returns_and_raises_as_if_called_here() -> None
         run_off_main_thread(fails, lambda: None, "worker")
 
 
-def test_ctrl_c_while_waiting_cancels_the_work_and_goes_on() -> None:
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """Python's own SIGINT handler, as in a terminal: a test run started in the background
+    inherits SIGINT ignored, and Python then installs none."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_while_waiting_cancels_the_work_and_goes_on(ctrl_c_raises: None) -> None:
     stop = threading.Event()
 
     def work() -> str:
