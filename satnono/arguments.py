@@ -9,7 +9,7 @@ OverflowError deep inside a solver, which no caller can tell from a bug.
 from __future__ import annotations
 
 import math
-import numbers
+import operator
 import os
 from collections.abc import Callable
 from typing import Any
@@ -22,12 +22,24 @@ def _kind(value: object) -> str:
     return "None" if value is None else type(value).__name__
 
 
+def _is_real(value: object) -> bool:
+    """A real number (int, float, numpy's, Fraction, Decimal), not a bool, a string or a
+    complex. Checked by its float conversion rather than `numbers.Real`, whose import costs
+    every run of the CLI more than all of this module."""
+    return (
+        not isinstance(value, bool | str | bytes | complex)
+        and value is not None
+        and hasattr(type(value), "__float__")
+    )
+
+
 def whole_number(value: object, name: str, minimum: int | None = 0) -> int:
     """`value` as an int >= `minimum` (None: any); a bool, a float or a string is refused
-    (1.5 solutions or "3" samples are mistakes, not requests to round or parse)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    (1.5 solutions or "3" samples are mistakes, not requests to round or parse). Any
+    integer type is taken (numpy's too: whatever has __index__)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise InputError(f"expected a whole number, got {_kind(value)} {shown(value)}", name)
-    number = int(value)
+    number = operator.index(value)  # type: ignore[arg-type]
     if minimum is not None and number < minimum:
         raise InputError(f"must be {minimum} or more, not {number}", name)
     return number
@@ -38,11 +50,11 @@ def seconds(value: object, name: str = "timeout") -> float | None:
     and a number too large for a float are refused."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not _is_real(value):
         raise InputError(f"expected a number of seconds or None, got {_kind(value)} {shown(value)}",
                          name)  # fmt: skip
     try:
-        number = float(value)
+        number = float(value)  # type: ignore[arg-type]
     except OverflowError:
         number = math.inf
     if not 0 <= number < math.inf:
@@ -52,9 +64,9 @@ def seconds(value: object, name: str = "timeout") -> float | None:
 
 def probability(value: object, name: str, *, below_one: bool) -> float:
     """A real number in (0, 1) (`below_one`) or (0, infinity): a tolerance or a probability."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not _is_real(value):
         raise InputError(f"expected a number, got {_kind(value)} {shown(value)}", name)
-    number = float(value)
+    number = float(value)  # type: ignore[arg-type]
     high = 1.0 if below_one else math.inf
     # Written as "not (a < x < b)" so that NaN is refused too.
     if not 0 < number < high:

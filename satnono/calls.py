@@ -321,7 +321,9 @@ def checked_hooks(
     arguments.instance_or_none(progress, Progress, "progress")
     arguments.instance_or_none(deadline, Deadline, "deadline")
     kept = None if keep is None else arguments.whole_number(keep, "keep")
-    return kept, deadline if isinstance(deadline, Deadline) else Deadline(timeout)
+    return kept, deadline if isinstance(deadline, Deadline) else Deadline(
+        arguments.seconds(timeout)
+    )
 
 
 def approximation_of(approximate: bool, epsilon: float | None, delta: float | None) -> Any:

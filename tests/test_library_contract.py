@@ -9,6 +9,8 @@ Each case below was found raising something else before the arguments were check
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +154,9 @@ def test_what_looked_like_mistakes_but_are_fine_still_works(tmp_path: Path) -> N
     named = Puzzle.from_clues([[(1, "red")]], [[(1, "red")]], colors={"red": "red"})
     assert named.palette[1].rgb == "#ff0000"
     assert satnono.solve(SMALL, timeout=1e300).status == "multiple"
+    for seconds in (Fraction(1, 2), Decimal("0.5")):  # any real number, converted once
+        assert satnono.solve(SMALL, timeout=seconds).status == "multiple"
+        assert satnono.count(SMALL, timeout=seconds).count == 2
     satnono.write_puzzles(SMALL, tmp_path / "one.non")  # one puzzle, not a list
     assert satnono.read_puzzle(tmp_path / "one.non") == SMALL
 

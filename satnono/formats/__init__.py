@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from satnono import model
 from satnono.errors import InputError
-from satnono.formats import limits as _limits
 from satnono.model import Puzzle
 
 #: Files larger than this are refused before they are read (the largest real puzzle files are
 #: a few hundred kilobytes).
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Colors besides the background that a puzzle may have (every reader's limit).
-MAX_COLORS = _limits.MAX_COLORS
+MAX_COLORS = model.MAX_COLORS
 
 
 #: Formats that can write a blotted (hidden) clue number: `?` in .non, 0 in webpbn XML.
