@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 #: What `render(show=...)` draws when no solution is given.
 SHOW_CHOICES = ("solution", "logic", "goal", "blank")
-#: The sites `fetch` downloads from.
+#: The sites `fetch` downloads from, and how a puzzle source names one (`webpbn:1234`).
 SITES = ("webpbn", "nonograms")
+SITE_PREFIXES = tuple(f"{site}:" for site in SITES)
 
 
 def read_puzzles(source: str | os.PathLike[str], format: str | None = None) -> list[Puzzle]:
@@ -35,13 +36,17 @@ def read_puzzles(source: str | os.PathLike[str], format: str | None = None) -> l
     by suffix and content."""
     from satnono.formats import parse_text
     from satnono.formats import read_puzzles as read_file
-    from satnono.sites import resolve_puzzle_source
 
     if format is not None:
         arguments.text(format, "format")
     if isinstance(source, str) and "\n" in source:
         return parse_text(source, "<text>", format)
-    return read_file(resolve_puzzle_source(arguments.path(source, "source")), format)
+    path = arguments.path(source, "source")
+    if path.startswith(SITE_PREFIXES):  # the sites module only when a site is named
+        from satnono.sites import resolve_puzzle_source
+
+        return read_file(resolve_puzzle_source(path), format)
+    return read_file(path, format)
 
 
 def read_puzzle(

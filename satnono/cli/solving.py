@@ -144,7 +144,7 @@ def _solve_one(
 ) -> int:
     """Solve one puzzle and print it the way the options ask; the exit code. `label` (the
     file, when several are solved) starts its verdict line."""
-    from satnono.cli.live import describe, live_line
+    import contextlib
 
     progress = satnono.Progress()
     # --json keeps every solution for its one object; text and --json-lines print each one as
@@ -159,13 +159,20 @@ def _solve_one(
                 found.append(grid)
         elif json_output:
             found.append(grid)
+        elif line is None:
+            text.add(grid)
         else:
             with line.paused():
                 text.add(grid)
 
     live = not (quiet or json_output or json_lines)
+    line: Any = None
     try:
-        with live_line(lambda: describe(progress), live) as line:
+        with contextlib.ExitStack() as stack:
+            if live:  # the live module only for a live display (start-up counts)
+                from satnono.cli.live import describe, live_line
+
+                line = stack.enter_context(live_line(lambda: describe(progress), True))
             result = satnono.solve(
                 puzzle, backend, max_solutions, within.remaining(), on_solution=on_solution,
                 progress=progress, keep=0, **options,
@@ -176,6 +183,8 @@ def _solve_one(
             grids = None if json_lines else found
             print_json(contract.interrupted_object(source, puzzle, grids, progress, seconds))
         else:
+            from satnono.cli.live import describe
+
             text.interrupted(progress.domains, describe(progress), label)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     first = text.first if text.first is not None else (found[0] if found else None)
