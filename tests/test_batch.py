@@ -266,6 +266,10 @@ def test_report_sums_up_each_configuration(tmp_path: Path) -> None:
         done = run_satnono("batch", str(EXAMPLES), "--db", str(db), "--timeout", timeout)
         assert done.returncode == 0
     puzzles = int(done.stdout.split()[0])
+    # The finished verdicts of the first run hold under the second's timeout: adopted, not
+    # solved again; only the error (the broken file) runs again.
+    assert done.stdout.startswith(f"{puzzles} puzzles: 1 run now, ")
+    assert "finished under another --timeout" in done.stdout
     report = run_satnono("batch", "report", str(db))
     assert report.stdout.count("configuration backend=default") == 2
     assert report.stdout.count(f"{puzzles} puzzles:") == 2
@@ -307,3 +311,29 @@ def test_ctrl_c_on_a_batch_is_one_line(tmp_path: Path) -> None:
     assert process.returncode == 130
     assert err.splitlines() == ["satnono: interrupted"]
     assert time.monotonic() - interrupted < 10  # not the 60 s of the puzzles' timeout
+
+
+def test_only_finished_verdicts_are_taken_from_another_timeout(tmp_path: Path) -> None:
+    from satnono.archive.engine import BatchSettings
+    from satnono.archive.store import ResultRow, ResultStore
+
+    short = BatchSettings(timeout=1.0)
+
+    def row(digest: str, status: str, settings: BatchSettings) -> ResultRow:
+        return ResultRow(
+            digest, settings.key(), f"{digest}.non", 1, None, 5, 5, 1, status, None, None,
+            None, None, 0.5, None, None, "0", None,
+        )  # fmt: skip
+
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        store.add(row("solved", "unique", short))
+        store.add(row("stuck", "timeout", short))
+        store.add(row("broken", "error", short))
+        longer = BatchSettings(timeout=60.0)
+        adopted = store.adopt(["solved", "stuck", "broken"], longer.key(), longer.same_but_timeout)
+        assert adopted == {"solved"}
+        assert store.done(longer.key()) == {"solved"}
+        counting = BatchSettings(timeout=60.0, count=True)  # a count may have been cut short
+        assert store.adopt(["solved"], counting.key(), counting.same_but_timeout) == set()
+        other = BatchSettings(backend="cpsat", timeout=60.0)  # another backend: not the same
+        assert store.adopt(["solved"], other.key(), other.same_but_timeout) == set()

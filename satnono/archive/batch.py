@@ -29,6 +29,8 @@ class BatchRun:
     duplicates: int = 0
     #: Entries in the folders that are not puzzle files, with the reason.
     ignored: list[tuple[Path, str]] = field(default_factory=list)
+    #: Of the skipped: finished verdicts taken from a run with another --timeout.
+    adopted: int = 0
     #: Every name each puzzle solved now was found under (file, index), by puzzle hash.
     names: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
@@ -73,9 +75,15 @@ def run_batch(
         store.add_names(collected.names)
         done = store.done(settings.key())
         todo = [job for job in collected.jobs if job.puzzle_hash not in done]
+        # A finished verdict under another --timeout holds here: adopted, not solved again.
+        adopted = store.adopt(
+            (job.puzzle_hash for job in todo), settings.key(), settings.same_but_timeout
+        )
+        todo = [job for job in todo if job.puzzle_hash not in adopted]
         run = BatchRun(
             len(collected.names), len(collected.jobs) - len(todo), [],
             duplicates=collected.duplicates, ignored=collected.skipped, names=names,
+            adopted=len(adopted),
         )  # fmt: skip
         if todo:
             every = len(collected.jobs)

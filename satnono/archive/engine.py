@@ -50,6 +50,16 @@ class BatchSettings:
         parts += ["count"] * self.count + ["analyze"] * self.analyze
         return " ".join(parts)
 
+    def same_but_timeout(self, configuration: str) -> bool:
+        """Whether `configuration` (a stored key) asks the same as this one but for the
+        timeout: its finished verdicts hold here too (a proof does not depend on the time it
+        took). Never with --count or --analyze, whose figures may have been cut short."""
+        if self.count or self.analyze:
+            return False
+        words = [word for word in configuration.split() if not word.startswith("timeout=")]
+        mine = [word for word in self.key().split() if not word.startswith("timeout=")]
+        return words == mine and configuration != self.key()
+
 
 @dataclass(frozen=True)
 class Job:

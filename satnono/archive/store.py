@@ -13,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TextIO
 
 from satnono.errors import InputError
+from satnono.status import FINISHED
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,34 @@ class ResultStore:
         )
         with self._guarded():
             return {row[0] for row in self.connection.execute(query, (configuration,))}
+
+    def adopt(
+        self, hashes: Iterable[str], configuration: str, same: Callable[[str], bool]
+    ) -> set[str]:
+        """Copy under `configuration` the finished verdicts (unique, multiple, solved,
+        unsolvable) that another configuration `same` accepts holds for these puzzles; the
+        hashes adopted. A timeout or an error is never adopted: it runs again."""
+        wanted = set(hashes)
+        finished = tuple(sorted(FINISHED))
+        query = (
+            f"SELECT {', '.join(_COLUMNS)} FROM results WHERE status IN "
+            f"({', '.join('?' for _ in finished)}) AND configuration != ?"
+        )
+        adopted: dict[str, ResultRow] = {}
+        with self._guarded():
+            for values in self.connection.execute(query, (*finished, configuration)):
+                data = dict(zip(_COLUMNS, values, strict=True))
+                if data["puzzle_hash"] in wanted and same(data["configuration"]):
+                    for flag in ("complete", "exact"):
+                        if data[flag] is not None:
+                            data[flag] = bool(data[flag])
+                    adopted[data["puzzle_hash"]] = replace(
+                        ResultRow(**data), configuration=configuration
+                    )
+        for row in adopted.values():
+            self.add(row, commit_every=1000)
+        self.commit()
+        return set(adopted)
 
     def add_names(self, names: Iterable[tuple[str, int, str]]) -> None:
         """Record where each puzzle was found: (file, index, puzzle hash)."""

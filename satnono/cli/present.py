@@ -164,6 +164,8 @@ def batch_run_lines(run: Any, db: Path) -> list[str]:
     """What a batch run did, every entry accounted for: puzzles found, run now, already in
     the database, duplicates (solved once), and the entries that are not puzzle files."""
     parts = [f"{len(run.rows)} run now", f"{run.skipped} already in {db}"]
+    if run.adopted:
+        parts[-1] += f" ({run.adopted} finished under another --timeout)"
     if run.duplicates:
         noun = "duplicate" if run.duplicates == 1 else "duplicates"
         parts.append(f"{run.duplicates} {noun} of another file's puzzle (solved once)")
