@@ -121,15 +121,10 @@ class ResultStore:
             raise InputError(problem, self.path) from None
 
     def _check_schema(self) -> None:
-        tables = {
-            name: {column[1] for column in self.connection.execute(f"PRAGMA table_info({name})")}
-            for (name,) in self.connection.execute(
-                "SELECT name FROM sqlite_master WHERE type='table'"
-            )
-        }
-        if "results" not in tables:
+        columns = {row[1] for row in self.connection.execute("PRAGMA table_info(results)")}
+        if not columns:
             raise InputError("not a satnono results database (no results table)", self.path)
-        missing = [name for name in _COLUMNS if name not in tables["results"]]
+        missing = [name for name in _COLUMNS if name not in columns]
         if missing:
             raise InputError(
                 f"not a satnono results database: its results table has no {missing[0]} column",
