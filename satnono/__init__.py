@@ -31,7 +31,8 @@ How the code is laid out (data flows down this list, never up):
                          a solve watched as it runs; verify checks every grid
     picture, terminal, contract
                          output: SVG/PNG pictures, text grids, the JSON objects
-    puzzles, calls       the public calls, re-exported here
+    arguments, puzzles, calls
+                         the public calls, re-exported here; every argument checked once
     archive/             whole archives on Dask into SQLite (batch, compare)
     cli/, serve/         the front ends: thin shells over this API
 """
