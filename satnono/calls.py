@@ -62,7 +62,7 @@ def solve(
     """
     from satnono.solutions import solve as run
 
-    chosen, checked = checked_arguments(puzzle, backend, max_solutions, timeout, options)
+    chosen, checked = checked_arguments(puzzle, backend, max_solutions, options)
     keep, deadline = checked_hooks(on_solution, progress, keep, deadline, timeout)
     return off_main_thread(
         lambda: run(
@@ -115,7 +115,7 @@ def start_solve(
     from satnono.solutions import solve as run
     from satnono.streaming import SolveHandle
 
-    chosen, checked = checked_arguments(puzzle, backend, max_solutions, timeout, options)
+    chosen, checked = checked_arguments(puzzle, backend, max_solutions, options)
     keep, deadline = checked_hooks(on_solution, None, keep, deadline, timeout)
     work = functools.partial(
         run, puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep
@@ -144,7 +144,7 @@ def count(
 
     approximation = approximation_of(approximate, epsilon, delta)
     limit = arguments.whole_number(limit, "limit")
-    chosen, checked = checked_arguments(puzzle, backend, 0, timeout, options)
+    chosen, checked = checked_arguments(puzzle, backend, 0, options)
     _, deadline = checked_hooks(None, None, None, deadline, timeout)
     return off_main_thread(
         lambda: run(
@@ -167,7 +167,7 @@ def analyze(
     """How hard the puzzle is for a person, whether it is unique, and every ambiguous cell."""
     from satnono.analysis import analyze as run
 
-    chosen, _ = checked_arguments(puzzle, backend, max_solutions, timeout, {})
+    chosen, _ = checked_arguments(puzzle, backend, max_solutions, {})
     if max_solutions == 1:
         raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "max_solutions")
     exact_count = arguments.flag(exact_count, "exact_count")
@@ -290,10 +290,10 @@ def checked_arguments(
     puzzle: Puzzle,
     backend: str | None,
     max_solutions: int,
-    timeout: float | None,
     options: dict[str, Any],
 ) -> tuple[str, Any]:
-    """The backend and search options, checked before any work (even on an easy puzzle)."""
+    """The backend and search options, checked before any work (even on an easy puzzle); the
+    timeout is checked with the hooks (checked_hooks), which make its deadline."""
     from satnono.backends import DEFAULT_BACKEND, search_options
 
     arguments.puzzle(puzzle)
@@ -302,7 +302,6 @@ def checked_arguments(
         raise InputError(f"unknown option {unknown[0]!r}; choose from {', '.join(OPTIONS)}",
                          "options")  # fmt: skip
     arguments.whole_number(max_solutions, "max_solutions")
-    arguments.seconds(timeout)
     chosen = backend or DEFAULT_BACKEND
     return chosen, search_options(chosen, **options)
 

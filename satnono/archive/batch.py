@@ -34,11 +34,6 @@ class BatchRun:
     #: Every name each puzzle solved now was found under (file, index), by puzzle hash.
     names: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
-    @property
-    def total(self) -> int:
-        """Distinct puzzles (what was solved now plus what was done before)."""
-        return self.skipped + len(self.rows)
-
     def named_rows(self) -> list[ResultRow]:
         """The rows solved now, once under each name their puzzle was found under."""
         return [

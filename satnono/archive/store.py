@@ -173,11 +173,8 @@ class ResultStore:
             for values in self.connection.execute(query, (*finished, configuration)):
                 data = dict(zip(_COLUMNS, values, strict=True))
                 if data["puzzle_hash"] in wanted and same(data["configuration"]):
-                    for flag in ("complete", "exact"):
-                        if data[flag] is not None:
-                            data[flag] = bool(data[flag])
                     adopted[data["puzzle_hash"]] = replace(
-                        ResultRow(**data), configuration=configuration
+                        _row_of(data), configuration=configuration
                     )
         for row in adopted.values():
             self.add(row, commit_every=1000)
@@ -228,10 +225,7 @@ class ResultStore:
             )
             stored = [dict(zip(_COLUMNS, values, strict=True)) for values in cursor]
         for data in stored:
-            for flag in ("complete", "exact"):
-                if data[flag] is not None:
-                    data[flag] = bool(data[flag])
-            row = ResultRow(**data)
+            row = _row_of(data)
             found = names.get(row.puzzle_hash) or [(row.file, row.puzzle_index)]
             for file, index in found:
                 yield replace(row, file=file, puzzle_index=index)
@@ -254,6 +248,14 @@ class ResultStore:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _row_of(data: dict[str, object]) -> ResultRow:
+    """A stored row back as a ResultRow (SQLite keeps the flags as integers)."""
+    for flag in ("complete", "exact"):
+        if data[flag] is not None:
+            data[flag] = bool(data[flag])
+    return ResultRow(**data)  # type: ignore[arg-type]
 
 
 def write_csv(rows: Iterable[ResultRow], path: Path) -> None:

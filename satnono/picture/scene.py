@@ -5,14 +5,13 @@ and its SVG by string building; satnono.picture.png draws the same scene as PNG.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 from xml.sax.saxutils import escape as _escape
 from xml.sax.saxutils import quoteattr
 
-from satnono.model import Block, Puzzle, clue_number
+from satnono.model import Block, Puzzle, clue_number, parse_rgb
 
 if TYPE_CHECKING:
     pass
@@ -34,7 +33,6 @@ _FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 #: Hatch spacing matching matplotlib's '//' (12 lines per inch = per 72 units), perpendicular.
 HATCH_STEP = 72 / 12 / math.sqrt(2)
 HATCH = "//"
-_RGB = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
 
 
 @dataclass(frozen=True)
@@ -145,12 +143,7 @@ def escape(text: str) -> str:
 
 def _css(rgb: str) -> str:
     """A safe '#rrggbb' for a palette color (anything unexpected draws gray)."""
-    if not _RGB.fullmatch(rgb):
-        return _FALLBACK
-    digits = rgb[1:].lower()
-    if len(digits) == 3:
-        digits = "".join(c * 2 for c in digits)
-    return "#" + digits
+    return parse_rgb(rgb) or _FALLBACK
 
 
 def _luminance(rgb: str) -> float:
