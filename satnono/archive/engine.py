@@ -1,18 +1,16 @@
 """The archive engine: every puzzle a Dask task, solved in a forked process per worker.
 
-The default scheduler is a `distributed.LocalCluster` with one worker process per core; each
-worker keeps one forked solver process (satnono.runtime.child.ForkedChild) that serves puzzle
-after puzzle, so start-up is paid once per worker, and is killed and replaced when a puzzle
-overruns its hard deadline (a stuck puzzle cannot hold a worker). `--scheduler tcp://H:P` runs
-on an existing Dask cluster instead. `run_tasks` is the one submit-and-collect loop.
+The default scheduler (satnono.runtime.dask) is a `distributed.LocalCluster` with one worker
+process per core; each worker keeps one forked solver process (satnono.runtime.child's
+ForkedChild) that serves puzzle after puzzle, so start-up is paid once per worker, and is
+killed and replaced when a puzzle overruns its hard deadline (a stuck puzzle cannot hold a
+worker). `--scheduler tcp://H:P` runs on an existing Dask cluster instead.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -242,14 +240,14 @@ def run_tasks(
     """Solve every (job, settings) as a Dask task; `on_row(number, row)` for each as it
     finishes, in any order (`number` is its place in `tasks`). A task Dask gave up on (its
     workers died) is an error row; Ctrl-C closes the cluster, and its solvers with it."""
-    from distributed import as_completed
+    from satnono.runtime.dask import client, each_result
+
+    def finished(number: int, future: Any) -> bool:
+        on_row(number, _result(future, *tasks[number]))
+        return True
 
     with client(scheduler, workers) as dask:
-        futures = [dask.submit(solve_job, job, settings, pure=False) for job, settings in tasks]
-        numbers = {future.key: number for number, future in enumerate(futures)}
-        for future in as_completed(futures):
-            number = numbers[future.key]
-            on_row(number, _result(future, *tasks[number]))
+        each_result(dask, solve_job, tasks, finished)
 
 
 def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:
@@ -260,63 +258,3 @@ def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:
         message = f"{type(error).__name__}: {error}".splitlines()[0]
         return _row(job, settings, {"status": "error", "error": message, "seconds": 0.0})
     return row
-
-
-#: Seconds the client and a local cluster may take to close.
-CLOSE_WAIT = 5
-
-
-class client:  # noqa: N801 - used as a context manager, like distributed.Client
-    """A Dask client on a new LocalCluster ("local") or on the scheduler at an address."""
-
-    def __init__(self, scheduler: str, workers: int) -> None:
-        import logging
-
-        from distributed import Client, LocalCluster
-
-        self.cluster = None
-        try:
-            if scheduler == "local":
-                # The workers ignore Ctrl-C (a process started with SIGINT ignored keeps it
-                # so): this process alone answers it, closing the cluster, so that a Ctrl-C
-                # prints one line rather than every worker's KeyboardInterrupt traceback.
-                main = threading.current_thread() is threading.main_thread()
-                previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-                try:
-                    self.cluster = LocalCluster(
-                        n_workers=workers, threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=logging.ERROR,
-                    )  # fmt: skip
-                finally:
-                    if main:
-                        signal.signal(signal.SIGINT, previous)
-                self.client = Client(self.cluster)
-            else:
-                self.client = Client(scheduler, timeout=10)
-        except OSError as error:
-            raise InputError(f"cannot reach the Dask scheduler: {error}", "scheduler") from None
-
-    def __enter__(self) -> Any:
-        return self.client
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        if kind is not None and self.cluster is not None:
-            # Interrupted (Ctrl-C) or failed: the workers may be deep in a puzzle, and a
-            # graceful close would wait for them (up to --timeout) and print their broken
-            # connections. Kill them outright; their solver processes die with them.
-            self._kill_workers()
-        # Bounded: a run must end promptly however the cluster is (killed workers, a lost
-        # scheduler); what is not closed by then goes with the process.
-        with contextlib.suppress(Exception):
-            self.client.close(timeout=CLOSE_WAIT)
-        if self.cluster is not None:
-            with contextlib.suppress(Exception):
-                self.cluster.close(timeout=CLOSE_WAIT)
-
-    def _kill_workers(self) -> None:
-        for nanny in list(getattr(self.cluster, "workers", {}).values()):
-            process = getattr(getattr(nanny, "process", None), "process", None)
-            pid = getattr(process, "pid", None)
-            if isinstance(pid, int):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)

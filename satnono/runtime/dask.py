@@ -1,0 +1,95 @@
+"""Dask for work spread over processes or machines: a client on a new LocalCluster or on a
+scheduler's address, and the one submit-and-collect loop (batch, compare, the cubes backend).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from satnono.errors import InputError
+
+#: Seconds the client and a local cluster may take to close.
+CLOSE_WAIT = 5
+
+
+class client:  # noqa: N801 - used as a context manager, like distributed.Client
+    """A Dask client on a new LocalCluster ("local") or on the scheduler at an address."""
+
+    def __init__(self, scheduler: str, workers: int) -> None:
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        self.cluster = None
+        #: Set when the work ended early: the local workers are killed at exit, not waited for.
+        self.abandoned = False
+        try:
+            if scheduler == "local":
+                # The workers ignore Ctrl-C (a process started with SIGINT ignored keeps it
+                # so): this process alone answers it, closing the cluster, so that a Ctrl-C
+                # prints one line rather than every worker's KeyboardInterrupt traceback.
+                main = threading.current_thread() is threading.main_thread()
+                previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+                try:
+                    self.cluster = LocalCluster(
+                        n_workers=workers, threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.ERROR,
+                    )  # fmt: skip
+                finally:
+                    if main:
+                        signal.signal(signal.SIGINT, previous)
+                self.client = Client(self.cluster)
+            else:
+                self.client = Client(scheduler, timeout=10)
+        except OSError as error:
+            raise InputError(f"cannot reach the Dask scheduler: {error}", "scheduler") from None
+
+    def __enter__(self) -> Any:
+        return self.client
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if (kind is not None or self.abandoned) and self.cluster is not None:
+            # Interrupted (Ctrl-C), failed or abandoned: the workers may be deep in a task, and a
+            # graceful close would wait for them (up to --timeout) and print their broken
+            # connections. Kill them outright; their solver processes die with them.
+            self._kill_workers()
+        # Bounded: a run must end promptly however the cluster is (killed workers, a lost
+        # scheduler); what is not closed by then goes with the process.
+        with contextlib.suppress(Exception):
+            self.client.close(timeout=CLOSE_WAIT)
+        if self.cluster is not None:
+            with contextlib.suppress(Exception):
+                self.cluster.close(timeout=CLOSE_WAIT)
+
+    def _kill_workers(self) -> None:
+        for nanny in list(getattr(self.cluster, "workers", {}).values()):
+            process = getattr(getattr(nanny, "process", None), "process", None)
+            pid = getattr(process, "pid", None)
+            if isinstance(pid, int):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def each_result(
+    dask: Any,
+    function: Callable[..., Any],
+    arguments: Sequence[tuple[Any, ...]],
+    on_result: Callable[[int, Any], bool],
+) -> bool:
+    """Submit `function(*a)` for each `a` of `arguments`; `on_result(number, future)` for each
+    as it finishes, in any order (`number` is its place in `arguments`). When `on_result`
+    returns False the rest are cancelled and False is returned; True when all finished."""
+    from distributed import as_completed
+
+    futures = [dask.submit(function, *each, pure=False) for each in arguments]
+    numbers = {future.key: number for number, future in enumerate(futures)}
+    for future in as_completed(futures):
+        if not on_result(numbers[future.key], future):
+            dask.cancel(futures)
+            return False
+    return True
