@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: Search options a backend may honour, passed to solve() and friends as keywords.
-OPTIONS = ("solver", "threads", "seed", "encoding")
+OPTIONS = ("solver", "threads", "seed", "encoding", "workers", "scheduler", "cubes")
 
 
 def available_backends() -> list[str]:
@@ -240,6 +240,9 @@ def check_options(
     seed: int | None = None,
     encoding: str | None = None,
     timeout: float | None = None,
+    workers: int | None = None,
+    scheduler: str = "local",
+    cubes: int | None = None,
 ) -> SearchOptions:
     """The search options (and timeout), checked: a typo fails before any file is read or
     any work is done."""
@@ -247,7 +250,9 @@ def check_options(
 
     arguments.seconds(timeout)
     seed = DEFAULT_SEED if seed is None else seed
-    return search_options(backend or DEFAULT_BACKEND, solver, threads, seed, encoding)
+    return search_options(
+        backend or DEFAULT_BACKEND, solver, threads, seed, encoding, workers, scheduler, cubes
+    )
 
 
 def choices() -> dict[str, list[str]]:

@@ -105,6 +105,15 @@ class CnfFormula:
         meanings = self._meanings()
         return [-literal for literal in true if literal in meanings]
 
+    def blocking_clause_of(self, decided: Sequence[int]) -> Clause:
+        """Forbids the residual cells' assignment in `decided` (domains, one color each)."""
+        return [
+            -literal
+            for cell, options in self.cell_literals.items()
+            for color, literal in options
+            if decided[cell] == 1 << color
+        ]
+
     def _meanings(self) -> dict[int, tuple[int, int]]:
         # Computed once, after encoding: the formula's cells do not change while solving.
         cached = self.__dict__.get("_meanings_cache")

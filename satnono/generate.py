@@ -60,6 +60,15 @@ HELD_OUT_SEED = 1_000_000
 EASY_SEED = 3_000_000
 EASY_SIDES = (10, 12, 15, 18, 20)
 EASY_DENSITIES = (0.65, 0.7, 0.75)
+#: The frontier set (issue 21): random 45x45 and 50x50 pictures of density 0.45, where line
+#: logic decides almost nothing and no solver tried found a solution in minutes.
+FRONTIER_SEED = 4_000_000
+FRONTIER_SIDES = (45, 50)
+FRONTIER_DENSITIES = (0.45,)
+#: The cubes set: smaller pictures of the same density, hard enough to take seconds to
+#: minutes with one solver, for measuring how cube-and-conquer scales with workers.
+CUBES_SEED = 5_000_000
+CUBES_SIDES = (30, 35, 40)
 #: Sides and densities of the generated sets: random pictures of 20x20 to 50x50, dense enough
 #: that line logic rarely finishes them (most need search, many have several solutions).
 SIDES = (20, 25, 30, 35, 40, 45, 50)

@@ -36,6 +36,11 @@ class SearchOptions:
     #: Solutions the caller wants at most (0 = all). Backends that stream through on_solution
     #: may ignore it; the portfolio needs it inside its workers, which cannot call back.
     limit: int = 0
+    #: The cubes backend: Dask workers (None: one per usable core), "local" or a scheduler's
+    #: address, and how many cubes to split into (None: CUBES_PER_WORKER per worker).
+    workers: int | None = None
+    scheduler: str = "local"
+    cubes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,12 @@ BACKENDS: dict[str, BackendInfo] = {
             "cpsat", "satnono.backends.cpsat", "ortools", "OR-tools CP-SAT, one automaton per line"
         ),
         BackendInfo(
+            "cubes",
+            "satnono.backends.cubes",
+            "distributed",
+            "cube-and-conquer: lookahead splits the puzzle, Dask workers solve the parts",
+        ),
+        BackendInfo(
             "backtrack",
             "satnono.backends.backtrack",
             None,
@@ -190,6 +201,9 @@ def search_options(
     threads: int = 1,
     seed: int = DEFAULT_SEED,
     encoding: str | None = None,
+    workers: int | None = None,
+    scheduler: str = "local",
+    cubes: int | None = None,
 ) -> SearchOptions:
     """Checked search options: a typo fails before any work, even on a line-solvable puzzle."""
     from satnono import arguments
@@ -205,4 +219,12 @@ def search_options(
         encoding = check_encoding(encoding)
     threads = arguments.whole_number(threads, "threads", minimum=1)
     seed = arguments.whole_number(seed, "seed", minimum=None)  # -1: every phase true
-    return SearchOptions(solver=solver, threads=threads, seed=seed, encoding=encoding)
+    if workers is not None:
+        workers = arguments.whole_number(workers, "workers", minimum=1)
+    if cubes is not None:
+        cubes = arguments.whole_number(cubes, "cubes", minimum=1)
+    scheduler = arguments.text(scheduler, "scheduler")
+    return SearchOptions(
+        solver=solver, threads=threads, seed=seed, encoding=encoding, workers=workers,
+        scheduler=scheduler, cubes=cubes,
+    )  # fmt: skip

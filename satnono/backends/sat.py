@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
@@ -38,7 +39,11 @@ BLOCKING_PHASE = 64
 
 
 def enumerate_models(
-    formula: CnfFormula, solver_name: str, deadline: Deadline, seed: int = 0
+    formula: CnfFormula,
+    solver_name: str,
+    deadline: Deadline,
+    seed: int = 0,
+    blocked: list[list[int]] | None = None,
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted".
 
@@ -51,14 +56,15 @@ def enumerate_models(
     then confirm each fully assigned leaf with a solve) and by a solve at each branching node. The
     blocking clauses already added keep the walk from finding those solutions again.
     The consumer sends nothing back; it simply stops iterating when it has enough.
+    `blocked` are blocking clauses of solutions found before (by an earlier solver).
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
     # Splitting needs propagate(); a solver without it blocks solutions to the end.
     splits = incremental and solver_name not in NO_PROPAGATE
-    blocking: list[list[int]] = []
+    blocking: list[list[int]] = list(blocked or ())
     with SatSolver(solver_name, deadline) as solver:
-        load(solver.solver, solver_name, formula, seed, deadline=deadline)
+        load(solver.solver, solver_name, formula, seed, blocking, deadline=deadline)
         while not splits or len(blocking) < BLOCKING_PHASE:
             result = solver.solve()
             if result is None:
@@ -160,6 +166,15 @@ def _enumerate_by_splitting(
     yield "exhausted"
 
 
+#: Seconds the default configuration searches before it escalates (see SatBackend.search).
+#: Everything of the survey and the held-out set is decided well within it (1.2 s at most).
+ESCALATE_AFTER = 10.0
+#: The solver the escalation hands the probed residual to: on frans_faase (95x80) CaDiCaL
+#: 1.9.5 found two solutions in 231 s where Glucose and MapleChrono found none in 300 s
+#: (BENCHMARKS.md, frontier section). It cannot be interrupted, so it runs in a child.
+ESCALATION_SOLVER = "cadical195"
+
+
 class SatBackend:
     name: ClassVar[str] = "sat"
 
@@ -170,50 +185,101 @@ class SatBackend:
         deadline: Deadline,
         on_solution: OnSolution,
     ) -> SearchReport:
+        """The default configuration (no solver named) escalates when it has not finished after
+        ESCALATE_AFTER seconds: probing to a fixpoint with the exact line solver fixes what
+        every solution shares (on frans_faase 813 more cells), and ESCALATION_SOLVER goes on
+        from the smaller formula, the solutions already reported blocked."""
         solver_name = canonical_solver(options.solver)
+        if options.solver is not None or not deadline_allows(deadline, ESCALATE_AFTER):
+            return _search(residual, options, solver_name, deadline, on_solution)
+        reported: list[list[int]] = []
+
+        def record(decided: list[int]) -> bool:
+            reported.append(decided)
+            return on_solution(decided)
+
+        first = _search(residual, options, solver_name, deadline.sooner(ESCALATE_AFTER), record)
+        if not first.timed_out or deadline.expired():
+            return first
+        from satnono.backends.backtrack import probe_fixpoint
+
         started = time.perf_counter()
         try:
-            formula = encode_puzzle(
-                residual.propagator, residual.domains, residual.lines, options.encoding, deadline
-            )
+            probed = probe_fixpoint(residual, deadline)
         except Timeout:
-            return SearchReport(exhausted=False, timed_out=True, stats={"solver": solver_name})
-        stats: dict[str, Any] = {
-            "solver": solver_name,
-            "encoding": formula.encoding,
-            "cnf_variables": formula.variables,
-            "cnf_clauses": len(formula.clauses),
-            "encode_seconds": round(time.perf_counter() - started, 4),
-        }
-        if solver_name in INTERRUPTIBLE:
-            models: Iterator[Any] = enumerate_models(formula, solver_name, deadline, options.seed)
-        else:
+            return first
+        stats = {**first.stats, "escalated_after": ESCALATE_AFTER,
+                 "probe_seconds": round(time.perf_counter() - started, 4)}  # fmt: skip
+        if probed is None:  # probing refutes the residual: there was no solution to find
+            return SearchReport(exhausted=True, stats=stats)
+        narrowed = replace(residual, domains=probed)
+        stats["probed_cells_left"] = narrowed.unknown
+        second = _search(narrowed, options, ESCALATION_SOLVER, deadline, on_solution, reported)
+        second.stats = {**stats, **second.stats}
+        return second
 
-            def run(send: Send) -> None:  # no deadline: the child is killed when it passes
-                for item in enumerate_models(formula, solver_name, Deadline(None), options.seed):
-                    send(item)
 
-            models = stream_from_child(run, deadline, f"{solver_name} solver")
-        report = SearchReport(exhausted=False, stats=stats)
-        solve_started = time.perf_counter()
-        try:
-            for item in models:
-                if item == "exhausted":
-                    report.exhausted = True
-                    break
-                if item == "interrupted":
-                    report.timed_out = True
-                    break
-                if not on_solution(formula.decode(item, residual.domains)):
-                    break
-        except Timeout:  # loading the solver, or a solver in a child, ran into the deadline
-            report.timed_out = True
-        finally:
-            close = getattr(models, "close", None)
-            if close is not None:
-                close()
-            stats["solve_seconds"] = round(time.perf_counter() - solve_started, 4)
-        return report
+def deadline_allows(deadline: Deadline, seconds: float) -> bool:
+    """Whether more than `seconds` are left (no deadline: always)."""
+    left = deadline.remaining()
+    return left is None or left > seconds
+
+
+def _search(
+    residual: Residual,
+    options: SearchOptions,
+    solver_name: str,
+    deadline: Deadline,
+    on_solution: OnSolution,
+    blocked: Sequence[Sequence[int]] = (),
+) -> SearchReport:
+    """Encode the residual and enumerate its solutions with one solver, none of `blocked`."""
+    started = time.perf_counter()
+    try:
+        formula = encode_puzzle(
+            residual.propagator, residual.domains, residual.lines, options.encoding, deadline
+        )
+    except Timeout:
+        return SearchReport(exhausted=False, timed_out=True, stats={"solver": solver_name})
+    stats: dict[str, Any] = {
+        "solver": solver_name,
+        "encoding": formula.encoding,
+        "cnf_variables": formula.variables,
+        "cnf_clauses": len(formula.clauses),
+        "encode_seconds": round(time.perf_counter() - started, 4),
+    }
+    extra = [formula.blocking_clause_of(decided) for decided in blocked]
+    if solver_name in INTERRUPTIBLE:
+        models: Iterator[Any] = enumerate_models(
+            formula, solver_name, deadline, options.seed, extra
+        )
+    else:
+
+        def run(send: Send) -> None:  # no deadline: the child is killed when it passes
+            for item in enumerate_models(formula, solver_name, Deadline(None), options.seed, extra):
+                send(item)
+
+        models = stream_from_child(run, deadline, f"{solver_name} solver")
+    report = SearchReport(exhausted=False, stats=stats)
+    solve_started = time.perf_counter()
+    try:
+        for item in models:
+            if item == "exhausted":
+                report.exhausted = True
+                break
+            if item == "interrupted":
+                report.timed_out = True
+                break
+            if not on_solution(formula.decode(item, residual.domains)):
+                break
+    except Timeout:  # loading the solver, or a solver in a child, ran into the deadline
+        report.timed_out = True
+    finally:
+        close = getattr(models, "close", None)
+        if close is not None:
+            close()
+        stats["solve_seconds"] = round(time.perf_counter() - solve_started, 4)
+    return report
 
 
 BACKEND = SatBackend()

@@ -11,7 +11,7 @@ import satnono
 from satnono import archive
 from satnono.cli import present
 from satnono.cli.live import batch_bar, compare_bar
-from satnono.cli.options import PathsArg, completes
+from satnono.cli.options import PathsArg, SchedulerOpt, WorkersOpt, completes
 from satnono.cli.shell import DefaultCommandGroup, app, console, deadline, handles_errors, say
 from satnono.terminal import printable
 
@@ -55,12 +55,8 @@ def batch_run(
     analyze_too: Annotated[
         bool, typer.Option("--analyze", help="Also analyze (difficulty class).")
     ] = False,
-    workers: Annotated[
-        int | None, typer.Option("--workers", min=1, help="Worker processes (default: cores).")
-    ] = None,
-    scheduler: Annotated[
-        str, typer.Option("--scheduler", help="local, or the address of a Dask scheduler.")
-    ] = "local",
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = "local",
 ) -> None:
     """Solve every puzzle under the paths not yet in the database: resumable, one row per
     puzzle, each stored as it finishes."""

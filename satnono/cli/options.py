@@ -83,6 +83,21 @@ EncodingOpt = Annotated[
 ThreadsOpt = Annotated[
     int, typer.Option("--threads", min=1, help="Worker threads (cpsat backend).")
 ]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", min=1, help="Dask worker processes (batch, cubes backend; default: cores)."
+    ),
+]
+SchedulerOpt = Annotated[
+    str, typer.Option("--scheduler", help="local, or the address of a Dask scheduler.")
+]
+CubesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--cubes", min=1, help="Cubes to split into (cubes backend; default: 8 per worker)."
+    ),
+]
 SeedOpt = Annotated[
     int,
     typer.Option(

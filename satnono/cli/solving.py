@@ -14,15 +14,18 @@ from satnono import contract
 from satnono.cli import present
 from satnono.cli.options import (
     BackendOpt,
+    CubesOpt,
     EncodingOpt,
     FormatOpt,
     IndexOpt,
     JsonOpt,
     PuzzleArg,
+    SchedulerOpt,
     SeedOpt,
     SolverOpt,
     ThreadsOpt,
     TimeoutOpt,
+    WorkersOpt,
     completes,
 )
 from satnono.cli.shell import (
@@ -62,6 +65,9 @@ def solve(
     encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
     seed: SeedOpt = _DEFAULT_SEED,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = "local",
+    cubes: CubesOpt = None,
     max_solutions: Annotated[
         int, typer.Option("--max-solutions", min=0, help="Stop after N solutions; 0 finds all.")
     ] = 2,
@@ -100,8 +106,13 @@ def solve(
             "--svg and --png draw one puzzle: name one", "--svg" if svg else "--png"
         )
     # Checked once, before any file is read (the API checks them again, at no cost).
-    satnono.check_options(backend, solver, threads, seed, encoding, timeout)
-    options = {"solver": solver, "threads": threads, "seed": seed, "encoding": encoding}
+    satnono.check_options(
+        backend, solver, threads, seed, encoding, timeout, workers, scheduler, cubes
+    )
+    options = {
+        "solver": solver, "threads": threads, "seed": seed, "encoding": encoding,
+        "workers": workers, "scheduler": scheduler, "cubes": cubes,
+    }  # fmt: skip
     solve_one = functools.partial(
         _solve_one, backend=backend, options=options, max_solutions=max_solutions,
         json_output=json_output, json_lines=json_lines, quiet=quiet, pictures=(svg, png),
@@ -234,6 +245,9 @@ def count(
     encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
     seed: SeedOpt = _DEFAULT_SEED,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = "local",
+    cubes: CubesOpt = None,
     json_output: JsonOpt = False,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
@@ -252,7 +266,7 @@ def count(
         counted = satnono.count(
             loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
             backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
-            deadline=within,
+            workers=workers, scheduler=scheduler, cubes=cubes, deadline=within,
         )  # fmt: skip
     interrupted = pressed.is_set() and not counted.exact
     if json_output:

@@ -80,16 +80,28 @@ def each_result(
     function: Callable[..., Any],
     arguments: Sequence[tuple[Any, ...]],
     on_result: Callable[[int, Any], bool],
+    stopped: Callable[[], bool] | None = None,
 ) -> bool:
     """Submit `function(*a)` for each `a` of `arguments`; `on_result(number, future)` for each
-    as it finishes, in any order (`number` is its place in `arguments`). When `on_result`
-    returns False the rest are cancelled and False is returned; True when all finished."""
-    from distributed import as_completed
+    as it finishes, in any order (`number` is its place in `arguments`). True when every one
+    finished; False, with the rest cancelled, once `on_result` returns False or `stopped()`
+    (looked at several times a second) is true."""
+    from distributed import wait
 
     futures = [dask.submit(function, *each, pure=False) for each in arguments]
     numbers = {future.key: number for number, future in enumerate(futures)}
-    for future in as_completed(futures):
-        if not on_result(numbers[future.key], future):
-            dask.cancel(futures)
+    pending = set(futures)
+    while pending:
+        if stopped is not None and stopped():
+            dask.cancel(list(pending))
             return False
+        done, pending = wait(pending, timeout=_LOOK, return_when="FIRST_COMPLETED")
+        for future in sorted(done, key=lambda future: numbers[future.key]):
+            if not on_result(numbers[future.key], future):
+                dask.cancel(list(pending))
+                return False
     return True
+
+
+#: Seconds between two looks at `stopped` while tasks run.
+_LOOK = 0.2

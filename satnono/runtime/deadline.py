@@ -32,6 +32,26 @@ class Deadline:
         """Expire now (thread-safe: one assignment): every phase watching it stops."""
         self.at = time.monotonic()
 
+    def sooner(self, seconds: float) -> Deadline:
+        """A deadline `seconds` from now for one phase, which also passes when this one passes
+        or is cancelled (a Ctrl-C still stops the phase)."""
+        return _Sooner(self, seconds)
+
+
+class _Sooner(Deadline):
+    __slots__ = ("outer",)
+
+    def __init__(self, outer: Deadline, seconds: float) -> None:
+        super().__init__(seconds)
+        self.outer = outer
+
+    def remaining(self) -> float | None:
+        own, outer = super().remaining(), self.outer.remaining()
+        return own if outer is None else outer if own is None else min(own, outer)
+
+    def expired(self) -> bool:
+        return super().expired() or self.outer.expired()
+
 
 class Timeout(Exception):  # noqa: N818 - raised to unwind a phase when the deadline passes
     """The deadline passed before the phase finished."""

@@ -1,0 +1,282 @@
+"""The cubes backend: cube-and-conquer, one hard puzzle spread over the cores of a Dask cluster.
+
+Split (here): a lookahead with the exact line solver picks the cell whose colors, each tried and
+propagated, decide the most cells in all branches (the product of the cells fixed, as march
+does), and splits the cube with the most undecided cells on it, until there are enough cubes.
+A color that leads to a contradiction is a failed literal: the cell gets its other colors in
+that cube, for free. The cubes partition the solutions.
+Conquer (on the cluster): every cube is a Dask task solved by the sat backend, under the same
+options and deadline. The first solutions found are reported as they come; when every cube
+is exhausted, no other solution exists. Each cube's time is kept, so that the run's makespan
+can be simulated for more workers than this machine has (`simulated_makespan`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
+from satnono.model import Puzzle
+from satnono.propagate import LineContradiction, Propagator, Trail, undo
+from satnono.runtime.deadline import Deadline, Timeout
+
+#: Cubes per worker when the number is not given: enough that a slow cube does not leave the
+#: other workers idle at the end (measured in BENCHMARKS.md, frontier section).
+CUBES_PER_WORKER = 8
+#: Cells whose branches the lookahead tries at each split (the most constrained first).
+LOOKAHEAD_CELLS = 16
+#: Worker counts the makespan is simulated for (issue 21: beyond this 2-core machine).
+SIMULATED_WORKERS = (8, 64, 512)
+
+
+@dataclass(frozen=True)
+class Cube:
+    """A part of the search space: the colors decided on the way down, and the domains that
+    line logic gives under them."""
+
+    decisions: tuple[tuple[int, int], ...]
+    domains: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CubeResult:
+    """What a worker found in one cube (solutions as decided domains, at most the cap)."""
+
+    number: int
+    solutions: tuple[tuple[int, ...], ...]
+    exhausted: bool
+    timed_out: bool
+    seconds: float
+
+
+def split(
+    residual: Residual, count: int, deadline: Deadline | None = None
+) -> tuple[list[Cube], int]:
+    """At least `count` cubes (fewer when the space is smaller), and the failed literals found.
+
+    An empty list means that line logic refuted every branch: no grid fits. Raises Timeout
+    when the deadline passes first.
+    """
+    propagator = residual.propagator
+    scope = set(residual.cells())
+    root = list(residual.domains)
+    cubes: list[Cube] = [Cube((), tuple(root))]
+    failed = 0
+    while len(cubes) < count:
+        # The cube with the most undecided cells is split next: it is likely the hardest.
+        cubes.sort(key=lambda cube: _undecided(cube.domains, scope))
+        cube = cubes.pop()
+        if not _undecided(cube.domains, scope):
+            cubes.append(cube)
+            break
+        children, found = _split_cube(propagator, cube, scope, deadline)
+        failed += found
+        cubes.extend(children)
+        if not cubes:
+            break
+    return cubes, failed
+
+
+def _undecided(domains: Sequence[int], scope: set[int]) -> int:
+    return sum(1 for cell in scope if domains[cell] & (domains[cell] - 1))
+
+
+def _split_cube(
+    propagator: Propagator, cube: Cube, scope: set[int], deadline: Deadline | None
+) -> tuple[list[Cube], int]:
+    """The cube's children on its best lookahead cell, after its failed literals are set."""
+    domains = list(cube.domains)
+    decisions = cube.decisions
+    failed = 0
+    while True:
+        best: tuple[float, int, list[int]] | None = None
+        restart = False
+        for cell in _candidates(propagator, domains, scope):
+            branches: list[int] = []
+            fixed: list[int] = []
+            for color in _colors(domains[cell]):
+                changed = _try(propagator, domains, cell, color, deadline)
+                if changed is None:
+                    failed += 1
+                else:
+                    branches.append(color)
+                    fixed.append(changed)
+            if not branches:
+                return [], failed  # every color of this cell fails: no solution in the cube
+            if len(branches) == 1:  # a failed literal: the cell has its one color left
+                decisions = (*decisions, (cell, branches[0]))
+                if _set(propagator, domains, cell, branches[0], deadline) is None:
+                    return [], failed
+                restart = True
+                break
+            score = 1.0
+            for changes in fixed:
+                score *= changes + 1
+            if best is None or score > best[0]:
+                best = (score, cell, branches)
+        if restart:
+            continue
+        if best is None:  # every cell of the scope is decided
+            return [Cube(decisions, tuple(domains))], failed
+        _, cell, branches = best
+        children = []
+        for color in branches:
+            child = list(domains)
+            if _set(propagator, child, cell, color, deadline) is not None:
+                children.append(Cube((*decisions, (cell, color)), tuple(child)))
+        return children, failed
+
+
+def _candidates(propagator: Propagator, domains: list[int], scope: set[int]) -> list[int]:
+    """The undecided cells whose row and column have the fewest undecided cells."""
+    undecided_in = [
+        sum(1 for cell in cells if domains[cell] & (domains[cell] - 1))
+        for cells in propagator.cells
+    ]
+    open_cells = [cell for cell in scope if domains[cell] & (domains[cell] - 1)]
+    open_cells.sort(key=lambda cell: sum(undecided_in[line] for line in propagator.lines_of(cell)))
+    return open_cells[:LOOKAHEAD_CELLS]
+
+
+def _colors(domain: int) -> list[int]:
+    return [1 << bit for bit in range(domain.bit_length()) if domain >> bit & 1]
+
+
+def _try(
+    propagator: Propagator, domains: list[int], cell: int, color: int, deadline: Deadline | None
+) -> int | None:
+    """Cells line logic decides with `cell` set to `color` (None: a contradiction); undone."""
+    trail: Trail = [(cell, domains[cell])]
+    domains[cell] = color
+    try:
+        propagator.propagate(domains, propagator.lines_of(cell), trail, deadline)
+        return len(trail)
+    except LineContradiction:
+        return None
+    finally:
+        undo(domains, trail, 0)
+
+
+def _set(
+    propagator: Propagator, domains: list[int], cell: int, color: int, deadline: Deadline | None
+) -> int | None:
+    """`cell` set to `color` and propagated in place; None (domains part-way) on a
+    contradiction."""
+    domains[cell] = color
+    try:
+        propagator.propagate(domains, propagator.lines_of(cell), None, deadline)
+    except LineContradiction:
+        return None
+    return 1
+
+
+def solve_cube(
+    puzzle: Puzzle,
+    lines: tuple[int, ...] | None,
+    domains: tuple[int, ...],
+    options: SearchOptions,
+    seconds: float | None,
+    number: int,
+) -> CubeResult:
+    """A Dask task: one cube searched by the sat backend, up to `options.limit` solutions."""
+    from satnono.backends import load_backend
+
+    started = time.perf_counter()
+    found: list[tuple[int, ...]] = []
+
+    def keep(decided: list[int]) -> bool:
+        found.append(tuple(decided))
+        return options.limit == 0 or len(found) < options.limit
+
+    residual = Residual(puzzle, Propagator(puzzle), domains, lines)
+    report = load_backend("sat").search(residual, options, Deadline(seconds), keep)
+    return CubeResult(
+        number, tuple(found), report.exhausted, report.timed_out,
+        round(time.perf_counter() - started, 4),
+    )  # fmt: skip
+
+
+def simulated_makespan(seconds: Sequence[float], workers: int) -> float:
+    """When the last cube would end on `workers` workers, each taking the next cube in order
+    as soon as it is free (Dask's order for tasks submitted together, without stealing)."""
+    import heapq
+
+    free = [0.0] * min(workers, max(1, len(seconds)))
+    for duration in seconds:
+        start = heapq.heappop(free)
+        heapq.heappush(free, start + duration)
+    return max(free)
+
+
+class CubesBackend:
+    name: ClassVar[str] = "cubes"
+
+    def search(
+        self,
+        residual: Residual,
+        options: SearchOptions,
+        deadline: Deadline,
+        on_solution: OnSolution,
+    ) -> SearchReport:
+        """Reads `workers`, `scheduler` and `cubes`; solver, encoding and seed go to the sat
+        backend in every cube."""
+        from satnono.runtime.dask import client, each_result
+
+        workers = options.workers or usable_cores()
+        wanted = options.cubes or CUBES_PER_WORKER * workers
+        started = time.perf_counter()
+        stats: dict[str, Any] = {"solver": options.solver or "sat", "workers": workers}
+        try:
+            cubes, failed = split(residual, wanted, deadline)
+        except Timeout:
+            return SearchReport(exhausted=False, timed_out=True, stats=stats)
+        stats.update(
+            cubes=len(cubes), failed_literals=failed,
+            split_seconds=round(time.perf_counter() - started, 4),
+        )  # fmt: skip
+        if not cubes:
+            return SearchReport(exhausted=True, stats=stats)
+        report = SearchReport(exhausted=False, stats=stats)
+        times: list[float | None] = [None] * len(cubes)
+        inner = replace(options, workers=None, cubes=None)
+        lines = residual.lines
+        tasks = [
+            (residual.puzzle, lines, cube.domains, inner, deadline.remaining(), number)
+            for number, cube in enumerate(cubes)
+        ]
+        conquer_started = time.perf_counter()
+
+        def finished(_: int, future: Any) -> bool:
+            result: CubeResult = future.result()
+            times[result.number] = result.seconds
+            if result.timed_out:
+                report.timed_out = True
+            for decided in result.solutions:
+                if not on_solution(list(decided)):
+                    return False
+            return not report.timed_out
+
+        cluster = client(options.scheduler, workers)
+        with cluster as dask:
+            report.exhausted = each_result(dask, solve_cube, tasks, finished, deadline.expired)
+            # Stopped early (enough solutions, the deadline): the cubes still running are
+            # not waited for. A cluster of this run's own is killed; on a shared one, they
+            # end at the deadline each was given.
+            cluster.abandoned = not report.exhausted
+        report.timed_out = report.timed_out or (not report.exhausted and deadline.expired())
+        report.exhausted = report.exhausted and not report.timed_out
+        stats["conquer_seconds"] = round(time.perf_counter() - conquer_started, 4)
+        stats["cube_seconds"] = times
+        if all(t is not None for t in times):
+            done = [t for t in times if t is not None]
+            stats["cpu_seconds"] = round(sum(done), 4)
+            stats["simulated_makespan"] = {
+                str(n): round(simulated_makespan(done, n), 4) for n in SIMULATED_WORKERS
+            }
+        return report
+
+
+BACKEND = CubesBackend()

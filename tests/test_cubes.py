@@ -1,0 +1,131 @@
+"""Cube-and-conquer (satnono.backends.cubes) and the sat backend's escalation (issue 21)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+
+import satnono
+from satnono.backends import SearchOptions
+from satnono.backends import sat as sat_backend
+from satnono.backends.cubes import simulated_makespan, solve_cube, split
+from satnono.model import Puzzle
+from satnono.pipeline import prepare
+from satnono.propagate import domains_to_grid
+from satnono.runtime.deadline import Deadline
+from support import EXAMPLES, brute_force_solutions, puzzles
+
+
+def _cube_solutions(puzzle: Puzzle, count: int) -> list[set[tuple[int, ...]]]:
+    """Every cube's solutions (whole grids), each cube searched by the sat backend in-process."""
+    prepared = prepare(puzzle)
+    assert prepared.reason is None
+    cubes, _ = split(prepared.residual(), count)
+    found = []
+    for number, cube in enumerate(cubes):
+        result = solve_cube(puzzle, None, cube.domains, SearchOptions(), None, number)
+        assert result.exhausted
+        found.append({tuple(d) for d in result.solutions})
+    return found
+
+
+def test_cubes_partition_the_solutions() -> None:
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    parts = _cube_solutions(puzzle, 16)
+    assert len(parts) >= 16
+    every = set().union(*parts)
+    assert sum(len(part) for part in parts) == len(every) == 256  # disjoint, and all of them
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_cubes_find_exactly_the_brute_force_solutions(puzzle: Puzzle) -> None:
+    expected = brute_force_solutions(puzzle)
+    prepared = prepare(puzzle)
+    if prepared.reason is not None:
+        assert not expected
+        return
+    found = [
+        domains_to_grid(puzzle, list(decided))
+        for part in _cube_solutions(puzzle, 4)
+        for decided in part
+    ]
+    assert len(found) == len(set(found))
+    assert set(found) == expected
+
+
+def test_simulated_makespan_takes_the_next_cube_on_the_first_free_worker() -> None:
+    assert simulated_makespan([3, 1, 1, 1], 1) == 6
+    assert simulated_makespan([3, 1, 1, 1], 2) == 3
+    assert simulated_makespan([1, 1, 1, 3], 2) == 4  # the long one comes last
+    assert simulated_makespan([2, 2], 512) == 2
+
+
+def test_the_cubes_backend_solves_on_a_local_dask_cluster() -> None:
+    many = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    result = satnono.solve(many, backend="cubes", max_solutions=0, workers=1, cubes=8)
+    assert result.status == "multiple" and result.complete
+    assert result.solutions_found == 256
+    stats = result.stats
+    assert stats["cubes"] >= 8 and len(stats["cube_seconds"]) == stats["cubes"]
+    assert set(stats["simulated_makespan"]) == {"8", "64", "512"}
+    unique = satnono.read_puzzle(str(EXAMPLES / "needs-search-25.non"))
+    assert satnono.solve(unique, backend="cubes", workers=1, cubes=4).status == "unique"
+
+
+def test_the_cubes_backend_checks_its_options() -> None:
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "duck.non"))
+    for name, value in (("workers", 0), ("cubes", "8"), ("scheduler", 3)):
+        with pytest.raises(satnono.InputError, match=name):
+            satnono.solve(puzzle, backend="cubes", **{name: value})
+
+
+def test_escalation_probes_and_goes_on_past_the_solutions_already_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no time before escalating, CaDiCaL on the probed residual must find the same
+    solutions, none twice, whatever the first solver had reported."""
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    monkeypatch.setattr(sat_backend, "ESCALATE_AFTER", 0.0)
+    result = satnono.solve(puzzle, max_solutions=0, timeout=60)
+    assert result.complete and result.solutions_found == 256
+    assert result.stats["escalated_after"] == 0.0
+    assert result.solver == sat_backend.ESCALATION_SOLVER
+    assert len({tuple(map(tuple, grid)) for grid in result.grids}) == len(result.grids)
+
+
+def test_the_second_solver_skips_blocked_solutions() -> None:
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    residual = prepare(puzzle).residual()
+    first: list[list[int]] = []
+    sat_backend._search(
+        residual, SearchOptions(), "glucose3", Deadline(None), lambda d: first.append(d) or True
+    )
+    rest: list[list[int]] = []
+    report = sat_backend._search(
+        residual, SearchOptions(), "cadical195", Deadline(None),
+        lambda d: rest.append(d) or True, first[:100],
+    )  # fmt: skip
+    assert report.exhausted and len(first) == 256
+    assert {tuple(d) for d in rest} == {tuple(d) for d in first[100:]}
+
+
+def test_a_named_solver_is_never_escalated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sat_backend, "ESCALATE_AFTER", 0.0)
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "needs-search-25.non"))
+    result = satnono.solve(puzzle, solver="glucose3")
+    assert result.status == "unique" and "escalated_after" not in result.stats
+
+
+def test_a_sooner_deadline_passes_with_the_outer_one() -> None:
+    outer = Deadline(None)
+    inner = outer.sooner(60)
+    assert not inner.expired() and 59 < (inner.remaining() or 0) <= 60
+    outer.cancel()
+    assert inner.expired() and inner.remaining() == 0
+    assert (Deadline(1).sooner(60).remaining() or 0) <= 1
+    short = Deadline(60).sooner(0.01)
+    time.sleep(0.02)
+    assert short.expired()
