@@ -75,6 +75,14 @@ def test_the_cubes_backend_solves_on_a_local_dask_cluster() -> None:
     assert satnono.solve(unique, backend="cubes", workers=1, cubes=4).status == "unique"
 
 
+def test_counts_add_up_over_the_cubes() -> None:
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "permutation-9.non"))
+    counted = satnono.count(puzzle, backend="cubes", workers=1, cubes=6)
+    assert counted.exact and counted.count == 362880
+    assert [factor.method for factor in counted.factors] == ["cubes"]
+    assert counted.result.stats["cubes"][0]["cubes"] >= 6
+
+
 def test_the_cubes_backend_checks_its_options() -> None:
     puzzle = satnono.read_puzzle(str(EXAMPLES / "duck.non"))
     for name, value in (("workers", 0), ("cubes", "8"), ("scheduler", 3)):

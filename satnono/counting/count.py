@@ -41,8 +41,9 @@ RACE_HEAD_START = 0.1
 #: answered first (with an approximation asked for).
 Stopped = Literal["limit", "timeout", "estimate"]
 #: How a factor was counted (`"method"` in `satnono count --json`).
-Method = Literal["enumerate", "search", "ganak", "approxmc"]
+Method = Literal["enumerate", "search", "ganak", "approxmc", "cubes"]
 SEARCH: Method = "search"
+CUBES: Method = "cubes"
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ def count_solutions(
     methods: Sequence[str] | None = None,
     approximation: Approximation | None = None,
     head_start: float = RACE_HEAD_START,
+    domains: Sequence[int] | None = None,
 ) -> Counted:
     """Count the solutions of `puzzle`; `limit` > 0 stops once the count reaches it.
 
@@ -167,13 +169,14 @@ def count_solutions(
     each made of fully counted branches only. `methods` are what may race on a component
     that the enumeration does not finish ("search", "ganak", "approxmc"; default: see
     default_methods). `sat_checks` (when PySAT is installed) lets the counting search ask a
-    SAT solver whether a large sub-problem has any solution.
+    SAT solver whether a large sub-problem has any solution. `domains` (default: nothing
+    decided) restricts the count to the grids they allow: a cube's count (the cubes backend).
     """
     if methods is None:
         methods = default_methods(approximation is not None)
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
     try:
-        prepared = prepare(puzzle, deadline)
+        prepared = prepare(puzzle, deadline, None if domains is None else list(domains))
     except Timeout:
         return Counted(0, False, "timeout", stats=stats, approximation=approximation)
     if prepared.reason is not None:
@@ -195,7 +198,10 @@ def count_solutions(
     witness = verify(puzzle, domains_to_grid(puzzle, grid))
 
     use_sat = sat_checks and _pysat_installed()
-    parts = _count_parts(setup, parts, tuple(methods), approximation, head_start, use_sat)
+    if backend == "cubes":  # the cubes partition each component's solutions: counts add
+        parts = _count_parts_by_cubes(setup, parts, options or SearchOptions())
+    else:
+        parts = _count_parts(setup, parts, tuple(methods), approximation, head_start, use_sat)
     factors = tuple(_factor(part) for part in parts)
     total = product([part.bound for part in parts])
     estimate = None
@@ -315,6 +321,33 @@ def _count_parts(
     setup.stats.update(counter.stats(), search_seconds=round(time.perf_counter() - started, 4))
     if errors:
         setup.stats["counter_errors"] = errors
+    return parts
+
+
+def _count_parts_by_cubes(setup: _Setup, parts: list[_Part], options: SearchOptions) -> list[_Part]:
+    """Phase 2 on a Dask cluster: every component the enumeration did not finish is split into
+    cubes, each counted by a worker (this whole count, from the cube's domains, with the other
+    components fixed to their sample), and the cubes' counts add up."""
+    from satnono.backends.cubes import count_by_cubes
+
+    parts = list(parts)
+    for index, part in enumerate(parts):
+        if part.exact:
+            continue
+        started = time.perf_counter()
+        domains = list(setup.domains)
+        for other in parts[:index] + parts[index + 1 :]:
+            for cell, domain in other.sample:
+                domains[cell] = domain
+        residual = replace(setup.prepared.residual(part.lines), domains=tuple(domains))
+        value, exact, stats = count_by_cubes(residual, options, setup.deadline)
+        setup.stats.setdefault("cubes", []).append(stats)
+        seconds = part.seconds + time.perf_counter() - started
+        parts[index] = replace(
+            part, bound=max(value, part.bound), exact=exact, method=CUBES, seconds=seconds
+        )
+        if setup.deadline.expired():
+            break
     return parts
 
 

@@ -95,7 +95,10 @@ def each_result(
         if stopped is not None and stopped():
             dask.cancel(list(pending))
             return False
-        done, pending = wait(pending, timeout=_LOOK, return_when="FIRST_COMPLETED")
+        try:
+            done, pending = wait(pending, timeout=_LOOK, return_when="FIRST_COMPLETED")
+        except TimeoutError:  # none finished in this look
+            continue
         for future in sorted(done, key=lambda future: numbers[future.key]):
             if not on_result(numbers[future.key], future):
                 dask.cancel(list(pending))
