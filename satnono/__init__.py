@@ -24,7 +24,7 @@ How the code is laid out (data flows down this list, never up):
     automaton, cnf       the encodings of the residual (see encodings/)
     status               the verdict of a search (unique, multiple, ...), one enum
     runtime/             deadlines, forked children, races, stoppable PySAT solvers,
-                         background calls: how work is run and stopped, nothing nonogram
+                         background calls, Dask clusters: how work is run and stopped
     backends/            one small search interface, one module per backend
     solutions, counting/, sampling, backbone, analysis, streaming
                          the pipeline: solve, count, sample, the ambiguity map, analyze,

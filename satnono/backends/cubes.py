@@ -199,44 +199,6 @@ def solve_cube(
     )  # fmt: skip
 
 
-def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) -> tuple[int, bool]:
-    """A Dask task: the solutions of the grid allowed by one cube's domains, and whether that
-    count is exact (else a lower bound), by satnono's counting (enumeration, search, Ganak)."""
-    from satnono.counting.count import count_solutions
-
-    counted = count_solutions(puzzle, backend="sat", domains=domains, deadline=Deadline(seconds))
-    return counted.count, counted.exact
-
-
-def count_by_cubes(
-    residual: Residual, options: SearchOptions, deadline: Deadline
-) -> tuple[int, bool, dict[str, Any]]:
-    """The residual's solutions counted cube by cube on the cluster: their sum, whether it is
-    exact (every cube counted to the end), and the split's figures."""
-    from satnono.runtime.dask import client, each_result
-
-    workers = options.workers or usable_cores()
-    started = time.perf_counter()
-    cubes, failed = split(residual, options.cubes or CUBES_PER_WORKER * workers, deadline)
-    stats: dict[str, Any] = {"cubes": len(cubes), "failed_literals": failed,
-                             "split_seconds": round(time.perf_counter() - started, 4)}  # fmt: skip
-    counts: list[tuple[int, bool] | None] = [None] * len(cubes)
-    tasks = [(residual.puzzle, cube.domains, deadline.remaining()) for cube in cubes]
-
-    def finished(number: int, future: Any) -> bool:
-        counts[number] = future.result()
-        return True
-
-    cluster = client(options.scheduler, workers)
-    with cluster as dask:
-        done = each_result(dask, count_cube, tasks, finished, deadline.expired)
-        cluster.abandoned = not done
-    total = sum(count for count, _ in filter(None, counts))
-    exact = done and all(entry is not None and entry[1] for entry in counts)
-    stats["counted_cubes"] = sum(1 for entry in counts if entry is not None and entry[1])
-    return total, exact, stats
-
-
 def simulated_makespan(seconds: Sequence[float], workers: int) -> float:
     """When the last cube would end on `workers` workers, each taking the next cube in order
     as soon as it is free (Dask's order for tasks submitted together, without stealing)."""

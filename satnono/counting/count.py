@@ -328,7 +328,7 @@ def _count_parts_by_cubes(setup: _Setup, parts: list[_Part], options: SearchOpti
     """Phase 2 on a Dask cluster: every component the enumeration did not finish is split into
     cubes, each counted by a worker (this whole count, from the cube's domains, with the other
     components fixed to their sample), and the cubes' counts add up."""
-    from satnono.backends.cubes import count_by_cubes
+    from satnono.counting.cubes import count_by_cubes
 
     parts = list(parts)
     for index, part in enumerate(parts):
@@ -340,7 +340,7 @@ def _count_parts_by_cubes(setup: _Setup, parts: list[_Part], options: SearchOpti
             for cell, domain in other.sample:
                 domains[cell] = domain
         residual = replace(setup.prepared.residual(part.lines), domains=tuple(domains))
-        value, exact, stats = count_by_cubes(residual, options, setup.deadline)
+        value, exact, stats = count_by_cubes(residual, options, setup.deadline, count_cube)
         setup.stats.setdefault("cubes", []).append(stats)
         seconds = part.seconds + time.perf_counter() - started
         parts[index] = replace(
@@ -349,6 +349,13 @@ def _count_parts_by_cubes(setup: _Setup, parts: list[_Part], options: SearchOpti
         if setup.deadline.expired():
             break
     return parts
+
+
+def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) -> tuple[int, bool]:
+    """A Dask task: the solutions of the grid allowed by one cube's domains, and whether that
+    count is exact (else a lower bound), by this module's counting with the sat backend."""
+    counted = count_solutions(puzzle, backend="sat", domains=domains, deadline=Deadline(seconds))
+    return counted.count, counted.exact
 
 
 def _count_part(

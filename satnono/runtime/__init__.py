@@ -2,5 +2,6 @@
 
 deadline (a time limit shared by a call), child (a forked process killed on demand), race (the
 first of several children to answer wins), stoppable and sat_solvers (PySAT solvers stopped
-by the deadline or Ctrl-C through their public interrupt()). Nothing here knows nonograms.
+by the deadline or Ctrl-C through their public interrupt()), dask (a cluster, and the one loop
+that submits tasks and collects their results). Nothing here knows nonograms.
 """
