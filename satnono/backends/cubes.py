@@ -77,6 +77,9 @@ def split(
         cubes.extend(children)
         if not cubes:
             break
+    # The most open cubes first: they take longest, and a long cube started last would leave
+    # the other workers idle at the end (longest processing time first, as in scheduling).
+    cubes.sort(key=lambda cube: _undecided(cube.domains, scope), reverse=True)
     return cubes, failed
 
 
