@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +17,7 @@ from satnono.model import Puzzle
 from satnono.pipeline import prepare
 from satnono.propagate import domains_to_grid
 from satnono.runtime.deadline import Deadline
-from support import EXAMPLES, brute_force_solutions, puzzles
+from support import EXAMPLES, brute_force_solutions, puzzles, run_satnono
 
 
 def _cube_solutions(puzzle: Puzzle, count: int) -> list[set[tuple[int, ...]]]:
@@ -137,3 +139,28 @@ def test_a_sooner_deadline_passes_with_the_outer_one() -> None:
     short = Deadline(60).sooner(0.01)
     time.sleep(0.02)
     assert short.expired()
+
+
+def test_compare_runs_the_cubes_backend_inside_its_own_workers(tmp_path: Path) -> None:
+    """A Dask worker may not start processes: there the cubes are solved by threads."""
+    csv = tmp_path / "runs.csv"
+    result = run_satnono(
+        "compare", str(EXAMPLES / "needs-search-25.non"), str(EXAMPLES / "switches-8.non"),
+        "--backends", "sat,cubes", "--timeout", "60", "--csv", str(csv),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "daemonic" not in result.stderr and "Port" not in result.stderr
+    rows = [line.split(",") for line in csv.read_text().splitlines()[1:]]
+    cubes = [row for row in rows if "cubes" in row]
+    assert len(cubes) == 2 and not any("error" in row for row in cubes)
+
+
+def test_the_cubes_backend_solves_from_the_command_line() -> None:
+    result = run_satnono(
+        "solve", str(EXAMPLES / "needs-search-25.non"), "--backend", "cubes", "--workers", "1",
+        "--cubes", "4", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["status"] == "unique" and data["backend"] == "cubes"
+    assert len(data["stats"]["cube_seconds"]) == data["stats"]["cubes"]

@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,9 +37,12 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
                 main = threading.current_thread() is threading.main_thread()
                 previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
                 try:
+                    # A second cluster in one process (compare's worker running the cubes
+                    # backend) finds the first one's HTTP port taken, takes another and warns.
+                    warnings.filterwarnings("ignore", "Port .* is already in use")
                     self.cluster = LocalCluster(
-                        n_workers=workers, threads_per_worker=1, processes=True,
                         dashboard_address=None, silence_logs=logging.ERROR,
+                        **_local_workers(workers),
                     )  # fmt: skip
                 finally:
                     if main:
@@ -73,6 +77,17 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             if isinstance(pid, int):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+
+
+def _local_workers(workers: int) -> dict[str, Any]:
+    """One worker process per worker; but a daemonic process (a Dask worker, or a solver it
+    forked: `compare` running the cubes backend) may not start processes, so there the
+    workers are threads of this process."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:
+        return {"n_workers": 1, "threads_per_worker": workers, "processes": False}
+    return {"n_workers": workers, "threads_per_worker": 1, "processes": True}
 
 
 def each_result(
