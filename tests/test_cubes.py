@@ -17,7 +17,7 @@ from satnono.model import Puzzle
 from satnono.pipeline import prepare
 from satnono.propagate import domains_to_grid
 from satnono.runtime.deadline import Deadline
-from support import EXAMPLES, brute_force_solutions, puzzles, run_satnono
+from support import EXAMPLES, brute_force_solutions, load_tool, puzzles, run_satnono
 
 
 def _cube_solutions(puzzle: Puzzle, count: int) -> list[set[tuple[int, ...]]]:
@@ -164,3 +164,13 @@ def test_the_cubes_backend_solves_from_the_command_line() -> None:
     data = json.loads(result.stdout)
     assert data["status"] == "unique" and data["backend"] == "cubes"
     assert len(data["stats"]["cube_seconds"]) == data["stats"]["cubes"]
+
+
+def test_the_scaling_benchmark_reports_both_worker_counts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tool = load_tool("bench_cubes")
+    assert tool.main([str(EXAMPLES / "switches-8.non"), "--cubes", "4", "--repeat", "1"]) == 0
+    table = capsys.readouterr().out
+    assert "| 1 |" in table and "| 2 |" in table and "Speed-up from 1 to 2 workers" in table
+    assert table.count("| multiple | 256 |") == 2
