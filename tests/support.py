@@ -102,8 +102,18 @@ def puzzles(
     return puzzle
 
 
+def _is_resource_tracker(pid: str) -> bool:
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"multiprocessing.resource_tracker" in command
+
+
 def children(pid: int | None = None) -> list[int]:
-    """Processes whose parent is `pid` (default: this one), zombies included."""
+    """Processes whose parent is `pid` (default: this one), zombies included; but not
+    multiprocessing's resource tracker, which Python starts once per process (a Dask
+    LocalCluster spawns its workers) and which ends with it: it is not a leaked solver."""
     pid = os.getpid() if pid is None else pid
     found = []
     for entry in os.listdir("/proc"):
@@ -115,7 +125,7 @@ def children(pid: int | None = None) -> list[int]:
             continue
         # Fields after the command name (which may hold spaces and parentheses).
         fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid:
+        if int(fields[1]) == pid and not _is_resource_tracker(entry):
             found.append(int(entry))
     return found
 

@@ -28,6 +28,10 @@ from satnono.runtime.deadline import Deadline, Timeout
 CUBES_PER_WORKER = 8
 #: Cells whose branches the lookahead tries at each split (the most constrained first).
 LOOKAHEAD_CELLS = 16
+#: Residuals with fewer undecided cells are searched here by the sat backend, without a
+#: cluster: starting one takes 1-2 s, more than such a residual takes to solve (every survey
+#: puzzle, 300-3,300 cells left, is decided by the sat backend in at most 1.1 s).
+IN_PROCESS_CELLS = 200
 #: Worker counts the makespan is simulated for (issue 21: beyond this 2-core machine).
 SIMULATED_WORKERS = (8, 64, 512)
 
@@ -226,12 +230,18 @@ class CubesBackend:
     ) -> SearchReport:
         """Reads `workers`, `scheduler` and `cubes`; solver, encoding and seed go to the sat
         backend in every cube."""
+        from satnono.backends import load_backend
         from satnono.runtime.dask import client, each_result
+        from satnono.runtime.sat_solvers import canonical_solver
 
         workers = options.workers or usable_cores()
         wanted = options.cubes or CUBES_PER_WORKER * workers
+        if residual.unknown < IN_PROCESS_CELLS:
+            report = load_backend("sat").search(residual, options, deadline, on_solution)
+            report.stats.update(cubes=0, in_process=True)
+            return report
         started = time.perf_counter()
-        stats: dict[str, Any] = {"solver": options.solver or "sat", "workers": workers}
+        stats: dict[str, Any] = {"solver": canonical_solver(options.solver), "workers": workers}
         try:
             cubes, failed = split(residual, wanted, deadline)
         except Timeout:
@@ -242,6 +252,8 @@ class CubesBackend:
         )  # fmt: skip
         if not cubes:
             return SearchReport(exhausted=True, stats=stats)
+        if deadline.expired():  # no cluster started for nothing (starting one takes 1-2 s)
+            return SearchReport(exhausted=False, timed_out=True, stats=stats)
         report = SearchReport(exhausted=False, stats=stats)
         times: list[float | None] = [None] * len(cubes)
         inner = replace(options, workers=None, cubes=None)
