@@ -95,7 +95,7 @@ SchedulerOpt = Annotated[
 CubesOpt = Annotated[
     int | None,
     typer.Option(
-        "--cubes", min=1, help="Cubes to split into (cubes backend; default: 8 per worker)."
+        "--cubes", min=1, help="Cubes to split into (cubes backend; default: 32 per worker)."
     ),
 ]
 SeedOpt = Annotated[
