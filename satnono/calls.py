@@ -51,11 +51,12 @@ def solve(
     """Solve: up to `max_solutions` verified solutions (0 = all; 2 tells unique from not).
 
     `backend` is one of `available_backends()` (default: sat, the fastest single
-    configuration; see BENCHMARKS.md); `options` are the search knobs solver, threads, seed
-    and encoding (as the CLI's flags). `.status` is unique, multiple, solved, unsolvable or timeout;
-    `.solutions` are row strings. `on_solution(grid)` sees each verified solution as it is
-    found (return False to stop); `progress` (a satnono.Progress) is kept current
-    for a live display; `keep` caps the solutions kept in the result (None = all found).
+    configuration; see BENCHMARKS.md); `options` are the search knobs solver, threads, seed,
+    encoding, and workers, scheduler and cubes for the cubes backend (as the CLI's flags).
+    `.status` is unique, multiple, solved, unsolvable or timeout; `.solutions` are row strings.
+    `on_solution(grid)` sees each verified solution as it is found (return False to stop);
+    `progress` (a satnono.Progress) is kept current for a live display; `keep` caps the
+    solutions kept in the result (None = all found).
     `deadline` (a satnono.Deadline), when given, replaces `timeout`: a caller can cancel()
     it from another thread to stop the call within a fraction of a second (count and
     analyze take one too).
