@@ -101,13 +101,19 @@ def each_result(
     as it finishes, in any order (`number` is its place in `arguments`). True when every one
     finished; False, with the rest cancelled, once `on_result` returns False or `stopped()`
     (looked at several times a second) is true."""
-    from distributed import wait
+    from distributed import as_completed, wait
 
     futures = [dask.submit(function, *each, pure=False) for each in arguments]
     numbers = {future.key: number for number, future in enumerate(futures)}
+    if stopped is None:  # nothing to look at between results: wait for each as it comes
+        for future in as_completed(futures):
+            if not on_result(numbers[future.key], future):
+                dask.cancel(futures)
+                return False
+        return True
     pending = set(futures)
     while pending:
-        if stopped is not None and stopped():
+        if stopped():
             dask.cancel(list(pending))
             return False
         try:
