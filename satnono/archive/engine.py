@@ -240,14 +240,13 @@ def run_tasks(
     """Solve every (job, settings) as a Dask task; `on_row(number, row)` for each as it
     finishes, in any order (`number` is its place in `tasks`). A task Dask gave up on (its
     workers died) is an error row; Ctrl-C closes the cluster, and its solvers with it."""
-    from satnono.runtime.dask import client, each_result
+    from satnono.runtime.dask import run_on_cluster
 
     def finished(number: int, future: Any) -> bool:
         on_row(number, _result(future, *tasks[number]))
         return True
 
-    with client(scheduler, workers) as dask:
-        each_result(dask, solve_job, tasks, finished)
+    run_on_cluster(scheduler, workers, solve_job, tasks, finished)
 
 
 def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:

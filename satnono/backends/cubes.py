@@ -89,6 +89,22 @@ def split(
     return cubes, failed
 
 
+def split_for(
+    residual: Residual, options: SearchOptions, deadline: Deadline, stats: dict[str, Any]
+) -> tuple[list[Cube], int]:
+    """The cubes for `options` (`cubes`, or CUBES_PER_WORKER per worker) and the number of
+    workers; the split's figures go into `stats`. Raises Timeout as `split` does."""
+    workers = options.workers or usable_cores()
+    stats["workers"] = workers
+    started = time.perf_counter()
+    cubes, failed = split(residual, options.cubes or CUBES_PER_WORKER * workers, deadline)
+    stats.update(
+        cubes=len(cubes), failed_literals=failed,
+        split_seconds=round(time.perf_counter() - started, 4),
+    )  # fmt: skip
+    return cubes, workers
+
+
 def _undecided(domains: Sequence[int], scope: set[int]) -> int:
     return sum(1 for cell in scope if domains[cell] & (domains[cell] - 1))
 
@@ -117,7 +133,7 @@ def _split_cube(
                 return [], failed  # every color of this cell fails: no solution in the cube
             if len(branches) == 1:  # a failed literal: the cell has its one color left
                 decisions = (*decisions, (cell, branches[0]))
-                if _set(propagator, domains, cell, branches[0], deadline) is None:
+                if not _set(propagator, domains, cell, branches[0], deadline):
                     return [], failed
                 restart = True
                 break
@@ -134,7 +150,7 @@ def _split_cube(
         children = []
         for color in branches:
             child = list(domains)
-            if _set(propagator, child, cell, color, deadline) is not None:
+            if _set(propagator, child, cell, color, deadline):
                 children.append(Cube((*decisions, (cell, color)), tuple(child)))
         return children, failed
 
@@ -171,15 +187,15 @@ def _try(
 
 def _set(
     propagator: Propagator, domains: list[int], cell: int, color: int, deadline: Deadline | None
-) -> int | None:
-    """`cell` set to `color` and propagated in place; None (domains part-way) on a
+) -> bool:
+    """`cell` set to `color` and propagated in place; False (domains part-way) on a
     contradiction."""
     domains[cell] = color
     try:
         propagator.propagate(domains, propagator.lines_of(cell), None, deadline)
     except LineContradiction:
-        return None
-    return 1
+        return False
+    return True
 
 
 def solve_cube(
@@ -233,25 +249,18 @@ class CubesBackend:
         """Reads `workers`, `scheduler` and `cubes`; solver, encoding and seed go to the sat
         backend in every cube."""
         from satnono.backends import load_backend
-        from satnono.runtime.dask import client, each_result
+        from satnono.runtime.dask import run_on_cluster
         from satnono.runtime.sat_solvers import canonical_solver
 
-        workers = options.workers or usable_cores()
-        wanted = options.cubes or CUBES_PER_WORKER * workers
         if residual.unknown < IN_PROCESS_CELLS:
             report = load_backend("sat").search(residual, options, deadline, on_solution)
             report.stats.update(cubes=0, in_process=True)
             return report
-        started = time.perf_counter()
-        stats: dict[str, Any] = {"solver": canonical_solver(options.solver), "workers": workers}
+        stats: dict[str, Any] = {"solver": canonical_solver(options.solver)}
         try:
-            cubes, failed = split(residual, wanted, deadline)
+            cubes, workers = split_for(residual, options, deadline, stats)
         except Timeout:
             return SearchReport(exhausted=False, timed_out=True, stats=stats)
-        stats.update(
-            cubes=len(cubes), failed_literals=failed,
-            split_seconds=round(time.perf_counter() - started, 4),
-        )  # fmt: skip
         if not cubes:
             return SearchReport(exhausted=True, stats=stats)
         if deadline.expired():  # no cluster started for nothing (starting one takes 1-2 s)
@@ -276,13 +285,10 @@ class CubesBackend:
                     return False
             return not report.timed_out
 
-        cluster = client(options.scheduler, workers)
-        with cluster as dask:
-            report.exhausted = each_result(dask, solve_cube, tasks, finished, deadline.expired)
-            # Stopped early (enough solutions, the deadline): the cubes still running are
-            # not waited for. A cluster of this run's own is killed; on a shared one, they
-            # end at the deadline each was given.
-            cluster.abandoned = not report.exhausted
+        # Stopped early (enough solutions, the deadline): the cubes running are not waited for.
+        report.exhausted = run_on_cluster(
+            options.scheduler, workers, solve_cube, tasks, finished, deadline.expired
+        )
         report.timed_out = report.timed_out or (not report.exhausted and deadline.expired())
         report.exhausted = report.exhausted and not report.timed_out
         stats["conquer_seconds"] = round(time.perf_counter() - conquer_started, 4)

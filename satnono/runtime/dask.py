@@ -127,5 +127,23 @@ def each_result(
     return True
 
 
+def run_on_cluster(
+    scheduler: str,
+    workers: int,
+    function: Callable[..., Any],
+    arguments: Sequence[tuple[Any, ...]],
+    on_result: Callable[[int, Any], bool],
+    stopped: Callable[[], bool] | None = None,
+) -> bool:
+    """`each_result` on a client of `scheduler` (see `client`). When it ends early, the tasks
+    still running are not waited for: a cluster of this call's own is killed; on a shared
+    one they end at whatever deadline they were given."""
+    cluster = client(scheduler, workers)
+    with cluster as dask:
+        finished = each_result(dask, function, arguments, on_result, stopped)
+        cluster.abandoned = not finished
+    return finished
+
+
 #: Seconds between two looks at `stopped` while tasks run.
 _LOOK = 0.2
