@@ -7,7 +7,6 @@ Cells are [row, column], both from 1; solutions are row strings of palette chara
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +23,8 @@ if TYPE_CHECKING:
 
 def dumps(data: Any) -> str:
     """One object on one line (streams are read line by line)."""
+    import json  # here: a text-only run does not pay for it (start-up counts)
+
     return json.dumps(data)
 
 
@@ -216,6 +217,8 @@ def unread_object(command: str, source: str, seconds: float) -> dict[str, Any]:
 
 def read_solve_object(text: str, where: str | Path) -> dict[str, Any]:
     """A `satnono solve --json` object with at least one solution; InputError otherwise."""
+    import json
+
     try:
         data = json.loads(text)
         if not isinstance(data, dict) or not isinstance(data["file"], str):

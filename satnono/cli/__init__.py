@@ -1,9 +1,10 @@
 """The `satnono` command line, a thin shell over the library API (satnono/__init__.py).
 
-shell (the typer app, exit codes, errors, process plumbing), options (shared options),
-present (every line of text), live (progress displays); the commands: solving (solve,
-count, sample, analyze), files (convert, cnf, fetch, render, from-image), archive (batch,
-compare), web (serve). A run imports only the module of the command it names.
+process (exit codes, errors, deadlines, streams), shell (the typer app), options (shared
+options), present (every line of text), live (progress displays); the commands: solving
+(solve, count, sample, analyze; solve's work in solve), files (convert, cnf, fetch, render,
+from-image), archive (batch, compare), web (serve). A run imports only the module of the
+command it names; quick parses common `satnono solve` lines without typer.
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ def _register(modules: set[str]) -> Any:
 
 
 def main() -> None:
-    """The console script: loads the named command's module (every one for --help)."""
+    """The console script: loads the named command's module (every one for --help). Common
+    `satnono solve` lines run on the fast path (quick.py), which never imports typer."""
     named = sys.argv[1] if len(sys.argv) > 1 else None
+    if named == "solve":
+        from satnono.cli import quick
+
+        quick.main(sys.argv[2:])  # returns only when typer must parse the line
     module = COMMANDS.get(named or "")
     _register({module} if module else set(COMMANDS.values()))
     from satnono.cli.shell import main as run

@@ -12,7 +12,8 @@ from satnono import archive
 from satnono.cli import present
 from satnono.cli.live import batch_bar, compare_bar
 from satnono.cli.options import PathsArg, SchedulerOpt, WorkersOpt, completes
-from satnono.cli.shell import DefaultCommandGroup, app, console, deadline, handles_errors, say
+from satnono.cli.process import console, deadline, handles_errors, say
+from satnono.cli.shell import DefaultCommandGroup, app
 from satnono.terminal import printable
 
 batch = typer.Typer(
@@ -147,4 +148,4 @@ def compare(
         archive.write_compare_csv(runs, csv_file)
     if plot_file is not None:
         archive.plot_compare(runs, chosen, timeout, plot_file)
-    raise typer.Exit(1 if problems else 0)
+    raise SystemExit(1 if problems else 0)

@@ -20,7 +20,8 @@ from satnono.cli.options import (
     Show,
     TimeoutOpt,
 )
-from satnono.cli.shell import EXIT_UNSOLVABLE, app, deadline, fail, handles_errors, load, say
+from satnono.cli.process import EXIT_UNSOLVABLE, deadline, fail, handles_errors, load, say
+from satnono.cli.shell import app
 from satnono.terminal import printable
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -28,11 +26,8 @@ from satnono.cli.options import (
     WorkersOpt,
     completes,
 )
-from satnono.cli.shell import (
-    EXIT_BAD_INPUT,
+from satnono.cli.process import (
     EXIT_INTERRUPTED,
-    EXIT_SOLVED,
-    app,
     console,
     ctrl_c_cancels,
     deadline,
@@ -42,10 +37,12 @@ from satnono.cli.shell import (
     print_json,
     say,
 )
-from satnono.terminal import SolutionPrinter, printable
+from satnono.cli.shell import app
+from satnono.cli.solve import SolveArgs, run
+from satnono.terminal import SolutionPrinter
 
-_DEFAULT_BACKEND: str = satnono.DEFAULT_BACKEND
-_DEFAULT_SEED: int = satnono.DEFAULT_SEED
+#: `satnono solve`'s defaults, declared once (in SolveArgs); count shares its backend and seed.
+_SOLVE = SolveArgs()
 
 
 @app.command()
@@ -60,38 +57,38 @@ def solve(
             metavar="PUZZLE...",
         ),
     ],
-    backend: BackendOpt = _DEFAULT_BACKEND,
-    solver: SolverOpt = None,
-    encoding: EncodingOpt = None,
-    threads: ThreadsOpt = 1,
-    seed: SeedOpt = _DEFAULT_SEED,
-    workers: WorkersOpt = None,
-    scheduler: SchedulerOpt = "local",
-    cubes: CubesOpt = None,
+    backend: BackendOpt = _SOLVE.backend,
+    solver: SolverOpt = _SOLVE.solver,
+    encoding: EncodingOpt = _SOLVE.encoding,
+    threads: ThreadsOpt = _SOLVE.threads,
+    seed: SeedOpt = _SOLVE.seed,
+    workers: WorkersOpt = _SOLVE.workers,
+    scheduler: SchedulerOpt = _SOLVE.scheduler,
+    cubes: CubesOpt = _SOLVE.cubes,
     max_solutions: Annotated[
         int, typer.Option("--max-solutions", min=0, help="Stop after N solutions; 0 finds all.")
-    ] = 2,
-    timeout: TimeoutOpt = None,
-    json_output: JsonOpt = False,
+    ] = _SOLVE.max_solutions,
+    timeout: TimeoutOpt = _SOLVE.timeout,
+    json_output: JsonOpt = _SOLVE.json_output,
     json_lines: Annotated[
         bool,
         typer.Option(
             "--json-lines",
             help="Stream one JSON object per verified solution as it is found, then a summary.",
         ),
-    ] = False,
+    ] = _SOLVE.json_lines,
     svg: Annotated[
         Path | None, typer.Option("--svg", help="Also draw the (first) solution as SVG.")
-    ] = None,
+    ] = _SOLVE.svg,
     png: Annotated[
         Path | None, typer.Option("--png", help="Also draw the (first) solution as PNG.")
-    ] = None,
+    ] = _SOLVE.png,
     quiet: Annotated[
         bool,
         typer.Option("--quiet", "-q", help="Print only the verdict: no grid, no live progress."),
-    ] = False,
-    fmt: FormatOpt = None,
-    index: IndexOpt = 1,
+    ] = _SOLVE.quiet,
+    fmt: FormatOpt = _SOLVE.fmt,
+    index: IndexOpt = _SOLVE.index,
 ) -> None:
     """Solve puzzles: print their solutions and a verdict (unique, N solutions, no solution).
 
@@ -99,116 +96,13 @@ def solve(
     With several puzzles, --json prints one object per line and the exit code is the
     highest of theirs; a puzzle that cannot be read is reported and the others go on.
     """
-    if json_output and json_lines:
-        raise satnono.InputError("choose one of --json and --json-lines", "--json-lines")
-    if len(puzzles) > 1 and (svg or png):
-        raise satnono.InputError(
-            "--svg and --png draw one puzzle: name one", "--svg" if svg else "--png"
-        )
-    # Checked once, before any file is read (the API checks them again, at no cost).
-    satnono.check_options(
-        backend, solver, threads, seed, encoding, timeout, workers, scheduler, cubes
-    )
-    options = {
-        "solver": solver, "threads": threads, "seed": seed, "encoding": encoding,
-        "workers": workers, "scheduler": scheduler, "cubes": cubes,
-    }  # fmt: skip
-    solve_one = functools.partial(
-        _solve_one, backend=backend, options=options, max_solutions=max_solutions,
-        json_output=json_output, json_lines=json_lines, quiet=quiet, pictures=(svg, png),
+    args = SolveArgs(
+        backend=backend, solver=solver, encoding=encoding, threads=threads, seed=seed,
+        workers=workers, scheduler=scheduler, cubes=cubes, max_solutions=max_solutions,
+        timeout=timeout, json_output=json_output, json_lines=json_lines, svg=svg, png=png,
+        quiet=quiet, fmt=fmt, index=index,
     )  # fmt: skip
-    json_for = "solve" if json_output else None
-    if len(puzzles) == 1:
-        within = deadline(timeout)
-        loaded = load(puzzles[0], fmt, index, within, json_for)
-        raise typer.Exit(solve_one(loaded, str(puzzles[0]), within=within))
-    # Several puzzles: each verdict says which file it is for (as grep names its files), and
-    # with JSON a file that cannot be read gets its object too: one per file named.
-    worst = EXIT_SOLVED
-    for number, path in enumerate(puzzles):
-        try:
-            within = deadline(timeout, first=number == 0)
-            loaded = load(path, fmt, index, within, json_for)
-            code = solve_one(loaded, str(path), within=within, label=str(path))
-        except satnono.InputError as error:
-            say(printable(f"satnono: error: {error}"))
-            if json_output or json_lines:
-                print_json(contract.error_object(str(path), str(error)))
-            code = EXIT_BAD_INPUT
-        worst = max(worst, code)
-    raise typer.Exit(worst)
-
-
-def _solve_one(
-    puzzle: satnono.Puzzle,
-    source: str,
-    *,
-    backend: str,
-    options: dict[str, Any],
-    max_solutions: int,
-    json_output: bool,
-    json_lines: bool,
-    quiet: bool,
-    pictures: tuple[Path | None, Path | None],
-    within: satnono.Deadline,
-    label: str | None = None,
-) -> int:
-    """Solve one puzzle and print it the way the options ask; the exit code. `label` (the
-    file, when several are solved) starts its verdict line."""
-    import contextlib
-
-    progress = satnono.Progress()
-    # --json keeps every solution for its one object; text and --json-lines print each one as
-    # it is found and keep only the first (for --svg/--png), however many there are.
-    found: list[satnono.Grid] = []
-    text = SolutionPrinter(puzzle, quiet)
-
-    def on_solution(grid: satnono.Grid) -> None:
-        if json_lines:
-            print_json(contract.solution_object(puzzle, grid))
-            if not found:
-                found.append(grid)
-        elif json_output:
-            found.append(grid)
-        elif line is None:
-            text.add(grid)
-        else:
-            with line.paused():
-                text.add(grid)
-
-    live = not (quiet or json_output or json_lines)
-    line: Any = None
-    try:
-        with contextlib.ExitStack() as stack:
-            if live:  # the live module only for a live display (start-up counts)
-                from satnono.cli.live import describe, live_line
-
-                line = stack.enter_context(live_line(lambda: describe(progress), True))
-            result = satnono.solve(
-                puzzle, backend, max_solutions, within.remaining(), on_solution=on_solution,
-                progress=progress, keep=0, **options,
-            )  # fmt: skip
-    except KeyboardInterrupt:
-        if json_output or json_lines:
-            seconds = time.perf_counter() - progress.started
-            grids = None if json_lines else found
-            print_json(contract.interrupted_object(source, puzzle, grids, progress, seconds))
-        else:
-            from satnono.cli.live import describe
-
-            text.interrupted(progress.domains, describe(progress), label)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    first = text.first if text.first is not None else (found[0] if found else None)
-    for picture in pictures:
-        if picture is not None:
-            caption = f"{puzzle.title}: {result.verdict}" if puzzle.title else result.verdict
-            partial = None if first is not None else progress.domains
-            satnono.render(puzzle, first, picture, caption, partial=partial)
-    if json_output or json_lines:
-        print_json(contract.solve_object(source, result, None if json_lines else found))
-    else:
-        text.finish(present.verdict_line(result, quiet), label)
-    return exit_code(result.status, result.solutions_found)
+    raise SystemExit(run(puzzles, args))
 
 
 @app.command()
@@ -240,11 +134,11 @@ def count(
         float | None,
         typer.Option("--delta", help="With --approx: allowed failure probability D (0.2)."),
     ] = None,
-    backend: BackendOpt = _DEFAULT_BACKEND,
+    backend: BackendOpt = _SOLVE.backend,
     solver: SolverOpt = None,
     encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
-    seed: SeedOpt = _DEFAULT_SEED,
+    seed: SeedOpt = _SOLVE.seed,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = "local",
     cubes: CubesOpt = None,
@@ -277,8 +171,8 @@ def count(
     else:
         typer.echo(present.count_text(counted, limit, interrupted))
     if interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
-    raise typer.Exit(exit_code(counted.result.status, counted.count))
+        raise SystemExit(EXIT_INTERRUPTED)
+    raise SystemExit(exit_code(counted.result.status, counted.count))
 
 
 @app.command()
@@ -334,7 +228,7 @@ def sample(
         )
     else:
         text.finish(present.sample_verdict(drawing))
-    raise typer.Exit(exit_code(drawing.status, drawing.drawn))
+    raise SystemExit(exit_code(drawing.status, drawing.drawn))
 
 
 @app.command()
@@ -387,6 +281,6 @@ def analyze(
         present.print_analysis(console(), analysis, max_solutions)
     if pressed.is_set() and analysis.timed_out:
         say("satnono: interrupted: the analysis above is what was found so far")
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise SystemExit(EXIT_INTERRUPTED)
     unknown = analysis.difficulty == "unknown"
-    raise typer.Exit(exit_code("timeout" if unknown else "", analysis.solutions))
+    raise SystemExit(exit_code("timeout" if unknown else "", analysis.solutions))

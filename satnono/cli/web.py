@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from satnono.cli.shell import app, handles_errors, say
+from satnono.cli.process import handles_errors, say
+from satnono.cli.shell import app
 
 
 @app.command()

@@ -1,0 +1,272 @@
+"""The command line's process plumbing, typer-free: exit codes, one-line errors, deadlines
+from the start of the process, closed streams and a fast exit.
+
+Exit codes: 0 at least one solution (or success), 1 proven no solution, 2 bad input or usage,
+3 timeout before any solution, 4 internal error (a bug: please report it), 130 interrupted,
+141 the reader of stdout went away. Commands end by raising SystemExit(code), which typer and
+the fast path (quick.py) both pass through. No typer here: the fast path must not import it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import satnono
+from satnono import contract
+from satnono.terminal import printable
+
+EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+#: Longest usage error message printed (a 5000-digit argument is not worth repeating).
+MAX_MESSAGE = 300
+
+#: The library names the parameter a bad argument came in; the CLI names its flag.
+FLAGS = {
+    "approximate": "--approx",
+    "backend": "--backend",
+    "colors": "--colors",
+    "delta": "--delta",
+    "encoding": "--encoding",
+    "epsilon": "--epsilon",
+    "format": "--format",
+    "height": "--height",
+    "host": "--host",
+    "limit": "--limit",
+    "max_solutions": "--max-solutions",
+    "n": "-n",
+    "port": "--port",
+    "sampler": "--sampler",
+    "seed": "--seed",
+    "scheduler": "--scheduler",
+    "show": "--show",
+    "site": "fetch",
+    "solver": "--solver",
+    "threads": "--threads",
+    "threshold": "--threshold",
+    "timeout": "--timeout",
+    "width": "--width",
+}
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int) -> SystemExit:
+    """Say `message` on stderr; the exit to raise."""
+    say(f"satnono: {printable(message)}")
+    return SystemExit(code)
+
+
+def handles_errors(command: F) -> F:
+    """Map every failure to one line on stderr and its exit code; never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except satnono.InputError as error:
+            if error.path in FLAGS:
+                error.path = FLAGS[error.path]
+            if error.hint in FLAGS:
+                error.hint = FLAGS[error.hint]
+            raise fail(f"error: {error}", EXIT_BAD_INPUT) from None
+        except KeyboardInterrupt:
+            raise fail("interrupted", EXIT_INTERRUPTED) from None
+        except BrokenPipeError:
+            # The reader went away (`satnono solve ... | head`): stop quietly, like other tools.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(EXIT_BROKEN_PIPE) from None
+        except OSError as error:
+            if error.errno not in _OUTPUT_ERRNOS:
+                raise _internal(error) from None
+            raise fail(output_error(error), EXIT_BAD_INPUT) from None
+        except Exception as error:
+            raise _internal(error) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+#: Errors of a stream that cannot take the output (a full disk, a closed or broken device):
+#: the environment's fault, not satnono's, so exit 2 with one line rather than "internal error".
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EBADF, errno.EDQUOT, errno.EFBIG}
+
+
+def output_error(error: OSError) -> str:
+    return f"error: cannot write the output: {error.strerror or error}"
+
+
+def _internal(error: Exception) -> SystemExit:
+    if os.environ.get("SATNONO_DEBUG"):
+        raise error
+    return fail(
+        f"internal error: {type(error).__name__}: {error} (set SATNONO_DEBUG=1 for a "
+        "traceback, and please report it)",
+        EXIT_INTERNAL,
+    )
+
+
+#: When the console script started (start()), from which --timeout is counted; Python's
+#: start-up before it takes a few hundredths of a second. None when the commands run
+#: in-process (typer's test runner): each then counts from its own start.
+_STARTED: float | None = None
+
+
+def start() -> None:
+    """Note the start of the process's work (the console script calls it first), and check
+    its streams: a run with a closed stdout ends here with exit 2."""
+    global _STARTED
+    _STARTED = time.monotonic()
+    _check_streams()
+
+
+def deadline(timeout: float | None, first: bool = True) -> satnono.Deadline:
+    """--timeout as a deadline counted from the start of the process (`first`) or from now,
+    so that reading, downloading and analysis are all inside it."""
+    satnono.check_options(timeout=timeout)
+    return satnono.Deadline(timeout, _STARTED if first else None)
+
+
+def load(
+    path: Path,
+    fmt: str | None,
+    index: int,
+    within: satnono.Deadline | None = None,
+    json_for: str | None = None,
+) -> satnono.Puzzle:
+    """The puzzle, read (or downloaded) within the deadline (exit 3 when it passes; with
+    --json, `json_for` names the command whose object says so)."""
+    remaining = None if within is None else within.remaining()
+    try:
+        return satnono.read_puzzle(path, fmt, index, remaining)
+    except satnono.Timeout:
+        raise _unread(path, json_for) from None
+
+
+def _unread(path: Path, json_for: str | None) -> SystemExit:
+    if json_for is not None:
+        seconds = time.monotonic() - (_STARTED or time.monotonic())
+        print_json(contract.unread_object(json_for, str(path), seconds))
+        return SystemExit(EXIT_TIMEOUT)
+    return fail(f"timeout: --timeout passed before {path} was read", EXIT_TIMEOUT)
+
+
+@contextlib.contextmanager
+def ctrl_c_cancels(within: satnono.Deadline) -> Iterator[threading.Event]:
+    """While the body runs, a first Ctrl-C cancels `within`: the work stops with what it has
+    (a count's lower bound, an analysis so far), which the command then reports before exit
+    130. The event yielded is set once that happened. A second Ctrl-C interrupts at once."""
+    pressed = threading.Event()
+
+    def cancel(*_: object) -> None:
+        if pressed.is_set():
+            raise KeyboardInterrupt
+        pressed.set()
+        within.cancel()
+
+    previous = signal.signal(signal.SIGINT, cancel)
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    made = Console(stderr=stderr, highlight=False)
+    # rich exits 1 on a closed pipe; let handles_errors give the usual 141 instead.
+    made.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
+    return made
+
+
+def print_json(data: Any) -> None:
+    """One JSON object on one line of stdout, flushed (streams are read line by line)."""
+    print(contract.dumps(data), flush=True)
+
+
+def _raise_broken_pipe() -> None:
+    raise BrokenPipeError
+
+
+def exit_code(status: str, found: int) -> int:
+    if found:
+        return EXIT_SOLVED
+    return EXIT_TIMEOUT if status == "timeout" else EXIT_UNSOLVABLE
+
+
+def _check_streams() -> None:
+    """A closed stderr is replaced by /dev/null (nothing can be said there, the work goes
+    on); a closed stdout ends the run at once with exit 2: the result would go nowhere."""
+    if not _open(2):
+        _reopen_devnull(2)
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - the process's stderr
+    if not _open(1):
+        # fd 1 must not be left free for the next file opened, which would then take it.
+        _reopen_devnull(1)
+        say("satnono: error: standard output is closed: nowhere to write the result")
+        os._exit(EXIT_BAD_INPUT)
+
+
+def identity(fd: int) -> tuple[int, int]:
+    """What `fd` is open on (device, inode): to see whether a library replaced it."""
+    status = os.fstat(fd)
+    return status.st_dev, status.st_ino
+
+
+def _open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _reopen_devnull(fd: int) -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    if devnull != fd:
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+
+def say(line: str) -> None:
+    """One line on stderr, whatever state stderr is in."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def exit_now(code: object) -> NoReturn:
+    """Exit without Python's shutdown, once exit handlers ran and output is flushed.
+
+    The shutdown frees every object and module one by one: 30 to 50 ms of each run, a fifth
+    of a line-solvable puzzle's whole process, with nothing left to do that the operating
+    system does not do at exit. Only the console script does this, never the library.
+    """
+    import atexit
+
+    if isinstance(code, str):  # sys.exit("message"): Python prints it and exits 1
+        sys.stderr.write(code + "\n")
+        code = 1
+    status = code if isinstance(code, int) else 0 if code is None else 1
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away: nothing more can be said there
+        status = status or EXIT_BROKEN_PIPE
+    except (OSError, ValueError) as error:  # a full disk, a device that refuses the output
+        say(f"satnono: {output_error(error) if isinstance(error, OSError) else error}")
+        status = status or EXIT_BAD_INPUT
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+    os._exit(status)

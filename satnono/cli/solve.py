@@ -1,0 +1,162 @@
+"""The solve command's work, typer-free so that the typer command (solving.py) and the fast
+path (quick.py) run the same code: SolveArgs (its options and their defaults) and run()."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import satnono
+from satnono import contract
+from satnono.cli import present
+from satnono.cli.process import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_SOLVED,
+    deadline,
+    exit_code,
+    load,
+    print_json,
+    say,
+)
+from satnono.terminal import SolutionPrinter, printable
+
+
+@dataclasses.dataclass(frozen=True)
+class SolveArgs:
+    """`satnono solve`'s options, with their defaults (the typer command's defaults are
+    these)."""
+
+    backend: str = satnono.DEFAULT_BACKEND
+    solver: str | None = None
+    encoding: str | None = None
+    threads: int = 1
+    seed: int = satnono.DEFAULT_SEED
+    workers: int | None = None
+    scheduler: str = "local"
+    cubes: int | None = None
+    max_solutions: int = 2
+    timeout: float | None = None
+    json_output: bool = False
+    json_lines: bool = False
+    svg: Path | None = None
+    png: Path | None = None
+    quiet: bool = False
+    fmt: str | None = None
+    index: int = 1
+
+
+def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
+    """Solve each puzzle named and print it as `args` asks; the exit code (the highest of
+    the puzzles')."""
+    if args.json_output and args.json_lines:
+        raise satnono.InputError("choose one of --json and --json-lines", "--json-lines")
+    if len(puzzles) > 1 and (args.svg or args.png):
+        raise satnono.InputError(
+            "--svg and --png draw one puzzle: name one", "--svg" if args.svg else "--png"
+        )
+    # Checked once, before any file is read (the API checks them again, at no cost).
+    satnono.check_options(
+        args.backend,
+        args.solver,
+        args.threads,
+        args.seed,
+        args.encoding,
+        args.timeout,
+        args.workers,
+        args.scheduler,
+        args.cubes,
+    )
+    solve_one = functools.partial(_solve_one, args=args)
+    json_for = "solve" if args.json_output else None
+    if len(puzzles) == 1:
+        within = deadline(args.timeout)
+        loaded = load(puzzles[0], args.fmt, args.index, within, json_for)
+        return solve_one(loaded, str(puzzles[0]), within=within)
+    # Several puzzles: each verdict says which file it is for (as grep names its files), and
+    # with JSON a file that cannot be read gets its object too: one per file named.
+    worst = EXIT_SOLVED
+    for number, path in enumerate(puzzles):
+        try:
+            within = deadline(args.timeout, first=number == 0)
+            loaded = load(path, args.fmt, args.index, within, json_for)
+            code = solve_one(loaded, str(path), within=within, label=str(path))
+        except satnono.InputError as error:
+            say(printable(f"satnono: error: {error}"))
+            if args.json_output or args.json_lines:
+                print_json(contract.error_object(str(path), str(error)))
+            code = EXIT_BAD_INPUT
+        worst = max(worst, code)
+    return worst
+
+
+def _solve_one(
+    puzzle: satnono.Puzzle,
+    source: str,
+    *,
+    args: SolveArgs,
+    within: satnono.Deadline,
+    label: str | None = None,
+) -> int:
+    """Solve one puzzle and print it the way the options ask; the exit code. `label` (the
+    file, when several are solved) starts its verdict line."""
+    json_output, json_lines, quiet = args.json_output, args.json_lines, args.quiet
+    progress = satnono.Progress()
+    # --json keeps every solution for its one object; text and --json-lines print each one as
+    # it is found and keep only the first (for --svg/--png), however many there are.
+    found: list[satnono.Grid] = []
+    text = SolutionPrinter(puzzle, quiet)
+
+    def on_solution(grid: satnono.Grid) -> None:
+        if json_lines:
+            print_json(contract.solution_object(puzzle, grid))
+            if not found:
+                found.append(grid)
+        elif json_output:
+            found.append(grid)
+        elif line is None:
+            text.add(grid)
+        else:
+            with line.paused():
+                text.add(grid)
+
+    live = not (quiet or json_output or json_lines)
+    line: Any = None
+    try:
+        with contextlib.ExitStack() as stack:
+            if live:  # the live module only for a live display (start-up counts)
+                from satnono.cli.live import describe, live_line
+
+                line = stack.enter_context(live_line(lambda: describe(progress), True))
+            result = satnono.solve(
+                puzzle, args.backend, args.max_solutions, within.remaining(),
+                on_solution=on_solution, progress=progress, keep=0, solver=args.solver,
+                threads=args.threads, seed=args.seed, encoding=args.encoding,
+                workers=args.workers, scheduler=args.scheduler, cubes=args.cubes,
+            )  # fmt: skip
+    except KeyboardInterrupt:
+        if json_output or json_lines:
+            seconds = time.perf_counter() - progress.started
+            grids = None if json_lines else found
+            print_json(contract.interrupted_object(source, puzzle, grids, progress, seconds))
+        else:
+            from satnono.cli.live import describe
+
+            text.interrupted(progress.domains, describe(progress), label)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    first = text.first if text.first is not None else (found[0] if found else None)
+    for picture in (args.svg, args.png):
+        if picture is not None:
+            caption = f"{puzzle.title}: {result.verdict}" if puzzle.title else result.verdict
+            partial = None if first is not None else progress.domains
+            satnono.render(puzzle, first, picture, caption, partial=partial)
+    if json_output or json_lines:
+        print_json(contract.solve_object(source, result, None if json_lines else found))
+    else:
+        text.finish(present.verdict_line(result, quiet), label)
+    return exit_code(result.status, result.solutions_found)

@@ -1,0 +1,144 @@
+"""The fast path of `satnono solve` (satnono/cli/quick.py): it parses what it knows exactly as
+typer does, leaves everything else to typer, and never imports typer itself."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+
+from satnono.cli import app, quick
+from satnono.cli.solve import SolveArgs
+from support import EXAMPLES, run_satnono
+
+#: The typer path for the same command line: the whole app, then shell.main.
+TYPER = [
+    sys.executable,
+    "-c",
+    "import satnono.cli.solving; from satnono.cli.shell import main; main()",
+]
+
+
+def _solve_command() -> Any:
+    """typer's click command for solve (typer vendors click: duck-typed here)."""
+    return typer.main.get_command(app).commands["solve"]  # type: ignore[attr-defined]
+
+
+def test_the_typer_command_has_exactly_the_fields_of_solve_args() -> None:
+    names = {param.name for param in _solve_command().params} - {"puzzles"}
+    assert names == {field.name for field in dataclasses.fields(SolveArgs)}
+
+
+def test_every_fast_option_is_typers_with_the_same_field_and_bounds() -> None:
+    options = {
+        opt: param
+        for param in _solve_command().params
+        if param.param_type_name == "option"
+        for opt in param.opts
+    }
+    for flag, field in quick.FLAGS.items():
+        assert options[flag].is_flag and options[flag].name == field
+    for flag, (field, read) in quick.VALUES.items():
+        param = options[flag]
+        assert not param.is_flag and param.name == field
+        low = getattr(param.type, "min", None)
+        if low is not None:
+            assert read(str(low)) == low
+            assert read(str(low - 1)) is None  # below typer's range: typer says so
+        if param.type.name in ("integer", "float", "integer range", "float range"):
+            assert read("7") == 7
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["-h", "p.non"],
+        ["p.non", "--svg", "x.svg"],  # not on the fast path
+        ["p.non", "--json", "--json"],  # repeated
+        ["p.non", "--timeout"],  # no value
+        ["p.non", "--timeout", "-1"],
+        ["p.non", "--timeout", "1e3"],
+        ["p.non", "--timeout", "nan"],
+        ["p.non", "--threads", "0"],
+        ["p.non", "--threads", "1_000"],
+        ["p.non", "--threads", "٣"],  # a digit, but not ASCII
+        ["p.non", "--seed", "-1"],
+        ["p.non", "--backend", "--json"],
+        ["p.non", "--backend", ""],
+        ["p.non", "--backend=sat"],
+        ["p.non", "--"],
+        ["p.non", "-qj"],
+        [""],
+    ],
+)
+def test_anything_else_is_left_to_typer(argv: list[str]) -> None:
+    assert quick.parse(argv) is None
+
+
+def test_the_common_lines_are_parsed() -> None:
+    parsed = quick.parse(
+        ["a.non", "--json", "-", "--timeout", "2.5", "--max-solutions", "0", "--seed", "3"]
+    )
+    assert parsed == (
+        [Path("a.non"), Path("-")],
+        SolveArgs(json_output=True, timeout=2.5, max_solutions=0, seed=3),
+    )
+    assert quick.parse(["a.non", "-q", "--backend", "cpsat", "--threads", "2"]) == (
+        [Path("a.non")],
+        SolveArgs(quiet=True, backend="cpsat", threads=2),
+    )
+
+
+def _same(line: str) -> str:
+    """Output with its timings blanked (two runs never take the same time)."""
+    line = re.sub(r"\"(\w*seconds)\": [0-9.e-]+", r"\"\1\": 0", line)
+    return re.sub(r"\([0-9.]+ s", "(0 s", line)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [str(EXAMPLES / "duck.non")],
+        [str(EXAMPLES / "switches-8.non"), "--json", "--max-solutions", "0"],
+        [str(EXAMPLES / "needs-search-25.non"), "-q", "--timeout", "60"],
+        [str(EXAMPLES / "duck.non"), str(EXAMPLES / "bad" / "broken.non"), "--json-lines"],
+        ["no-such-file.non"],
+        [str(EXAMPLES / "duck.non"), "--backend", "nonesuch"],
+    ],
+)
+def test_the_fast_path_answers_as_typer_does(argv: list[str]) -> None:
+    fast = run_satnono("solve", *argv)
+    slow = subprocess.run([*TYPER, "solve", *argv], capture_output=True, text=True, check=False)
+    assert fast.returncode == slow.returncode
+    assert _same(fast.stdout) == _same(slow.stdout)
+    assert _same(fast.stderr) == _same(slow.stderr)
+    if "--json" in argv:
+        assert json.loads(fast.stdout)["status"] == "multiple"
+
+
+def test_the_fast_path_does_not_import_typer() -> None:
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('typer', 'click', 'rich')), file=sys.stderr))\n"
+        "sys.argv = ['satnono', 'solve', sys.argv[1]]\n"
+        "from satnono.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(EXAMPLES / "duck.non")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "[]"
