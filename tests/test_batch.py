@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -337,3 +338,84 @@ def test_only_finished_verdicts_are_taken_from_another_timeout(tmp_path: Path) -
         assert store.adopt(["solved"], counting.key(), counting.same_but_timeout) == set()
         other = BatchSettings(backend="cpsat", timeout=60.0)  # another backend: not the same
         assert store.adopt(["solved"], other.key(), other.same_but_timeout) == set()
+
+
+def _tasks(count: int) -> list[tuple[Any, Any]]:
+    from satnono.archive.engine import BatchSettings, Job
+
+    settings = BatchSettings()
+    return [
+        (Job(f"h{number}", f"f{number}", 1, None, "unread"), settings) for number in range(count)
+    ]
+
+
+def _measured(chunks: Any, span: tuple[int, int], seconds: float) -> None:
+    """Report chunk `span` back with every puzzle taking `seconds`."""
+    from satnono.archive.engine import _row
+
+    rows = [
+        _row(job, settings, {"status": "unique", "seconds": seconds})
+        for job, settings in chunks.tasks[span[0] : span[1]]
+    ]
+    chunks.measured(rows)
+
+
+def test_chunks_cover_every_task_once_in_order_and_follow_the_measured_speed() -> None:
+    from satnono.archive.engine import CHUNK_SECONDS, FIRST_CHUNK, MAX_CHUNK, _Chunks
+
+    chunks = _Chunks(_tasks(5000), workers=2)
+    taken: list[Any] = []
+    sizes: list[int] = []
+    for number, (chunk,) in enumerate(chunks):
+        taken += chunk
+        sizes.append(len(chunk))
+        span = chunks.spans[number]
+        assert span[1] - span[0] == len(chunk)
+        # Easy puzzles at first (chunks grow to MAX_CHUNK), then slow ones (chunks of one).
+        _measured(chunks, span, 0.0005 if len(taken) < 3000 else 5.0)
+    assert taken == chunks.tasks
+    assert sizes[0] == FIRST_CHUNK
+    assert CHUNK_SECONDS / 0.0005 > MAX_CHUNK  # so the easy part's chunks reach the cap
+    assert max(sizes) == MAX_CHUNK
+    assert sizes[-50:] == [1] * 50
+
+
+def test_the_last_chunks_share_what_is_left_between_the_workers() -> None:
+    from satnono.archive.engine import CHUNKS_PER_WORKER, _Chunks
+
+    chunks = _Chunks(_tasks(100), workers=2)
+    sizes = []
+    for number, (chunk,) in enumerate(chunks):
+        sizes.append(len(chunk))
+        _measured(chunks, chunks.spans[number], 0.0001)  # so fast that only the share limits
+    assert sum(sizes) == 100 and sizes[-1] == 1
+    # Each chunk is at most an even share of what was left when it was cut.
+    left = 100
+    for size in sizes:
+        assert size <= -(-left // (CHUNKS_PER_WORKER * 2))
+        left -= size
+
+
+def test_each_result_keeps_at_most_in_flight_tasks_and_takes_arguments_as_results_come() -> None:
+    from distributed import Client
+
+    from satnono.runtime.dask import each_result
+
+    seen: list[int] = []
+    pending_when_taken: list[int] = []
+
+    def arguments() -> Iterator[tuple[int]]:
+        for number in range(12):
+            pending_when_taken.append(number - len(seen))
+            yield (number,)
+
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as dask:
+
+        def on_result(number: int, future: Any) -> bool:
+            assert future.result() == number * number
+            seen.append(number)
+            return True
+
+        assert each_result(dask, lambda x: x * x, arguments(), on_result, in_flight=3)
+    assert sorted(seen) == list(range(12))
+    assert max(pending_when_taken) <= 3

@@ -1,4 +1,4 @@
-"""The archive engine: every puzzle a Dask task, solved in a forked process per worker.
+"""The archive engine: puzzles in chunks of Dask tasks, solved in a forked process per worker.
 
 The default scheduler (satnono.runtime.dask) is a `distributed.LocalCluster` with one worker
 process per core; each worker keeps one forked solver process (satnono.runtime.child's
@@ -13,7 +13,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -231,29 +231,89 @@ def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow
     )  # fmt: skip
 
 
+def solve_chunk(tasks: Sequence[tuple[Job, BatchSettings]]) -> list[ResultRow]:
+    """A task of several puzzles, solved in turn (each under its own hard deadline)."""
+    return [solve_job(job, settings) for job, settings in tasks]
+
+
+#: Seconds of solving a chunk is sized for, from the seconds per puzzle measured so far: a
+#: Dask task costs a few milliseconds (scheduling, transfer, a row back), which a chunk
+#: shares out, while a chunk of easy puzzles still comes back several times a second.
+CHUNK_SECONDS = 0.25
+#: The most puzzles in one chunk, and in the first (before anything is measured).
+MAX_CHUNK, FIRST_CHUNK = 256, 4
+#: Chunks submitted per worker and not yet back: one running, one waiting its turn.
+CHUNKS_PER_WORKER = 2
+
+
+class _Chunks:
+    """The tasks in chunks sized as the run goes: about CHUNK_SECONDS each at the seconds
+    per puzzle measured so far, and never more than an even share of what is left (guided
+    self-scheduling), so the last chunks are small and no worker is left with a long tail
+    while the others idle. A puzzle slower than the rest makes the chunks after it smaller."""
+
+    def __init__(self, tasks: Sequence[tuple[Job, BatchSettings]], workers: int) -> None:
+        self.tasks = tasks
+        self.workers = workers
+        self.start = 0
+        self.solved = 0
+        self.seconds = 0.0
+        #: chunk number -> the places of its first task and past its last in `tasks`.
+        self.spans: list[tuple[int, int]] = []
+
+    def measured(self, rows: Sequence[ResultRow]) -> None:
+        self.solved += len(rows)
+        self.seconds += sum(row.seconds or 0.0 for row in rows)
+
+    def size(self) -> int:
+        left = len(self.tasks) - self.start
+        share = -(-left // (CHUNKS_PER_WORKER * self.workers))
+        if not self.solved:
+            return max(1, min(FIRST_CHUNK, share))
+        per_puzzle = max(self.seconds / self.solved, 1e-4)
+        return max(1, min(MAX_CHUNK, share, int(CHUNK_SECONDS / per_puzzle)))
+
+    def __iter__(self) -> Iterator[tuple[list[tuple[Job, BatchSettings]]]]:
+        while self.start < len(self.tasks):
+            start, end = self.start, self.start + self.size()
+            self.spans.append((start, end))
+            self.start = end
+            yield (list(self.tasks[start:end]),)
+
+
 def run_tasks(
     tasks: Sequence[tuple[Job, BatchSettings]],
     workers: int,
     scheduler: str,
     on_row: Callable[[int, ResultRow], None],
 ) -> None:
-    """Solve every (job, settings) as a Dask task; `on_row(number, row)` for each as it
-    finishes, in any order (`number` is its place in `tasks`). A task Dask gave up on (its
-    workers died) is an error row; Ctrl-C closes the cluster, and its solvers with it."""
+    """Solve every (job, settings) on Dask, in chunks (see _Chunks); `on_row(number, row)`
+    for each as its chunk comes back, in any order (`number` is its place in `tasks`). A
+    chunk Dask gave up on (its workers died) is an error row for each of its puzzles; Ctrl-C
+    closes the cluster, and its solvers with it."""
     from satnono.runtime.dask import run_on_cluster
 
+    chunks = _Chunks(tasks, workers)
+
     def finished(number: int, future: Any) -> bool:
-        on_row(number, _result(future, *tasks[number]))
+        first, end = chunks.spans[number]
+        rows = _results(future, chunks.tasks[first:end])
+        chunks.measured(rows)
+        for offset, row in enumerate(rows):
+            on_row(first + offset, row)
         return True
 
-    run_on_cluster(scheduler, workers, solve_job, tasks, finished)
+    run_on_cluster(
+        scheduler, workers, solve_chunk, chunks, finished, in_flight=CHUNKS_PER_WORKER * workers
+    )
 
 
-def _result(future: Any, job: Job, settings: BatchSettings) -> ResultRow:
-    """The task's row; a task Dask gave up on (its workers died) is an error row."""
+def _results(future: Any, tasks: Sequence[tuple[Job, BatchSettings]]) -> list[ResultRow]:
+    """The chunk's rows; a chunk Dask gave up on (its workers died) is an error row each."""
     try:
-        row: ResultRow = future.result()
+        rows: list[ResultRow] = future.result()
     except Exception as error:  # KilledWorker, a worker's import failure, ...
         message = f"{type(error).__name__}: {error}".splitlines()[0]
-        return _row(job, settings, {"status": "error", "error": message, "seconds": 0.0})
-    return row
+        answer = {"status": "error", "error": message, "seconds": 0.0}
+        return [_row(job, settings, answer) for job, settings in tasks]
+    return rows

@@ -9,7 +9,7 @@ import os
 import signal
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from satnono.errors import InputError
@@ -93,37 +93,68 @@ def _local_workers(workers: int) -> dict[str, Any]:
 def each_result(
     dask: Any,
     function: Callable[..., Any],
-    arguments: Sequence[tuple[Any, ...]],
+    arguments: Iterable[tuple[Any, ...]],
     on_result: Callable[[int, Any], bool],
     stopped: Callable[[], bool] | None = None,
+    in_flight: int | None = None,
 ) -> bool:
     """Submit `function(*a)` for each `a` of `arguments`; `on_result(number, future)` for each
     as it finishes, in any order (`number` is its place in `arguments`). True when every one
     finished; False, with the rest cancelled, once `on_result` returns False or `stopped()`
-    (looked at several times a second) is true."""
+    (looked at several times a second) is true.
+
+    `in_flight` caps the tasks submitted and not yet finished: the next argument is taken from
+    `arguments` only when one finishes, after its `on_result`, so that a generator can shape
+    each task by the results before it (batch sizes its chunks so). None submits all at once.
+    """
     from distributed import as_completed, wait
 
-    futures = [dask.submit(function, *each, pure=False) for each in arguments]
-    numbers = {future.key: number for number, future in enumerate(futures)}
+    source = iter(arguments)
+    pending: dict[str, int] = {}  # future key -> number
+    futures: dict[str, Any] = {}
+    taken = 0
+
+    def top_up() -> list[Any]:
+        nonlocal taken
+        added = []
+        while in_flight is None or len(pending) < in_flight:
+            each = next(source, None)
+            if each is None:
+                break
+            future = dask.submit(function, *each, pure=False)
+            pending[future.key], futures[future.key] = taken, future
+            taken += 1
+            added.append(future)
+        return added
+
+    def finish(future: Any) -> bool:
+        number = pending.pop(future.key)
+        del futures[future.key]
+        if on_result(number, future):
+            return True
+        dask.cancel(list(futures.values()))
+        return False
+
     if stopped is None:  # nothing to look at between results: wait for each as it comes
-        for future in as_completed(futures):
-            if not on_result(numbers[future.key], future):
-                dask.cancel(futures)
+        finishing = as_completed(top_up())
+        for future in finishing:
+            if not finish(future):
                 return False
+            finishing.update(top_up())
         return True
-    pending = set(futures)
+    top_up()
     while pending:
         if stopped():
-            dask.cancel(list(pending))
+            dask.cancel(list(futures.values()))
             return False
         try:
-            done, pending = wait(pending, timeout=_LOOK, return_when="FIRST_COMPLETED")
+            done, _ = wait(list(futures.values()), timeout=_LOOK, return_when="FIRST_COMPLETED")
         except TimeoutError:  # none finished in this look
             continue
-        for future in sorted(done, key=lambda future: numbers[future.key]):
-            if not on_result(numbers[future.key], future):
-                dask.cancel(list(pending))
+        for future in sorted(done, key=lambda future: pending[future.key]):
+            if not finish(future):
                 return False
+        top_up()
     return True
 
 
@@ -131,16 +162,17 @@ def run_on_cluster(
     scheduler: str,
     workers: int,
     function: Callable[..., Any],
-    arguments: Sequence[tuple[Any, ...]],
+    arguments: Iterable[tuple[Any, ...]],
     on_result: Callable[[int, Any], bool],
     stopped: Callable[[], bool] | None = None,
+    in_flight: int | None = None,
 ) -> bool:
     """`each_result` on a client of `scheduler` (see `client`). When it ends early, the tasks
     still running are not waited for: a cluster of this call's own is killed; on a shared
     one they end at whatever deadline they were given."""
     cluster = client(scheduler, workers)
     with cluster as dask:
-        finished = each_result(dask, function, arguments, on_result, stopped)
+        finished = each_result(dask, function, arguments, on_result, stopped, in_flight)
         cluster.abandoned = not finished
     return finished
 
