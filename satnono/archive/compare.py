@@ -1,8 +1,9 @@
 """`satnono compare`: the same puzzles through several backends, on the archive engine.
 
 Every (puzzle, backend) pair is solved by the archive engine's Dask workers (in chunks), in a
-forked process that is killed at its hard deadline, so a stuck backend is never waited for. Results are checked against each
-other: a verdict or a solution that differs between backends is a bug somewhere.
+forked process that is killed at its hard deadline, so a stuck backend is never waited for.
+Results are checked against each other: a verdict or a solution that differs between backends
+is a bug somewhere.
 """
 
 from __future__ import annotations
