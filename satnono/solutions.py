@@ -108,13 +108,16 @@ def solve(
     on_solution: Callable[[Grid], bool | None] | None = None,
     progress: Progress | None = None,
     deadline: Deadline | None = None,
+    search_with: Callable[[Callable[[], SolveResult]], SolveResult] | None = None,
 ) -> SolveResult:
     """Find up to `limit` solutions (0 = all), verified; keep at most `keep` of them.
 
     `on_solution` sees each verified solution as soon as it is found (for streaming), and
     stops the search by returning False; `progress`, when given, is kept up to date for a
     live display or an interrupted run. `deadline`, when given, replaces `timeout` (a caller
-    that may cancel the solve from another thread passes its own).
+    that may cancel the solve from another thread passes its own). `search_with(phase)`
+    runs the search phase, when line logic leaves one (the API: off the main thread, where
+    solvers may run; line logic is plain Python and runs in the caller's thread).
     """
     started = time.perf_counter()
     deadline = deadline or Deadline(timeout)
@@ -154,6 +157,9 @@ def solve(
     except Timeout:
         progress.domains = tuple(domains)
         return finish(Status.TIMEOUT, False)
+    except KeyboardInterrupt:  # in the caller's thread: what line logic decided stays shown
+        progress.domains = tuple(domains)
+        raise
     finally:
         stats["propagation_seconds"] = round(time.perf_counter() - propagation_started, 4)
     stats["line_solves"] = prepared.propagator.stats.line_solves
@@ -165,59 +171,65 @@ def solve(
     if not stats["cells_left"]:
         accept(domains_to_grid(puzzle, domains))
         return finish(Status.UNIQUE, True)
-    chosen_backend = load_backend(backend)
-    search = chosen_backend.search
-    # Small components first (a contradiction there ends the search early); the largest one
-    # last, streaming: each of its solutions combines with every solution of the others.
-    parts = prepared.parts()
-    stats["components"] = len(parts)
-    chosen: list[list[Assignment]] = []
-    exhausted = True
-    solver: str | None = None
-    progress.components = len(parts)
-    progress.phase = "search"
-    for progress.component, part in enumerate(parts[:-1], start=1):
-        found_here = enumerate_part(
-            chosen_backend, prepared.residual(part), options, deadline, limit
-        )
-        _merge_stats(stats, found_here.report.stats)
+
+    def search_phase() -> SolveResult:
+        chosen_backend = load_backend(backend)
+        search = chosen_backend.search
+        # Small components first (a contradiction there ends the search early); the largest one
+        # last, streaming: each of its solutions combines with every solution of the others.
+        parts = prepared.parts()
+        stats["components"] = len(parts)
+        chosen: list[list[Assignment]] = []
+        exhausted = True
+        solver: str | None = None
+        progress.components = len(parts)
+        progress.phase = "search"
+        for progress.component, part in enumerate(parts[:-1], start=1):
+            found_here = enumerate_part(
+                chosen_backend, prepared.residual(part), options, deadline, limit
+            )
+            _merge_stats(stats, found_here.report.stats)
+            solver = stats.pop("solver", solver)
+            if not found_here.solutions:
+                if found_here.report.timed_out:
+                    return finish(Status.TIMEOUT, False, solver=solver)
+                return finish(Status.UNSOLVABLE, True, no_grid(puzzle, part), solver)
+            exhausted = exhausted and found_here.complete
+            chosen.append(found_here.solutions)
+
+        ran_out = False
+
+        def combine(decided: list[int]) -> bool:
+            # The product can be astronomically long: the deadline is checked per grid here too.
+            nonlocal ran_out
+            for choice in itertools.product(*chosen):
+                if deadline.expired():
+                    ran_out = True
+                    return False
+                grid = list(decided)
+                for assignment in choice:
+                    for cell, domain in assignment:
+                        grid[cell] = domain
+                if not accept(domains_to_grid(puzzle, grid)):
+                    return False
+            return True
+
+        progress.component = len(parts)
+        report = search(prepared.residual(parts[-1]), options, deadline, combine)
+        _merge_stats(stats, report.stats)
         solver = stats.pop("solver", solver)
-        if not found_here.solutions:
-            if found_here.report.timed_out:
-                return finish(Status.TIMEOUT, False, solver=solver)
-            return finish(Status.UNSOLVABLE, True, no_grid(puzzle, part), solver)
-        exhausted = exhausted and found_here.complete
-        chosen.append(found_here.solutions)
+        exhausted = exhausted and report.exhausted and not ran_out
+        if (report.timed_out or ran_out) and found < 2:
+            return finish(Status.TIMEOUT, False, solver=solver)
+        if found == 0:
+            return finish(
+                Status.UNSOLVABLE, True, "search proved that no grid fits the clues", solver
+            )
+        if found == 1:
+            return finish(Status.UNIQUE if exhausted else Status.SOLVED, exhausted, solver=solver)
+        return finish(Status.MULTIPLE, exhausted, solver=solver)
 
-    ran_out = False
-
-    def combine(decided: list[int]) -> bool:
-        # The product can be astronomically long: the deadline is checked per grid here too.
-        nonlocal ran_out
-        for choice in itertools.product(*chosen):
-            if deadline.expired():
-                ran_out = True
-                return False
-            grid = list(decided)
-            for assignment in choice:
-                for cell, domain in assignment:
-                    grid[cell] = domain
-            if not accept(domains_to_grid(puzzle, grid)):
-                return False
-        return True
-
-    progress.component = len(parts)
-    report = search(prepared.residual(parts[-1]), options, deadline, combine)
-    _merge_stats(stats, report.stats)
-    solver = stats.pop("solver", solver)
-    exhausted = exhausted and report.exhausted and not ran_out
-    if (report.timed_out or ran_out) and found < 2:
-        return finish(Status.TIMEOUT, False, solver=solver)
-    if found == 0:
-        return finish(Status.UNSOLVABLE, True, "search proved that no grid fits the clues", solver)
-    if found == 1:
-        return finish(Status.UNIQUE if exhausted else Status.SOLVED, exhausted, solver=solver)
-    return finish(Status.MULTIPLE, exhausted, solver=solver)
+    return search_phase() if search_with is None else search_with(search_phase)
 
 
 def _merge_stats(stats: dict[str, Any], more: dict[str, Any]) -> None:

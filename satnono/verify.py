@@ -81,6 +81,12 @@ class Verifier:
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle
         self.expected = [*puzzle.rows, *puzzle.columns]
+        #: Each line's runs as `runs` gives them, for a clue without a blotted number (one
+        #: list comparison instead of `matches`); None where a number is blotted.
+        self.exact: list[list[tuple[int, int]] | None] = [
+            None if any(b.blotted for b in clue) else [(b.length, b.color) for b in clue]
+            for clue in self.expected
+        ]
         self.good: set[tuple[int, tuple[int, ...]]] = set()
 
     def __call__(self, grid: Grid) -> Grid:
@@ -88,13 +94,15 @@ class Verifier:
         if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
             return verify(puzzle, grid)
         colors = len(puzzle.palette)
-        good, expected = self.good, self.expected
+        good, expected, exact = self.good, self.expected, self.exact
         lines = enumerate((*grid, *zip(*grid, strict=True)))
         for index, cells in lines:
             key = (index, tuple(cells))
             if key in good:
                 continue
-            if not matches(runs(cells), expected[index]) or any(not 0 <= c < colors for c in cells):
+            found, wanted = runs(cells), exact[index]
+            right = found == wanted if wanted is not None else matches(found, expected[index])
+            if not right or min(cells) < 0 or max(cells) >= colors:
                 return verify(puzzle, grid)  # raises, naming every wrong line
             if len(good) > 1_000_000:
                 good.clear()

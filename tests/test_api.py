@@ -96,3 +96,17 @@ def _children() -> list[str]:
         if children.is_file():
             found += children.read_text().split()
     return found
+
+
+def test_line_logic_runs_in_the_callers_thread_and_a_search_off_it() -> None:
+    """A thread costs about a tenth of a line-solvable puzzle's solve: only a search (where
+    solvers run, which must not run in the main thread) gets one."""
+    threads: dict[str, list[str]] = {}
+    for name in ("duck", "switches-8"):
+        puzzle = satnono.read_puzzle(EXAMPLES / f"{name}.non")
+        seen = threads.setdefault(name, [])
+        satnono.solve(puzzle, on_solution=lambda _, seen=seen: seen.append(
+            threading.current_thread().name
+        ))  # fmt: skip
+    assert threads["duck"] == [threading.main_thread().name]
+    assert threads["switches-8"] and threading.main_thread().name not in threads["switches-8"]
