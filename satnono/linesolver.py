@@ -38,12 +38,17 @@ class LineSolver:
     the domains tuple pays for itself many times over.
     """
 
-    __slots__ = ("_steps", "automaton", "cache", "clue", "length")
+    __slots__ = ("_lengths", "_steps", "automaton", "cache", "clue", "length")
 
     def __init__(self, clue: Clue, length: int, colors: int) -> None:
         self.clue = clue
         self.length = length
         self.automaton: LineAutomaton = line_automaton(clue, colors)
+        #: A black-and-white clue's numbers, for its empty line (see _empty_line); None for a
+        #: color or blotted clue, which the automaton solves.
+        self._lengths = (
+            tuple(block.length for block in clue) if colors == 2 and self.automaton.plain else None
+        )
         # _steps[domain]: what the automaton does on a cell with that domain (see _step).
         self._steps: dict[int, _Step] = {}
         #: domains -> narrowed domains, or () for a contradiction. Propagation reads it
@@ -137,6 +142,8 @@ class LineSolver:
     def _solve(self, domains: Domains) -> Domains:
         if not self.automaton.plain:
             return self._solve_blotted(domains)
+        if self._lengths is not None and domains.count(_UNKNOWN) == self.length:
+            return _empty_line(self._lengths, self.length)
         step = self._steps
         reached = [1]
         states = 1
@@ -197,6 +204,30 @@ class LineSolver:
                 (entered_after >> 1) | ((entered_after >> 2) & skips) | (after & loop)
             ) & reached[j]
         return tuple(narrowed)
+
+
+#: A black-and-white cell that may still be either color.
+_UNKNOWN = 0b11
+
+
+def _empty_line(lengths: tuple[int, ...], length: int) -> Domains:
+    """What a black-and-white clue decides on a line with nothing decided yet: the overlap of
+    each block's leftmost and rightmost places (black), and nothing else unless the clue fills
+    the line exactly. That is all a single empty line allows (the tests check it against the
+    automaton and brute force), found in O(blocks) slice writes rather than a pass per cell:
+    every line starts empty, so this is a third of line logic's solves on easy puzzles."""
+    if not lengths:
+        return (1,) * length
+    slack = length - sum(lengths) - len(lengths) + 1
+    if slack < 0:
+        return _NO_SOLUTION
+    cells = [1 if slack == 0 else _UNKNOWN] * length
+    start = 0
+    for size in lengths:
+        if size > slack:
+            cells[start + slack : start + size] = [2] * (size - slack)
+        start += size + 1
+    return tuple(cells)
 
 
 #: See LineSolver._step.

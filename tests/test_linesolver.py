@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,3 +81,23 @@ def test_automaton_transitions() -> None:
     assert automaton.next_state(2, 0) == 2
     assert automaton.next_state(3, 0) == 3
     assert automaton.accept == 3
+
+
+def _black_and_white_clues(length: int) -> set[tuple[int, ...]]:
+    """Every black-and-white clue that fits a line of `length` cells (and a few that do not)."""
+    found = {tuple(n for n, _ in runs(cells)) for cells in product((0, 1), repeat=length)}
+    return found | {(length + 1,), (length, 1)}
+
+
+def test_an_empty_black_and_white_line_is_solved_as_the_automaton_and_brute_force_do() -> None:
+    """The closed form of an empty line (linesolver._empty_line) against the automaton's
+    pass over every cell and brute force, for every clue of lines up to 12 cells."""
+    for length in range(1, 13):
+        for lengths in _black_and_white_clues(length):
+            clue = tuple(Block(n) for n in lengths)
+            solver = LineSolver(clue, length, 2)
+            empty = (3,) * length
+            by_automaton = LineSolver._solve_blotted(solver, empty) or None
+            assert solver.solve(empty) == by_automaton, (lengths, length)
+            if length <= 8:
+                assert by_automaton == brute_force_line(clue, empty, 2)
