@@ -7,6 +7,7 @@ trail records every narrowing so that search can undo it.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -64,19 +65,16 @@ class Propagator:
         colors = len(puzzle.palette)
         shared: dict[tuple[object, int], LineSolver] = {}
         self.solvers: list[LineSolver] = []
-        self.cells: list[tuple[int, ...]] = []
-        self.read: list[Callable[[list[int]], Domains]] = []
+        self.cells, self.read = _geometry(puzzle.width, puzzle.height)
         for line in range(puzzle.line_count):
             clue = puzzle.line_clue(line)
-            cells = tuple(puzzle.line_cells(line))
-            key = (clue, len(cells))
-            if key not in shared:
+            key = (clue, puzzle.width if line < puzzle.height else puzzle.height)
+            solver = shared.get(key)  # one lookup: hashing a clue hashes each of its blocks
+            if solver is None:
                 if deadline is not None and deadline.expired():
                     raise Timeout
-                shared[key] = LineSolver(clue, len(cells), colors)
-            self.solvers.append(shared[key])
-            self.cells.append(cells)
-            self.read.append(_reader(cells))
+                solver = shared[key] = LineSolver(clue, key[1], colors)
+            self.solvers.append(solver)
         self.stats = PropagationStats()
 
     def lines_of(self, cell: int) -> tuple[int, int]:
@@ -156,6 +154,19 @@ def propagate_root(
         except LineContradiction as error:
             reason = str(error)
     return propagator, reason
+
+
+@functools.lru_cache(maxsize=64)
+def _geometry(
+    width: int, height: int
+) -> tuple[list[tuple[int, ...]], list[Callable[[list[int]], Domains]]]:
+    """The cells of every line (rows, then columns) and a reader of each line's domains: the
+    same for every puzzle of a size, so archives of same-sized puzzles build them once. The
+    lists are shared: never changed by their users."""
+    lines = [range(row * width, (row + 1) * width) for row in range(height)]
+    lines += [range(column, width * height, width) for column in range(width)]
+    cells = [tuple(line) for line in lines]
+    return cells, [_reader(each) for each in cells]
 
 
 def _reader(cells: tuple[int, ...]) -> Callable[[list[int]], Domains]:
