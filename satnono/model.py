@@ -328,23 +328,34 @@ def find_contradiction(puzzle: Puzzle) -> str | None:
     """A reason the clues cannot be satisfied that needs no search, or None.
 
     Checked before solving so that the commonest authoring mistakes get a precise message
-    ("row 7: clue needs 31 cells, width is 30") instead of a bare "no solution".
+    ("row 7: clue needs 31 cells, width is 30") instead of a bare "no solution". One pass over
+    the blocks: it runs before every solve, a tenth of an easy puzzle's.
     """
+    colors = len(puzzle.palette)
+    painted = [[0] * colors, [0] * colors]  # cells of each color, by the rows and the columns
+    blotted = [False] * colors
     for kind, index, clue in puzzle.lines():
+        by_kind = painted[kind == "column"]
+        needed = previous = 0
+        for block in clue:
+            color, size = block.color, block.length
+            if size > 0:
+                by_kind[color] += size
+                needed += size + (color == previous)
+            else:  # blotted: at least one cell
+                blotted[color] = True
+                needed += 1 + (color == previous)
+            previous = color
         length = puzzle.width if kind == "row" else puzzle.height
-        needed = min_clue_length(clue)
         if needed > length:
             side = "width" if kind == "row" else "height"
             return (
                 f"{kind} {index + 1}: clue {puzzle.clue_text(clue)} needs {needed} cells, "
                 f"{side} is {length}"
             )
-    for color in range(1, len(puzzle.palette)):
-        if any(b.blotted and b.color == color for _, _, clue in puzzle.lines() for b in clue):
-            continue  # a hidden number: the totals need not be equal as written
-        by_rows = sum(b.length for clue in puzzle.rows for b in clue if b.color == color)
-        by_columns = sum(b.length for clue in puzzle.columns for b in clue if b.color == color)
-        if by_rows != by_columns:
+    for color in range(1, colors):
+        by_rows, by_columns = painted[0][color], painted[1][color]
+        if by_rows != by_columns and not blotted[color]:  # a hidden number may make up for it
             name = "black" if puzzle.is_black_and_white else puzzle.palette[color].name
             return (
                 f"the row clues paint {by_rows} {name} cells but the column clues paint "

@@ -83,10 +83,10 @@ class Verifier:
         self.expected = [*puzzle.rows, *puzzle.columns]
         #: Each line's runs as `runs` gives them, for a clue without a blotted number (one
         #: list comparison instead of `matches`); None where a number is blotted.
-        self.exact: list[list[tuple[int, int]] | None] = [
-            None if any(b.blotted for b in clue) else [(b.length, b.color) for b in clue]
-            for clue in self.expected
-        ]
+        self.exact: list[list[tuple[int, int]] | None] = []
+        for clue in self.expected:
+            wanted = [(block.length, block.color) for block in clue]
+            self.exact.append(wanted if not wanted or min(wanted)[0] > 0 else None)
         self.good: set[tuple[int, tuple[int, ...]]] = set()
 
     def __call__(self, grid: Grid) -> Grid:
