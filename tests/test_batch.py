@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import satnono
 from satnono.formats import write_puzzles
 from satnono.generate import TUNING_SEED, random_set
 from support import EXAMPLES, SATNONO, run_satnono
@@ -419,3 +420,23 @@ def test_each_result_keeps_at_most_in_flight_tasks_and_takes_arguments_as_result
         assert each_result(dask, lambda x: x * x, arguments(), on_result, in_flight=3)
     assert sorted(seen) == list(range(12))
     assert max(pending_when_taken) <= 3
+
+
+def test_the_puzzle_hash_is_the_hash_of_the_repr_it_always_was() -> None:
+    """Databases are keyed by it: a changed hash would solve every archive again."""
+    import hashlib
+
+    from satnono.archive.engine import puzzle_hash
+    from satnono.formats import read_puzzles
+
+    def by_repr(puzzle: Any) -> str:
+        content = repr((puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
+                        tuple(color.rgb for color in puzzle.palette)))  # fmt: skip
+        return hashlib.sha256(content.encode()).hexdigest()[:32]
+
+    puzzles = [p for path in sorted(EXAMPLES.glob("*.non")) for p in read_puzzles(path)]
+    puzzles += random_set(TUNING_SEED, 5)
+    puzzles.append(satnono.Puzzle.from_clues([[], [1]], [[1], []]))  # an empty clue
+    puzzles.append(satnono.Puzzle.from_clues([["?"]], [[1]]))  # a blotted number
+    for puzzle in puzzles:
+        assert puzzle_hash(puzzle) == by_repr(puzzle)

@@ -20,7 +20,7 @@ from typing import Any
 
 from satnono.archive.store import ResultRow
 from satnono.errors import InputError
-from satnono.model import Puzzle
+from satnono.model import Clue, Puzzle
 from satnono.version import __version__
 
 #: Seconds past --timeout before a worker's solver process is killed: the cooperative deadline
@@ -71,10 +71,27 @@ class Job:
 
 
 def puzzle_hash(puzzle: Puzzle) -> str:
-    """The same for the same clues and colors, whichever file and format they came from."""
-    content = repr((puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
-                    tuple(color.rgb for color in puzzle.palette)))  # fmt: skip
+    """The same for the same clues and colors, whichever file and format they came from.
+
+    The hash of `repr((width, height, rows, columns, rgb colors))`, the database's key since
+    the first run (so it must not change: tests/test_batch.py holds it to that `repr`),
+    written out here without calling the dataclasses' repr of every block, which was a third
+    of reading an archive."""
+    rows, columns = _clues_repr(puzzle.rows), _clues_repr(puzzle.columns)
+    colors = repr(tuple(color.rgb for color in puzzle.palette))
+    content = f"({puzzle.width}, {puzzle.height}, {rows}, {columns}, {colors})"
     return hashlib.sha256(content.encode()).hexdigest()[:32]
+
+
+def _clues_repr(clues: Sequence[Clue]) -> str:
+    """`repr(clues)` of a tuple of clues (tuples of Blocks)."""
+    return _tuple_repr(
+        [_tuple_repr([f"Block(length={b.length}, color={b.color})" for b in c]) for c in clues]
+    )
+
+
+def _tuple_repr(items: list[str]) -> str:
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
 def job_of(path: Path) -> Job:
