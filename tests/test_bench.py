@@ -1,9 +1,12 @@
-"""`make bench`: configurations parse as documented, and a run writes its marked section."""
+"""`make bench`: configurations parse as documented, and a run writes its marked section;
+the line-solver and throughput benchmarks report every measure."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+
+import pytest
 
 from support import EXAMPLES, load_tool
 
@@ -40,3 +43,27 @@ def test_a_run_fills_its_section_and_leaves_the_rest(tmp_path: Path) -> None:
     assert f"@{ROOT} s" in rows["| puzzle"]
     assert "unique" in rows["| duck"] and "multiple" in rows["| switches-8"]
     assert rows["| **total**"].count("**") == 6
+
+
+def test_the_line_benchmark_reports_every_length_and_block_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tool = load_tool("bench_lines")
+    assert tool.main(["--lines", "3", "--repeat", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1")]
+    kinds = {(row.split("|")[1].strip(), row.split("|")[2].strip()) for row in rows}
+    assert ("10", "1") in kinds and ("100", "12") in kinds
+    assert all(float(row.split("|")[4].replace(",", "")) > 0 for row in rows)
+
+
+def test_the_throughput_benchmark_times_every_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tool = load_tool("bench_throughput")
+    for name in ("duck", "switches-8", "permutation-9"):
+        shutil.copy(EXAMPLES / f"{name}.non", tmp_path)
+    assert tool.main([str(tmp_path), "--repeat", "1", "--per-file", "2"]) == 0
+    table = capsys.readouterr().out
+    for way in ("batch, 1 worker", "batch, 2 workers", "solve, one process", "library (CPU)"):
+        row = next(line for line in table.splitlines() if line.startswith(f"| {way} |"))
+        assert float(row.split("|")[2]) > 0
