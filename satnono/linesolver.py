@@ -38,7 +38,7 @@ class LineSolver:
     the domains tuple pays for itself many times over.
     """
 
-    __slots__ = ("_lengths", "_steps", "automaton", "cache", "clue", "length")
+    __slots__ = ("_black_and_white", "_lengths", "_steps", "automaton", "cache", "clue", "length")
 
     def __init__(self, clue: Clue, length: int, colors: int) -> None:
         self.clue = clue
@@ -46,9 +46,10 @@ class LineSolver:
         self.automaton: LineAutomaton = line_automaton(clue, colors)
         #: A black-and-white clue's numbers, for its empty line (see _empty_line); None for a
         #: color or blotted clue, which the automaton solves.
-        self._lengths = (
-            tuple(block.length for block in clue) if colors == 2 and self.automaton.plain else None
-        )
+        plain_black_and_white = colors == 2 and self.automaton.plain
+        self._lengths = tuple(block.length for block in clue) if plain_black_and_white else None
+        #: What _solve_black_and_white reads, for a black-and-white clue without blotted blocks.
+        self._black_and_white = _BlackAndWhite(self.automaton) if plain_black_and_white else None
         # _steps[domain]: what the automaton does on a cell with that domain (see _step).
         self._steps: dict[int, _Step] = {}
         #: domains -> narrowed domains, or () for a contradiction. Propagation reads it
@@ -140,10 +141,12 @@ class LineSolver:
         return result
 
     def _solve(self, domains: Domains) -> Domains:
+        if self._black_and_white is not None:
+            if self._lengths is not None and domains.count(_UNKNOWN) == self.length:
+                return _empty_line(self._lengths, self.length)
+            return self._black_and_white.solve(domains)
         if not self.automaton.plain:
             return self._solve_blotted(domains)
-        if self._lengths is not None and domains.count(_UNKNOWN) == self.length:
-            return _empty_line(self._lengths, self.length)
         step = self._steps
         reached = [1]
         states = 1
@@ -208,6 +211,55 @@ class LineSolver:
 
 #: A black-and-white cell that may still be either color.
 _UNKNOWN = 0b11
+
+
+class _BlackAndWhite:
+    """`LineSolver._solve` for a black-and-white clue without blotted blocks: the same two
+    passes over the automaton, with the three domains (white 1, black 2, unknown 3) looked up
+    in tuples and the colors tested by name rather than through the generic step records.
+    Most puzzles are black and white, so this is most of line logic's work: 1.3-1.7x faster
+    than the generic pass (tools/bench_lines.py, BENCHMARKS.md)."""
+
+    __slots__ = ("accept", "advance", "black", "loop", "loops", "white")
+
+    def __init__(self, automaton: LineAutomaton) -> None:
+        white, black = automaton.entry_masks
+        self.white, self.black, self.loops = white, black, automaton.loops
+        #: Indexed by a cell's domain: the states entered, and those that stay, on it.
+        self.advance = (0, white, black, white | black)
+        self.loop = (0, automaton.loops, 0, automaton.loops)
+        self.accept = 1 << automaton.accept
+
+    def solve(self, domains: Domains) -> Domains:
+        advance, loop = self.advance, self.loop
+        reached = [1]
+        states = 1
+        add = reached.append
+        for domain in domains:
+            states = ((states << 1) & advance[domain]) | (states & loop[domain])
+            add(states)
+        after = self.accept  # states co-reachable after the cell
+        if not states & after:
+            return _NO_SOLUTION
+        white, black, loops = self.white, self.black, self.loops
+        either = white | black
+        narrowed = list(domains)
+        cell = len(domains)
+        for domain in reversed(domains):
+            cell -= 1
+            if domain == _UNKNOWN:
+                before = reached[cell]
+                entered = (before << 1) & after
+                if not entered & black:
+                    narrowed[cell] = 1
+                elif not (entered & white or before & loops & after):
+                    narrowed[cell] = 2
+                after = ((after & either) >> 1) | (after & loops)
+            elif domain == 2:
+                after = (after & black) >> 1
+            else:
+                after = ((after & white) >> 1) | (after & loops)
+        return tuple(narrowed)
 
 
 def _empty_line(lengths: tuple[int, ...], length: int) -> Domains:
