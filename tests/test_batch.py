@@ -367,7 +367,8 @@ def test_chunks_cover_every_task_once_in_order_and_follow_the_measured_speed() -
     chunks = _Chunks(_tasks(5000), workers=2)
     taken: list[Any] = []
     sizes: list[int] = []
-    for number, (chunk,) in enumerate(chunks):
+    for number, (start, end) in enumerate(chunks):
+        chunk = chunks.tasks[start:end]
         taken += chunk
         sizes.append(len(chunk))
         span = chunks.spans[number]
@@ -386,8 +387,8 @@ def test_the_last_chunks_share_what_is_left_between_the_workers() -> None:
 
     chunks = _Chunks(_tasks(100), workers=2)
     sizes = []
-    for number, (chunk,) in enumerate(chunks):
-        sizes.append(len(chunk))
+    for number, (start, end) in enumerate(chunks):
+        sizes.append(end - start)
         _measured(chunks, chunks.spans[number], 0.0001)  # so fast that only the share limits
     assert sum(sizes) == 100 and sizes[-1] == 1
     # Each chunk is at most an even share of what was left when it was cut.

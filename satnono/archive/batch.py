@@ -83,11 +83,12 @@ def run_batch(
         if todo:
             every = len(collected.jobs)
 
-            def stored(_: int, row: ResultRow) -> None:
-                store.add(row)
-                run.rows.append(row)
-                if on_row is not None:
-                    on_row(row, run.skipped + len(run.rows), every)
+            def stored(_: int, rows: list[ResultRow]) -> None:
+                store.add_all(rows)
+                for row in rows:
+                    run.rows.append(row)
+                    if on_row is not None:
+                        on_row(row, run.skipped + len(run.rows), every)
 
             tasks = [(job, settings) for job in todo]
             run_tasks(tasks, workers or usable_cores(), scheduler, stored)

@@ -67,11 +67,12 @@ def run_all(
         tasks.append((job, BatchSettings(backend, timeout, limit, keep_solutions=True)))
         numbers.append(number)
 
-    def finished(task: int, row: ResultRow) -> None:
-        number = numbers[task]
-        path, backend = pairs[number]
-        runs[number] = _solve_run(path, backend, row)
-        on_done(runs[number])
+    def finished(first: int, rows: list[ResultRow]) -> None:
+        for task, row in enumerate(rows, start=first):
+            number = numbers[task]
+            path, backend = pairs[number]
+            runs[number] = _solve_run(path, backend, row)
+            on_done(runs[number])
 
     if tasks:
         run_tasks(tasks, max(1, min(jobs, len(tasks))), "local", finished)

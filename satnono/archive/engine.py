@@ -1,19 +1,22 @@
 """The archive engine: puzzles in chunks of Dask tasks, solved in a forked process per worker.
 
-The default scheduler (satnono.runtime.dask) is a `distributed.LocalCluster` with one worker
-process per core; each worker keeps one forked solver process (satnono.runtime.child's
-ForkedChild) that serves puzzle after puzzle, so start-up is paid once per worker, and is
-killed and replaced when a puzzle overruns its hard deadline (a stuck puzzle cannot hold a
-worker). `--scheduler tcp://H:P` runs on an existing Dask cluster instead.
+The default scheduler (satnono.runtime.dask) is a `distributed.LocalCluster` whose workers
+are threads of this process, one per core; each keeps one solver process forked from this
+process (satnono.runtime.child's ForkedChild) that serves puzzle after puzzle, so start-up is
+paid once per worker, and is killed and replaced when a puzzle overruns its hard deadline (a
+stuck puzzle cannot hold a worker). `--scheduler tcp://H:P` runs on an existing Dask cluster
+instead, its worker processes each forking their own solver processes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,26 +158,93 @@ def collect(paths: Sequence[Path]) -> Collected:
 # --- in a Dask worker ------------------------------------------------------------------------
 
 _SERVERS = threading.local()
+#: Every solver process this process's worker threads started, so that a run that ends early
+#: (Ctrl-C, an abandoned cluster of threads) kills them rather than waiting for them.
+_LIVE: set[Any] = set()
+#: The tasks of each run under way on the local cluster, by run number. Its workers are
+#: threads of this process and their solver processes are forked from it after the run's
+#: tasks are here, so both read their chunks here: only (run, start, end) goes through Dask,
+#: and only the places of the puzzles through the pipe, where pickling every puzzle for
+#: Dask's scheduler and again for the pipe cost more than solving an easy one.
+_SHARED: dict[int, Sequence[tuple[Job, BatchSettings]]] = {}
+#: Runs ended early (Ctrl-C, an error): their tasks still running stop at once.
+_STOPPED: set[int] = set()
 
 
-def solve_job(job: Job, settings: BatchSettings) -> ResultRow:
-    """A task: the puzzle solved by this worker thread's solver process, under a hard deadline."""
-    from satnono.runtime.child import ChildFinished, ForkedChild
+def solve_shared(run: int, start: int, end: int) -> list[ResultRow]:
+    """A task of the local cluster: the puzzles of run `run` from `start` to `end`."""
+    return _solve(_SHARED[run], start, end, run)
+
+
+def solve_chunk(tasks: Sequence[tuple[Job, BatchSettings]]) -> list[ResultRow]:
+    """A task of a remote cluster: the puzzles themselves."""
+    return _solve(tasks, 0, len(tasks), None)
+
+
+def _solve(
+    tasks: Sequence[tuple[Job, BatchSettings]], start: int, end: int, run: int | None
+) -> list[ResultRow]:
+    """tasks[start:end], sent to this worker thread's solver process in one message, their
+    answers read back one by one, each under its own hard deadline (--timeout plus GRACE).
+    A solver killed at a deadline (or dead) is replaced, and the chunk's later puzzles go to
+    the new one: only the puzzle it was on is lost, as a timeout or error row."""
+    rows: list[ResultRow] = []
+    while start < end and run not in _STOPPED:  # a stopped run's rows are not waited for
+        server = _server(run)
+        places = [place for place in range(start, end) if tasks[place][0].puzzle is not None]
+        message: tuple[int | None, list[Any]] = (
+            (run, places)
+            if run is not None
+            else (None, [(tasks[place][0].puzzle, tasks[place][1]) for place in places])
+        )
+        with contextlib.suppress(OSError):  # a dead server: its first answer says how
+            if places:
+                server.post(message)
+        for place in range(start, end):
+            job, settings = tasks[place]
+            rows.append(_row(job, settings, _answer(server, job, settings)))
+            if server.finished:
+                start = place + 1
+                break
+        else:
+            start = end
+    return rows
+
+
+def _server(run: int | None) -> Any:
+    """This worker thread's solver process for run `run`, forked when it has none alive (or
+    one forked before the run's tasks were shared)."""
+    from satnono.runtime.child import ForkedChild
+
+    server = getattr(_SERVERS, "server", None)
+    if server is not None and (server.finished or _SERVERS.run != run):
+        server.kill()
+        _LIVE.discard(server)
+        server = None
+    if server is None:
+        server = _SERVERS.server = ForkedChild(_serve, "batch solver", quiet=True, inbox=True)
+        _SERVERS.run = run
+        _LIVE.add(server)
+    return server
+
+
+def _answer(server: Any, job: Job, settings: BatchSettings) -> dict[str, Any]:
+    """The solver's answer for `job` (posted to it); on a timeout or the solver's death the
+    solver is killed, marked finished, and the answer says which."""
+    from satnono.runtime.child import ChildFinished
     from satnono.runtime.deadline import Timeout
 
     if job.puzzle is None:
-        return _row(job, settings, {"status": "error", "error": job.error, "seconds": 0.0})
-    server: ForkedChild | None = getattr(_SERVERS, "server", None)
-    if server is None or server.finished:
-        server = _SERVERS.server = ForkedChild(_serve, "batch solver", quiet=True, inbox=True)
+        return {"status": "error", "error": job.error, "seconds": 0.0}
     started = time.perf_counter()
     limit = None if settings.timeout is None else settings.timeout + GRACE
     try:
-        server.post((job.puzzle, settings))
-        answer = server.receive(limit)
+        answer: dict[str, Any] = server.receive(limit)
+        return answer
     except (Timeout, RuntimeError, ChildFinished, OSError) as error:
         server.kill()
-        _SERVERS.server = None
+        server.finished = True
+        _LIVE.discard(server)
         seconds = round(time.perf_counter() - started, 4)
         if isinstance(error, Timeout):
             answer = {"status": "timeout", "error": "killed at the hard deadline"}
@@ -183,14 +253,36 @@ def solve_job(job: Job, settings: BatchSettings) -> ResultRow:
             where = job.file if job.index == 1 else f"{job.file} (puzzle {job.index})"
             answer = {"status": "error", "error": f"{where}: {reason}"}
         answer["seconds"] = seconds
-    return _row(job, settings, answer)
+        return answer
+
+
+def _stop(run: int) -> None:
+    """End run `run` early: its tasks start no solver process from now on, and those running
+    are killed (their worker threads then return at once)."""
+    _STOPPED.add(run)
+    _kill_solvers()
+
+
+def _kill_solvers() -> None:
+    """Kill every solver process this process's worker threads started (idempotent)."""
+    for server in list(_LIVE):
+        server.kill()
+        server.finished = True
+    _LIVE.clear()
 
 
 def _serve(send: Callable[[Any], None], receive: Callable[[], Any]) -> None:
-    """The solver process: puzzle after puzzle, until the worker kills it."""
+    """The solver process: chunk after chunk, an answer per puzzle as soon as it is solved,
+    until the worker kills it."""
+    import gc
+
+    gc.freeze()  # what it inherited stays put: the collector scans only what solving makes
     while True:
-        puzzle, settings = receive()
-        send(_solve_here(puzzle, settings))
+        run, items = receive()
+        if run is not None:  # places in the run's tasks, which this process has too
+            items = [(_SHARED[run][place][0].puzzle, _SHARED[run][place][1]) for place in items]
+        for puzzle, settings in items:
+            send(_solve_here(puzzle, settings))
 
 
 def _solve_here(puzzle: Puzzle, settings: BatchSettings) -> dict[str, Any]:
@@ -248,11 +340,6 @@ def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow
     )  # fmt: skip
 
 
-def solve_chunk(tasks: Sequence[tuple[Job, BatchSettings]]) -> list[ResultRow]:
-    """A task of several puzzles, solved in turn (each under its own hard deadline)."""
-    return [solve_job(job, settings) for job, settings in tasks]
-
-
 #: Seconds of solving a chunk is sized for, from the seconds per puzzle measured so far: a
 #: Dask task costs a few milliseconds (scheduling, transfer, a row back), which a chunk
 #: shares out, while a chunk of easy puzzles still comes back several times a second.
@@ -290,24 +377,30 @@ class _Chunks:
         per_puzzle = max(self.seconds / self.solved, 1e-4)
         return max(1, min(MAX_CHUNK, share, int(CHUNK_SECONDS / per_puzzle)))
 
-    def __iter__(self) -> Iterator[tuple[list[tuple[Job, BatchSettings]]]]:
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        """The next chunk's first place and past its last, sized when it is taken."""
         while self.start < len(self.tasks):
-            start, end = self.start, self.start + self.size()
+            start, end = self.start, min(len(self.tasks), self.start + self.size())
             self.spans.append((start, end))
             self.start = end
-            yield (list(self.tasks[start:end]),)
+            yield start, end
 
 
 def run_tasks(
     tasks: Sequence[tuple[Job, BatchSettings]],
     workers: int,
     scheduler: str,
-    on_row: Callable[[int, ResultRow], None],
+    on_rows: Callable[[int, list[ResultRow]], None],
 ) -> None:
-    """Solve every (job, settings) on Dask, in chunks (see _Chunks); `on_row(number, row)`
-    for each as its chunk comes back, in any order (`number` is its place in `tasks`). A
-    chunk Dask gave up on (its workers died) is an error row for each of its puzzles; Ctrl-C
-    closes the cluster, and its solvers with it."""
+    """Solve every (job, settings) on Dask, in chunks (see _Chunks); `on_rows(first, rows)`
+    for each chunk as it comes back, in any order (`first` is the place of its first row in
+    `tasks`). A chunk Dask gave up on (its workers died) is an error row for each of its
+    puzzles; Ctrl-C closes the cluster, and its solvers with it.
+
+    On the local cluster the workers are threads of this process: a task's work is done by
+    the solver process it forks (started in milliseconds from this process, which has
+    satnono loaded), so worker processes of their own would only add their start-up (about
+    half a second each, importing Dask) and a pickled round trip per chunk."""
     from satnono.runtime.dask import run_on_cluster
 
     chunks = _Chunks(tasks, workers)
@@ -316,13 +409,29 @@ def run_tasks(
         first, end = chunks.spans[number]
         rows = _results(future, chunks.tasks[first:end])
         chunks.measured(rows)
-        for offset, row in enumerate(rows):
-            on_row(first + offset, row)
+        on_rows(first, rows)
         return True
 
-    run_on_cluster(
-        scheduler, workers, solve_chunk, chunks, finished, in_flight=CHUNKS_PER_WORKER * workers
-    )
+    if scheduler != "local":
+        arguments: Iterable[tuple[Any, ...]] = ((tasks[a:b],) for a, b in chunks)
+        run_on_cluster(scheduler, workers, solve_chunk, arguments, finished,
+                       in_flight=CHUNKS_PER_WORKER * workers)  # fmt: skip
+        return
+    run = next(_RUNS)
+    _SHARED[run] = tasks
+    try:
+        run_on_cluster(
+            scheduler, workers, solve_shared, ((run, a, b) for a, b in chunks), finished,
+            in_flight=CHUNKS_PER_WORKER * workers, threads=True,
+            stop_tasks=lambda: _stop(run),
+        )  # fmt: skip
+    finally:
+        _kill_solvers()
+        del _SHARED[run]
+        _STOPPED.discard(run)
+
+
+_RUNS = itertools.count()
 
 
 def _results(future: Any, tasks: Sequence[tuple[Job, BatchSettings]]) -> list[ResultRow]:

@@ -10,15 +10,29 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.stoppable import leave_ctrl_c_to_parent
 
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
 Send = Callable[[Any], None]
+_FORKING = threading.Lock()
+
+
+def _new_fork_lock() -> None:
+    """In a child: a lock of its own (it was forked holding its parent's, for good)."""
+    global _FORKING
+    _FORKING = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_fork_lock)
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,17 @@ class ForkedChild:
 
         context = multiprocessing.get_context("fork")
         self.what = what
+        # One fork at a time in this process: a child forked by another thread between this
+        # one's pipes and the fork would hold this child's ends of them, and its death would
+        # then not close its pipe (a batch's worker threads fork their solvers at once).
+        with _FORKING:
+            self._start(context, run, quiet, inbox)
+        self.exitcode: int | None = None
+        self.finished = False
+
+    def _start(
+        self, context: BaseContext, run: Callable[..., None], quiet: bool, inbox: bool
+    ) -> None:
         self.receiver, sender = context.Pipe(duplex=False)
         inbound, self.outbox = context.Pipe(duplex=False) if inbox else (None, None)  # type: ignore[var-annotated]
         parent = os.getpid()
@@ -94,8 +119,6 @@ class ForkedChild:
                 sender.close()
                 if inbound is not None:
                     inbound.close()
-        self.exitcode: int | None = None
-        self.finished = False
 
     def post(self, item: Any) -> None:
         """Send `item` to the child's receive() (only with `inbox`)."""

@@ -21,8 +21,20 @@ CLOSE_WAIT = 5
 class client:  # noqa: N801 - used as a context manager, like distributed.Client
     """A Dask client on a new LocalCluster ("local") or on the scheduler at an address."""
 
-    def __init__(self, scheduler: str, workers: int) -> None:
+    def __init__(
+        self,
+        scheduler: str,
+        workers: int,
+        threads: bool = False,
+        stop_tasks: Callable[[], None] | None = None,
+    ) -> None:
+        """`threads`: a local cluster's workers are threads of this process, for tasks that
+        do their work in processes of their own (batch's forked solvers); else processes.
+        `stop_tasks` ends the tasks running in such threads (kills their processes), for an
+        early end: a thread cannot be killed, and closing waits for its task."""
         import logging
+
+        self.stop_tasks = stop_tasks
 
         from distributed import Client, LocalCluster
 
@@ -42,7 +54,7 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
                     warnings.filterwarnings("ignore", "Port .* is already in use")
                     self.cluster = LocalCluster(
                         dashboard_address=None, silence_logs=logging.ERROR,
-                        **_local_workers(workers),
+                        **_local_workers(workers, threads),
                     )  # fmt: skip
                 finally:
                     if main:
@@ -62,6 +74,8 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             # graceful close would wait for them (up to --timeout) and print their broken
             # connections. Kill them outright; their solver processes die with them.
             self._kill_workers()
+            if self.stop_tasks is not None:
+                self.stop_tasks()
         # Bounded: a run must end promptly however the cluster is (killed workers, a lost
         # scheduler); what is not closed by then goes with the process.
         with contextlib.suppress(Exception):
@@ -79,13 +93,13 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
                     os.kill(pid, signal.SIGKILL)
 
 
-def _local_workers(workers: int) -> dict[str, Any]:
-    """One worker process per worker; but a daemonic process (a Dask worker, or a solver it
-    forked: `compare` running the cubes backend) may not start processes, so there the
-    workers are threads of this process."""
+def _local_workers(workers: int, threads: bool) -> dict[str, Any]:
+    """One worker process per worker; threads of this process when asked, and in a daemonic
+    process (a Dask worker, or a solver it forked: `compare` running the cubes backend),
+    which may not start processes."""
     import multiprocessing
 
-    if multiprocessing.current_process().daemon:
+    if threads or multiprocessing.current_process().daemon:
         return {"n_workers": 1, "threads_per_worker": workers, "processes": False}
     return {"n_workers": workers, "threads_per_worker": 1, "processes": True}
 
@@ -166,11 +180,14 @@ def run_on_cluster(
     on_result: Callable[[int, Any], bool],
     stopped: Callable[[], bool] | None = None,
     in_flight: int | None = None,
+    threads: bool = False,
+    stop_tasks: Callable[[], None] | None = None,
 ) -> bool:
-    """`each_result` on a client of `scheduler` (see `client`). When it ends early, the tasks
-    still running are not waited for: a cluster of this call's own is killed; on a shared
-    one they end at whatever deadline they were given."""
-    cluster = client(scheduler, workers)
+    """`each_result` on a client of `scheduler` (see `client`, with `threads` and
+    `stop_tasks`). When it ends early, the tasks still running are not waited for: a cluster
+    of this call's own is killed; on a shared one they end at whatever deadline they were
+    given."""
+    cluster = client(scheduler, workers, threads, stop_tasks)
     with cluster as dask:
         finished = each_result(dask, function, arguments, on_result, stopped, in_flight)
         cluster.abandoned = not finished
