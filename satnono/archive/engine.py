@@ -274,9 +274,6 @@ def _kill_solvers() -> None:
 def _serve(send: Callable[[Any], None], receive: Callable[[], Any]) -> None:
     """The solver process: chunk after chunk, an answer per puzzle as soon as it is solved,
     until the worker kills it."""
-    import gc
-
-    gc.freeze()  # what it inherited stays put: the collector scans only what solving makes
     while True:
         run, items = receive()
         if run is not None:  # places in the run's tasks, which this process has too
