@@ -21,7 +21,6 @@ blocks have no color loops, no skips and one accepting state, as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 from satnono.model import BACKGROUND, Block
 
@@ -87,7 +86,6 @@ class LineAutomaton:
         return out
 
 
-@cache
 def line_automaton(clue: tuple[Block, ...], colors: int) -> LineAutomaton:
     """Build the automaton of `clue` over a palette of `colors` colors (background included)."""
     entry = [-1]

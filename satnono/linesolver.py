@@ -31,6 +31,35 @@ def colors_of(domain: int) -> tuple[int, ...]:
     return found
 
 
+def clue_numbers(clue: Clue, colors: int) -> tuple[int, ...]:
+    """A clue as plain numbers, a cheap key for it: the lengths in black and white, (length,
+    color) pairs flattened in color. Hashing a clue hashes each Block through Python; this
+    tuple of ints hashes in C, and every line of every puzzle is looked up by it."""
+    if colors == 2:
+        return tuple([block.length for block in clue])
+    return tuple([number for block in clue for number in (block.length, block.color)])
+
+
+#: Per (clue numbers, colors): the clue's automaton, its lengths and black-and-white pass
+#: when it has them, and its step records; shared by every line and puzzle with the clue.
+_PARTS: dict[
+    tuple[tuple[int, ...], int],
+    tuple[LineAutomaton, tuple[int, ...] | None, _BlackAndWhite | None, dict[int, _Step]],
+] = {}
+#: Distinct clues kept (an archive has tens of thousands; each entry is a few hundred bytes).
+_PARTS_LIMIT = 100_000
+
+
+def _parts(
+    clue: Clue, colors: int
+) -> tuple[LineAutomaton, tuple[int, ...] | None, _BlackAndWhite | None, dict[int, _Step]]:
+    automaton = line_automaton(clue, colors)
+    if colors == 2 and automaton.plain:
+        lengths = tuple(block.length for block in clue)
+        return automaton, lengths, _BlackAndWhite(automaton), {}
+    return automaton, None, None, {}
+
+
 class LineSolver:
     """Solves every line that has one particular clue and length; results are cached.
 
@@ -40,18 +69,25 @@ class LineSolver:
 
     __slots__ = ("_black_and_white", "_lengths", "_steps", "automaton", "cache", "clue", "length")
 
-    def __init__(self, clue: Clue, length: int, colors: int) -> None:
+    def __init__(
+        self, clue: Clue, length: int, colors: int, numbers: tuple[int, ...] | None = None
+    ) -> None:
+        """`numbers` is the clue as `clue_numbers` gives it, when the caller has it."""
         self.clue = clue
         self.length = length
-        self.automaton: LineAutomaton = line_automaton(clue, colors)
-        #: A black-and-white clue's numbers, for its empty line (see _empty_line); None for a
-        #: color or blotted clue, which the automaton solves.
-        plain_black_and_white = colors == 2 and self.automaton.plain
-        self._lengths = tuple(block.length for block in clue) if plain_black_and_white else None
-        #: What _solve_black_and_white reads, for a black-and-white clue without blotted blocks.
-        self._black_and_white = _BlackAndWhite(self.automaton) if plain_black_and_white else None
-        # _steps[domain]: what the automaton does on a cell with that domain (see _step).
-        self._steps: dict[int, _Step] = {}
+        key = (clue_numbers(clue, colors) if numbers is None else numbers, colors)
+        parts = _PARTS.get(key)
+        if parts is None:
+            if len(_PARTS) >= _PARTS_LIMIT:
+                _PARTS.clear()
+            parts = _PARTS[key] = _parts(clue, colors)
+        self.automaton: LineAutomaton = parts[0]
+        #: A black-and-white clue's numbers, for its empty line (see _empty_line), and what
+        #: _BlackAndWhite.solve reads; None for a color or blotted clue (the automaton's).
+        self._lengths, self._black_and_white = parts[1], parts[2]
+        # _steps[domain]: what the automaton does on a cell with that domain (see _step),
+        # shared by every solver of the clue.
+        self._steps: dict[int, _Step] = parts[3]
         #: domains -> narrowed domains, or () for a contradiction. Propagation reads it
         #: directly: most lookups hit, and a hit then costs no call.
         self.cache: dict[Domains, Domains] = {}

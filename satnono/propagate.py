@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from satnono.errors import Contradiction
-from satnono.linesolver import Domains, LineSolver
+from satnono.linesolver import Domains, LineSolver, clue_numbers
 from satnono.model import Clue, Grid, Puzzle, find_contradiction
 from satnono.runtime.deadline import Deadline, Timeout
 
@@ -63,17 +63,18 @@ class Propagator:
         """Raise Timeout if `deadline` passes first (0.7 s for a 1000 x 1000 puzzle)."""
         self.puzzle = puzzle
         colors = len(puzzle.palette)
-        shared: dict[tuple[object, int], LineSolver] = {}
+        shared: dict[tuple[tuple[int, ...], int], LineSolver] = {}
         self.solvers: list[LineSolver] = []
         self.cells, self.read = _geometry(puzzle.width, puzzle.height)
         for line in range(puzzle.line_count):
             clue = puzzle.line_clue(line)
-            key = (clue, puzzle.width if line < puzzle.height else puzzle.height)
-            solver = shared.get(key)  # one lookup: hashing a clue hashes each of its blocks
+            numbers = clue_numbers(clue, colors)
+            key = (numbers, puzzle.width if line < puzzle.height else puzzle.height)
+            solver = shared.get(key)
             if solver is None:
                 if deadline is not None and deadline.expired():
                     raise Timeout
-                solver = shared[key] = LineSolver(clue, key[1], colors)
+                solver = shared[key] = LineSolver(clue, key[1], colors, numbers)
             self.solvers.append(solver)
         self.stats = PropagationStats()
 

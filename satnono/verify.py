@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from satnono.model import Block, Grid, Puzzle
+from satnono.model import BLOTTED, Block, Grid, Puzzle
 
 
 class VerificationError(AssertionError):
@@ -81,30 +81,59 @@ class Verifier:
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle
         self.expected = [*puzzle.rows, *puzzle.columns]
-        #: Each line's runs as `runs` gives them, for a clue without a blotted number (one
-        #: list comparison instead of `matches`); None where a number is blotted.
+        #: For a black-and-white puzzle without blotted numbers: each line's block lengths,
+        #: compared with the lengths of its runs of 1s between 0s (`_lengths`, which C does a
+        #: line at a time). Else None, and `exact` holds each line's runs as `runs` gives them
+        #: (one list comparison instead of `matches`), None where a number is blotted.
+        self.lengths: list[list[int]] | None = None
         self.exact: list[list[tuple[int, int]] | None] = []
-        for clue in self.expected:
-            wanted = [(block.length, block.color) for block in clue]
-            self.exact.append(wanted if not wanted or min(wanted)[0] > 0 else None)
+        if len(puzzle.palette) == 2:
+            lengths = [[block.length for block in clue] for clue in self.expected]
+            if not any(BLOTTED in numbers for numbers in lengths):
+                self.lengths = lengths
+        if self.lengths is None:
+            for clue in self.expected:
+                wanted = [(block.length, block.color) for block in clue]
+                self.exact.append(wanted if not wanted or min(wanted)[0] > 0 else None)
         self.good: set[tuple[int, tuple[int, ...]]] = set()
+        self.calls = 0
 
     def __call__(self, grid: Grid) -> Grid:
         puzzle = self.puzzle
         if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
             return verify(puzzle, grid)
+        self.calls += 1
+        lines = (*grid, *zip(*grid, strict=True))
+        if self.calls == 1:  # most solves verify one grid: no line worth remembering yet
+            if not self._in_palette(grid) or not all(map(self._right, range(len(lines)), lines)):
+                return verify(puzzle, grid)  # raises, naming every wrong line
+            return grid
         colors = len(puzzle.palette)
-        good, expected, exact = self.good, self.expected, self.exact
-        lines = enumerate((*grid, *zip(*grid, strict=True)))
-        for index, cells in lines:
+        good = self.good
+        for index, cells in enumerate(lines):
             key = (index, tuple(cells))
             if key in good:
                 continue
-            found, wanted = runs(cells), exact[index]
-            right = found == wanted if wanted is not None else matches(found, expected[index])
-            if not right or min(cells) < 0 or max(cells) >= colors:
-                return verify(puzzle, grid)  # raises, naming every wrong line
+            if min(cells) < 0 or max(cells) >= colors or not self._right(index, cells):
+                return verify(puzzle, grid)
             if len(good) > 1_000_000:
                 good.clear()
             good.add(key)
         return grid
+
+    def _in_palette(self, grid: Grid) -> bool:
+        """Every cell a palette index."""
+        colors = len(self.puzzle.palette)
+        return all(min(row) >= 0 and max(row) < colors for row in grid)
+
+    def _right(self, index: int, cells: tuple[int, ...]) -> bool:
+        """Whether line `index` (of palette indices) has its clue's runs."""
+        if self.lengths is not None:
+            return _lengths(cells) == self.lengths[index]
+        found, wanted = runs(cells), self.exact[index]
+        return found == wanted if wanted is not None else matches(found, self.expected[index])
+
+
+def _lengths(cells: tuple[int, ...]) -> list[int]:
+    """The run lengths of a black-and-white line (of 0s and 1s: the caller checks the range)."""
+    return [len(run) for run in bytes(cells).split(b"\x00") if run]

@@ -1,0 +1,121 @@
+"""The independent checker against a reference written here from the rules (itertools.groupby),
+on right and wrong grids, black-and-white and color, blotted clues, first and repeated calls."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from satnono.generate import puzzle_from_grid
+from satnono.model import BLOTTED, Block, Grid, Puzzle
+from satnono.verify import VerificationError, Verifier, verify
+from support import PALETTES
+
+
+def follows_the_clues(puzzle: Puzzle, grid: Grid) -> bool:
+    """The rules, written out: every line's runs of equal non-background cells are its clue's
+    blocks, in order (a blotted block any length)."""
+    colors = len(puzzle.palette)
+    if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
+        return False
+    if any(not 0 <= cell < colors for row in grid for cell in row):
+        return False
+
+    def fits(cells: tuple[int, ...], clue: tuple[Block, ...]) -> bool:
+        found = [(color, len(list(run))) for color, run in itertools.groupby(cells) if color]
+        return len(found) == len(clue) and all(
+            color == block.color and (block.length == BLOTTED or size == block.length)
+            for (color, size), block in zip(found, clue, strict=True)
+        )
+
+    columns = list(zip(*grid, strict=True))
+    return all(fits(tuple(row), clue) for row, clue in zip(grid, puzzle.rows, strict=True)) and all(
+        fits(column, clue) for column, clue in zip(columns, puzzle.columns, strict=True)
+    )
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[Puzzle, Grid, list[Grid]]:
+    """A puzzle made from a random grid (sometimes with blotted numbers), and grids to check:
+    its own, and variants with cells changed, some to values outside the palette."""
+    colors = draw(st.sampled_from([2, 2, 3, 4]))
+    width, height = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    cells = st.integers(0, colors - 1)
+    grid = tuple(
+        tuple(draw(st.lists(cells, min_size=width, max_size=width))) for _ in range(height)
+    )
+    puzzle = puzzle_from_grid(grid, PALETTES[colors])
+    if draw(st.booleans()):  # hide some numbers
+        hidden = draw(st.sets(st.integers(0, puzzle.line_count - 1), max_size=3))
+
+        def blot(line: int, clue: tuple[Block, ...]) -> tuple[Block, ...]:
+            if line not in hidden or not clue:
+                return clue
+            return (Block(BLOTTED, clue[0].color), *clue[1:])
+
+        rows = tuple(blot(n, clue) for n, clue in enumerate(puzzle.rows))
+        columns = tuple(blot(puzzle.height + n, clue) for n, clue in enumerate(puzzle.columns))
+        puzzle = Puzzle(width, height, rows, columns, puzzle.palette)
+    others = []
+    for _ in range(draw(st.integers(1, 4))):
+        changed = [list(row) for row in grid]
+        for _ in range(draw(st.integers(1, 3))):
+            r, c = draw(st.integers(0, height - 1)), draw(st.integers(0, width - 1))
+            changed[r][c] = draw(st.sampled_from([*range(colors), colors, -1, 255, 300]))
+        others.append(tuple(tuple(row) for row in changed))
+    return puzzle, grid, others
+
+
+def _accepts(verifier: Verifier, grid: Grid) -> bool:
+    try:
+        verifier(grid)
+    except VerificationError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases())
+def test_the_verifier_accepts_exactly_the_grids_that_follow_the_rules(
+    case: tuple[Puzzle, Grid, list[Grid]],
+) -> None:
+    puzzle, grid, others = case
+    assert _accepts(Verifier(puzzle), grid)
+    # First call (no line remembered) and later calls (lines remembered) alike.
+    repeated = Verifier(puzzle)
+    assert _accepts(repeated, grid)
+    for other in others:
+        assert _accepts(Verifier(puzzle), other) == follows_the_clues(puzzle, other)
+        assert _accepts(repeated, other) == follows_the_clues(puzzle, other)
+        assert (not verify_problems(puzzle, other)) == follows_the_clues(puzzle, other)
+
+
+def verify_problems(puzzle: Puzzle, grid: Grid) -> bool:
+    try:
+        verify(puzzle, grid)
+    except VerificationError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "grid",
+    [
+        ((1, 1, 0), (0, 1, 1)),  # a wrong picture
+        ((1, 1), (0, 1)),  # a wrong shape
+        ((1, 2, 0), (0, 1, 1)),  # a color outside a black-and-white palette
+        ((1, 1, 0), (0, 1, -1)),
+        ((1, 1, 0), (0, 1, 256)),
+    ],
+)
+def test_wrong_grids_are_refused_naming_the_problem(grid: Grid) -> None:
+    puzzle = puzzle_from_grid(((1, 1, 0), (0, 1, 0)), PALETTES[2])
+    with pytest.raises(VerificationError, match="internal error"):
+        Verifier(puzzle)(grid)
+    verifier = Verifier(puzzle)
+    verifier(((1, 1, 0), (0, 1, 0)))  # lines remembered, then the wrong grid
+    with pytest.raises(VerificationError):
+        verifier(grid)
