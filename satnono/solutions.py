@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from satnono.backends import DEFAULT_BACKEND, SearchOptions, load_backend
+from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, load_backend
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
 from satnono.propagate import domains_to_grid, initial_domains
@@ -172,8 +172,8 @@ def solve(
         accept(domains_to_grid(puzzle, domains))
         return finish(Status.UNIQUE, True)
 
-    def search_phase() -> SolveResult:
-        chosen_backend = load_backend(backend)
+    def search_phase(name: str = backend) -> SolveResult:
+        chosen_backend = load_backend(name)
         search = chosen_backend.search
         # Small components first (a contradiction there ends the search early); the largest one
         # last, streaming: each of its solutions combines with every solution of the others.
@@ -229,6 +229,10 @@ def solve(
             return finish(Status.UNIQUE if exhausted else Status.SOLVED, exhausted, solver=solver)
         return finish(Status.MULTIPLE, exhausted, solver=solver)
 
+    if stats["cells_left"] <= BACKENDS[backend].branch_below and not (
+        options.solver or options.encoding
+    ):  # a few cells: the classic search, here (see BackendInfo.branch_below)
+        return search_phase("backtrack")
     return search_phase() if search_with is None else search_with(search_phase)
 
 

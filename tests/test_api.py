@@ -110,3 +110,31 @@ def test_line_logic_runs_in_the_callers_thread_and_a_search_off_it() -> None:
         ))  # fmt: skip
     assert threads["duck"] == [threading.main_thread().name]
     assert threads["switches-8"] and threading.main_thread().name not in threads["switches-8"]
+
+
+#: Line logic leaves 4 of its 100 cells (two solutions).
+FOUR_LEFT = satnono.puzzle_from_grid((
+    (1, 1, 0, 1, 1, 1, 0, 0, 1, 0), (1, 1, 0, 0, 1, 1, 0, 0, 0, 0), (1, 1, 1, 1, 1, 0, 0, 0, 1, 1),
+    (1, 1, 1, 0, 1, 1, 1, 1, 0, 1), (0, 0, 0, 0, 0, 1, 0, 0, 1, 1), (0, 1, 0, 0, 1, 1, 0, 1, 0, 1),
+    (1, 0, 1, 1, 0, 0, 1, 1, 1, 1), (1, 0, 1, 1, 0, 0, 0, 1, 1, 1), (0, 0, 1, 1, 0, 1, 0, 0, 1, 1),
+    (0, 0, 1, 0, 1, 1, 0, 0, 0, 1),
+))  # fmt: skip
+
+
+def test_a_few_cells_left_are_searched_by_branching_in_the_callers_thread() -> None:
+    """Starting a SAT solver and its thread costs more than branching on a few cells with the
+    line solver (backends.SMALL_RESIDUAL): the sat backend's answer for them is the classic
+    search's, the same solutions as the SAT solver's when one is named."""
+    from satnono.backends import SMALL_RESIDUAL
+
+    assert SMALL_RESIDUAL >= 4
+    seen: list[str] = []
+    result = satnono.solve(FOUR_LEFT, max_solutions=0, on_solution=lambda _: seen.append(
+        threading.current_thread().name
+    ))  # fmt: skip
+    assert result.stats["cells_left"] == 4 and result.solver == "backtrack"
+    assert result.backend == "sat" and seen == [threading.main_thread().name] * 2
+    by_sat = satnono.solve(FOUR_LEFT, max_solutions=0, solver="glucose3")
+    assert by_sat.solver == "glucose3"
+    assert sorted(map(tuple, by_sat.solutions)) == sorted(map(tuple, result.solutions))
+    assert result.status == by_sat.status == "multiple" and result.complete and by_sat.complete

@@ -111,13 +111,27 @@ class BackendInfo:
     module: str
     requires: str | None  # import name that must be installed, None for pure Python
     summary: str
+    #: Residuals of at most this many cells are searched by the classic backend instead, in
+    #: the caller's thread, unless a solver or an encoding is named: starting a SAT solver
+    #: (and the thread it runs in) costs more than such a search (SMALL_RESIDUAL).
+    branch_below: int = 0
+
+
+#: Undecided cells up to which the classic search (backtrack) beats starting a SAT solver:
+#: on the tuning set, 0.7-1.0 ms against 1.5-1.9 ms at 4 cells, about even at 36, slower
+#: from 53 (BENCHMARKS.md, "Archives at C speed").
+SMALL_RESIDUAL = 16
 
 
 BACKENDS: dict[str, BackendInfo] = {
     info.name: info
     for info in (
         BackendInfo(
-            "sat", "satnono.backends.sat", "pysat", "CNF line automata solved by a PySAT solver"
+            "sat",
+            "satnono.backends.sat",
+            "pysat",
+            "CNF line automata solved by a PySAT solver",
+            branch_below=SMALL_RESIDUAL,
         ),
         BackendInfo(
             "portfolio",
