@@ -397,7 +397,8 @@ def run_tasks(
     On the local cluster the workers are threads of this process: a task's work is done by
     the solver process it forks (started in milliseconds from this process, which has
     satnono loaded), so worker processes of their own would only add their start-up (about
-    half a second each, importing Dask) and a pickled round trip per chunk."""
+    half a second each, importing Dask) and a pickled round trip per chunk. Not for a backend
+    that starts a cluster itself (see _starts_clusters)."""
     from satnono.runtime.dask import run_on_cluster
 
     chunks = _Chunks(tasks, workers)
@@ -409,7 +410,7 @@ def run_tasks(
         on_rows(first, rows)
         return True
 
-    if scheduler != "local":
+    if scheduler != "local" or any(_starts_clusters(settings) for _, settings in tasks):
         arguments: Iterable[tuple[Any, ...]] = ((tasks[a:b],) for a, b in chunks)
         run_on_cluster(scheduler, workers, solve_chunk, arguments, finished,
                        in_flight=CHUNKS_PER_WORKER * workers)  # fmt: skip
@@ -429,6 +430,16 @@ def run_tasks(
 
 
 _RUNS = itertools.count()
+
+
+def _starts_clusters(settings: BatchSettings) -> bool:
+    """Whether a task's backend starts a Dask cluster of its own (cubes): then the local
+    workers are processes, whose solver processes it can start one from. A solver forked from
+    this process, which runs a Dask cluster of threads, holds that cluster's state
+    half-copied (its offload thread is gone), and a cluster it started would never answer."""
+    from satnono.backends import BACKENDS
+
+    return settings.backend is not None and BACKENDS[settings.backend].requires == "distributed"
 
 
 def _results(future: Any, tasks: Sequence[tuple[Job, BatchSettings]]) -> list[ResultRow]:
