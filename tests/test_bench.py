@@ -7,8 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from support import EXAMPLES, load_tool
+from satnono.model import Block
+from support import EXAMPLES, brute_force_line, load_tool
 
 bench = load_tool("bench")
 Configuration, main = bench.Configuration, bench.main
@@ -54,6 +57,20 @@ def test_the_line_benchmark_reports_every_length_and_block_count(
     kinds = {(row.split("|")[1].strip(), row.split("|")[2].strip()) for row in rows}
     assert ("10", "1") in kinds and ("100", "12") in kinds
     assert all(float(row.split("|")[4].replace(",", "")) > 0 for row in rows)
+    assert all(float(row.split("|")[5].replace(",", "")) > 0 for row in rows)  # cell-parallel
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 4), max_size=4), st.lists(st.sampled_from([1, 2, 3, 3]),
+                                                      min_size=n, max_size=n),
+)))  # fmt: skip
+def test_the_cell_parallel_design_measured_is_exact(case: tuple[list[int], list[int]]) -> None:
+    """The benchmark compares two exact solvers: the cell-parallel one against brute force."""
+    lengths, domains = case
+    clue = tuple(Block(length) for length in lengths)
+    expected = brute_force_line(clue, tuple(domains), 2)
+    assert load_tool("line_cells").solve(tuple(lengths), tuple(domains)) == (expected or ())
 
 
 def test_the_throughput_benchmark_times_every_way(

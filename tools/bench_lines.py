@@ -1,5 +1,6 @@
 """The exact line solver alone: lines solved per second, by line length and number of blocks,
-on empty lines and on partly decided ones, for this satnono and earlier checkouts in one run.
+on empty lines and on partly decided ones, for this satnono, earlier checkouts, and the
+cell-parallel design of tools/line_cells.py, in one run.
 
 `python tools/bench_lines.py [--checkout DIR ...] [--lines 300] [--repeat 5]`: the same seeded
 black-and-white lines for every column (each a random clue that fits, and for the partly
@@ -41,7 +42,10 @@ def line(rng, n, k, known):
     domains = tuple(c if rng.random() < known else 3 for c in cells)
     return tuple(Block(length) for length in lengths), domains
 
-count, repeat = int(sys.argv[1]), int(sys.argv[2])
+count, repeat, design = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if design == "cells":
+    sys.path.insert(0, sys.argv[4])
+    import line_cells
 rates = {}
 for n in (10, 20, 30, 50, 100):
     for k in (1, 3, 6, 12):
@@ -52,19 +56,30 @@ for n in (10, 20, 30, 50, 100):
             cases = [line(rng, n, k, known) for _ in range(count)]
             best = float("inf")
             for _ in range(repeat):
-                solvers = [(LineSolver(clue, n, 2), domains) for clue, domains in cases]
-                started = time.perf_counter()
-                for solver, domains in solvers:
-                    solver.solve_uncached(domains)
+                if design == "cells":
+                    numbers = [(tuple(b.length for b in clue), domains) for clue, domains in cases]
+                    started = time.perf_counter()
+                    for lengths, domains in numbers:
+                        line_cells.solve(lengths, domains)
+                else:
+                    solvers = [(LineSolver(clue, n, 2), domains) for clue, domains in cases]
+                    started = time.perf_counter()
+                    for solver, domains in solvers:
+                        solver.solve_uncached(domains)
                 best = min(best, time.perf_counter() - started)
             rates[f"{n} {k} {kind}"] = count / best
 print(json.dumps(rates))
 """
 
 
-def rates(checkout: Path | None, lines: int, repeat: int) -> dict[str, float]:
+def rates(
+    checkout: Path | None, lines: int, repeat: int, design: str = "satnono"
+) -> dict[str, float]:
+    """{"length blocks kind": lines per second} of satnono's line solver (this one or a
+    checkout's), or of the cell-parallel design (`design` "cells")."""
+    tools = str(Path(__file__).resolve().parent)
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(lines), str(repeat)],
+        [sys.executable, "-c", MEASURE, str(lines), str(repeat), design, tools],
         cwd=checkout, capture_output=True, text=True, check=True,
     )  # fmt: skip
     measured: dict[str, float] = json.loads(done.stdout)
@@ -80,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     columns = {"this satnono": rates(None, args.lines, args.repeat)}
     for checkout in args.checkout:
         columns[f"@{checkout}"] = rates(checkout.resolve(), args.lines, args.repeat)
+    columns["cell-parallel"] = rates(None, args.lines, args.repeat, "cells")
     names = list(columns)
     print("| length | blocks | line | " + " | ".join(f"{name}, lines/s" for name in names) + " |")
     print("|---" * (len(names) + 3) + "|")
