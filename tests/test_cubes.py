@@ -34,12 +34,75 @@ def _cube_solutions(puzzle: Puzzle, count: int) -> list[set[tuple[int, ...]]]:
     return found
 
 
+def _conquered(puzzle: Puzzle, count: int) -> tuple[list[tuple[int, ...]], int]:
+    """The solutions of a dynamic conquest (a cube stopped at its budget is split again), its
+    tasks run here one after another as Dask would run them, and how many cubes it split
+    again."""
+    from satnono.backends.cubes import _Conquest
+
+    prepared = prepare(puzzle)
+    cubes, _ = split(prepared.residual(), count)
+    conquest = _Conquest(prepared.residual(), cubes, SearchOptions(), Deadline(None))
+    found: list[tuple[int, ...]] = []
+    tasks = list(conquest)
+    while tasks:
+        result = solve_cube(*tasks.pop(0))
+        assert not result.timed_out
+        found += result.solutions
+        if result.stopped:
+            conquest.stopped(result)
+        tasks += list(conquest)  # the parts of a stopped cube
+    return found, conquest.resplit
+
+
 def test_cubes_partition_the_solutions() -> None:
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     parts = _cube_solutions(puzzle, 16)
     assert len(parts) >= 16
     every = set().union(*parts)
     assert sum(len(part) for part in parts) == len(every) == 256  # disjoint, and all of them
+
+
+def test_cubes_stopped_at_their_budget_are_split_again_and_lose_or_repeat_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A budget far too short for any cube: every one stops, part-way through its solutions,
+    and is split again (and again); the solutions found before each stop are excluded from
+    its parts, so each of the 256 comes out exactly once."""
+    from satnono.backends import cubes
+
+    monkeypatch.setattr(cubes, "CUBE_BUDGET", 0.0002)
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    found, resplit = _conquered(puzzle, 2)
+    assert resplit > 0
+    assert len(found) == len(set(found)) == 256
+
+
+@settings(max_examples=40, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_a_dynamic_conquest_finds_exactly_the_brute_force_solutions(puzzle: Puzzle) -> None:
+    from satnono.backends import cubes
+
+    expected = brute_force_solutions(puzzle)
+    if prepare(puzzle).reason is not None:
+        assert not expected
+        return
+    budget = cubes.CUBE_BUDGET
+    cubes.CUBE_BUDGET = 0.0001  # hypothesis: no monkeypatch fixture per example
+    try:
+        found, _ = _conquered(puzzle, 2)
+    finally:
+        cubes.CUBE_BUDGET = budget
+    grids = [domains_to_grid(puzzle, list(decided)) for decided in found]
+    assert len(grids) == len(set(grids))
+    assert set(grids) == expected
+
+
+def test_the_makespan_waits_for_a_stopped_cube_before_its_parts() -> None:
+    # Two workers: cube 0 (4 s) is stopped and split into 2 and 3 (1 s each), cube 1 takes 1 s:
+    # the parts start at 4 s, one on each worker.
+    assert simulated_makespan([4.0, 1.0, 1.0, 1.0], 2, [None, None, 0, 0]) == 5.0
+    assert simulated_makespan([4.0, 1.0, 1.0, 1.0], 2) == 4.0
 
 
 @settings(max_examples=60, deadline=None)

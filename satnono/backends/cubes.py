@@ -14,6 +14,7 @@ can be simulated for more workers than this machine has (`simulated_makespan`).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -36,6 +37,9 @@ LOOKAHEAD_CELLS = 16
 IN_PROCESS_CELLS = 200
 #: Worker counts the makespan is simulated for (issue 21: beyond this 2-core machine).
 SIMULATED_WORKERS = (8, 64, 512)
+#: Seconds a cube of the first split is searched before it is split again (its parts get
+#: twice as long, and so on down): see _Conquest.
+CUBE_BUDGET = 4.0
 
 
 @dataclass(frozen=True)
@@ -49,13 +53,15 @@ class Cube:
 
 @dataclass(frozen=True)
 class CubeResult:
-    """What a worker found in one cube (solutions as decided domains, at most the cap)."""
+    """What a worker found in one cube (solutions as decided domains, at most the cap).
+    `stopped` when the cube's own time ran out first (the run's did not): it is split again."""
 
     number: int
     solutions: tuple[tuple[int, ...], ...]
     exhausted: bool
     timed_out: bool
     seconds: float
+    stopped: bool = False
 
 
 def split(
@@ -205,9 +211,13 @@ def solve_cube(
     options: SearchOptions,
     seconds: float | None,
     number: int,
+    budget: float | None = None,
+    excluded: tuple[tuple[int, ...], ...] = (),
 ) -> CubeResult:
-    """A Dask task: one cube searched by the sat backend, up to `options.limit` solutions."""
-    from satnono.backends import load_backend
+    """A Dask task: one cube searched by the sat backend, up to `options.limit` solutions,
+    for at most `budget` of the run's `seconds`; none of the solutions `excluded` (found in
+    it before, when a larger cube holding it was stopped)."""
+    from satnono.backends.sat import BACKEND as SAT
 
     started = time.perf_counter()
     found: list[tuple[int, ...]] = []
@@ -216,24 +226,94 @@ def solve_cube(
         found.append(tuple(decided))
         return options.limit == 0 or len(found) < options.limit
 
+    run = Deadline(seconds)
+    own = run if budget is None else run.sooner(budget)
     residual = Residual(puzzle, Propagator(puzzle), domains, lines)
-    report = load_backend("sat").search(residual, options, Deadline(seconds), keep)
+    report = SAT.search_excluding(residual, options, own, keep, excluded)
+    stopped = report.timed_out and not run.expired()
     return CubeResult(
-        number, tuple(found), report.exhausted, report.timed_out,
-        round(time.perf_counter() - started, 4),
+        number, tuple(found), report.exhausted, report.timed_out and not stopped,
+        round(time.perf_counter() - started, 4), stopped,
     )  # fmt: skip
 
 
-def simulated_makespan(seconds: Sequence[float], workers: int) -> float:
+def simulated_makespan(
+    seconds: Sequence[float], workers: int, parents: Sequence[int | None] | None = None
+) -> float:
     """When the last cube would end on `workers` workers, each taking the next cube in order
-    as soon as it is free (Dask's order for tasks submitted together, without stealing)."""
+    as soon as it is free (Dask's order for tasks submitted together, without stealing). A
+    cube with a parent (a part of a cube that was stopped and split) can start only once its
+    parent has ended."""
     import heapq
 
+    parents = parents or [None] * len(seconds)
+    ends: list[float] = []
     free = [0.0] * min(workers, max(1, len(seconds)))
-    for duration in seconds:
+    for duration, parent in zip(seconds, parents, strict=True):
         start = heapq.heappop(free)
+        if parent is not None:
+            start = max(start, ends[parent])
+        ends.append(start + duration)
         heapq.heappush(free, start + duration)
-    return max(free)
+    return max(ends, default=0.0)
+
+
+class _Conquest:
+    """The cubes to conquer as the run goes, in order: the split's, then the parts of every
+    cube stopped at its budget (dynamic cube-and-conquer). A cube that runs out of its own
+    time is split again, its parts get twice its budget, and each part excludes the
+    solutions already found in it; so a cube holding most of the work is spread over the
+    workers instead of holding one of them to the end. An iterator of task arguments that
+    refills: `each_result` takes the next one whenever one finishes."""
+
+    def __init__(
+        self, residual: Residual, cubes: list[Cube], options: SearchOptions, deadline: Deadline
+    ) -> None:
+        self.residual = residual
+        self.options = replace(options, workers=None, cubes=None)
+        self.deadline = deadline
+        self.parts = max(2, options.workers or usable_cores()) * 2
+        #: (cube, parent task, budget, solutions to exclude), not yet taken.
+        self.waiting: deque[tuple[Cube, int | None, float, tuple[tuple[int, ...], ...]]] = deque(
+            (cube, None, CUBE_BUDGET, ()) for cube in cubes
+        )
+        self.taken: list[tuple[Cube, int | None, float, tuple[tuple[int, ...], ...]]] = []
+        self.seconds: list[float | None] = []
+        self.resplit = 0
+
+    def __iter__(self) -> _Conquest:
+        return self
+
+    def __next__(self) -> tuple[Any, ...]:
+        if not self.waiting:
+            raise StopIteration  # for now: a stopped cube may bring more
+        cube, _, budget, excluded = entry = self.waiting.popleft()
+        number = len(self.taken)
+        self.taken.append(entry)
+        self.seconds.append(None)
+        residual = self.residual
+        return (
+            residual.puzzle, residual.lines, cube.domains, self.options,
+            self.deadline.remaining(), number, budget, excluded,
+        )  # fmt: skip
+
+    def stopped(self, result: CubeResult) -> None:
+        """Split the cube of a task stopped at its budget; its parts wait their turn."""
+        cube, _, budget, excluded = self.taken[result.number]
+        found = (*excluded, *result.solutions)
+        part = replace(self.residual, domains=cube.domains)
+        children, _ = split(part, self.parts, self.deadline)
+        if len(children) == 1 and children[0].domains == cube.domains:
+            children = [cube]  # nothing left to split on: the same cube, for longer
+        else:
+            self.resplit += 1
+        for child in children:
+            inside = tuple(s for s in found if all(map(_within, s, child.domains)))
+            self.waiting.append((child, result.number, budget * 2, inside))
+
+
+def _within(value: int, domain: int) -> bool:
+    return not value & ~domain
 
 
 class CubesBackend:
@@ -266,38 +346,39 @@ class CubesBackend:
         if deadline.expired():  # no cluster started for nothing (starting one takes 1-2 s)
             return SearchReport(exhausted=False, timed_out=True, stats=stats)
         report = SearchReport(exhausted=False, stats=stats)
-        times: list[float | None] = [None] * len(cubes)
-        inner = replace(options, workers=None, cubes=None)
-        lines = residual.lines
-        tasks = [
-            (residual.puzzle, lines, cube.domains, inner, deadline.remaining(), number)
-            for number, cube in enumerate(cubes)
-        ]
+        conquest = _Conquest(residual, cubes, options, deadline)
         conquer_started = time.perf_counter()
 
         def finished(_: int, future: Any) -> bool:
             result: CubeResult = future.result()
-            times[result.number] = result.seconds
+            conquest.seconds[result.number] = result.seconds
             if result.timed_out:
                 report.timed_out = True
             for decided in result.solutions:
                 if not on_solution(list(decided)):
                     return False
+            if result.stopped:
+                try:
+                    conquest.stopped(result)
+                except Timeout:
+                    report.timed_out = True
             return not report.timed_out
 
         # Stopped early (enough solutions, the deadline): the cubes running are not waited for.
         report.exhausted = run_on_cluster(
-            options.scheduler, workers, solve_cube, tasks, finished, deadline.expired
+            options.scheduler, workers, solve_cube, conquest, finished, deadline.expired
         )
         report.timed_out = report.timed_out or (not report.exhausted and deadline.expired())
         report.exhausted = report.exhausted and not report.timed_out
         stats["conquer_seconds"] = round(time.perf_counter() - conquer_started, 4)
-        stats["cube_seconds"] = times
+        stats["cube_seconds"] = times = conquest.seconds
+        stats["cubes_split_again"] = conquest.resplit
         if all(t is not None for t in times):
             done = [t for t in times if t is not None]
+            parents = [parent for _, parent, _, _ in conquest.taken]
             stats["cpu_seconds"] = round(sum(done), 4)
             stats["simulated_makespan"] = {
-                str(n): round(simulated_makespan(done, n), 4) for n in SIMULATED_WORKERS
+                str(n): round(simulated_makespan(done, n, parents), 4) for n in SIMULATED_WORKERS
             }
         return report
 

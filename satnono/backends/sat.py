@@ -189,16 +189,31 @@ class SatBackend:
         ESCALATE_AFTER seconds: probing to a fixpoint with the exact line solver fixes what
         every solution shares (on frans_faase 813 more cells), and ESCALATION_SOLVER goes on
         from the smaller formula, the solutions already reported blocked."""
+        return self.search_excluding(residual, options, deadline, on_solution)
+
+    def search_excluding(
+        self,
+        residual: Residual,
+        options: SearchOptions,
+        deadline: Deadline,
+        on_solution: OnSolution,
+        excluded: Sequence[Sequence[int]] = (),
+    ) -> SearchReport:
+        """`search`, without the solutions `excluded` (decided domains, each within the
+        residual's domains): they were reported before (the cubes backend goes on in parts of
+        a cube whose search it stopped)."""
         solver_name = canonical_solver(options.solver)
         if options.solver is not None or not deadline_allows(deadline, ESCALATE_AFTER):
-            return _search(residual, options, solver_name, deadline, on_solution)
-        reported: list[list[int]] = []
+            return _search(residual, options, solver_name, deadline, on_solution, excluded)
+        reported: list[Sequence[int]] = list(excluded)
 
         def record(decided: list[int]) -> bool:
             reported.append(decided)
             return on_solution(decided)
 
-        first = _search(residual, options, solver_name, deadline.sooner(ESCALATE_AFTER), record)
+        first = _search(
+            residual, options, solver_name, deadline.sooner(ESCALATE_AFTER), record, excluded
+        )
         if not first.timed_out or deadline.expired():
             return first
         from satnono.backends.backtrack import probe_fixpoint
