@@ -162,7 +162,7 @@ def analyze(
             union[cell] |= 1 << color
 
     result = solve(
-        puzzle, backend=backend, limit=max_solutions, timeout=deadline.remaining(), keep=1,
+        puzzle, backend=backend, limit=max_solutions, timeout=deadline.remaining(), keep=2,
         on_solution=merge,
     )  # fmt: skip
     found, exact = result.solutions_found, result.complete
@@ -179,7 +179,7 @@ def analyze(
     elif found >= 2:
         ambiguous = differing
         if not timed_out:
-            settled = backbone(prepared, deadline)
+            settled = backbone(prepared, deadline, known=result.grids)
             if settled is not None:
                 for cell, seen in enumerate(settled.colors):
                     union[cell] |= seen if cell not in settled.unsettled else 0

@@ -14,9 +14,13 @@ the hardest survey puzzles take seconds to minutes (BENCHMARKS.md, counting sect
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from satnono.cnf import CnfFormula, encode_puzzle
+from satnono.model import Grid
 from satnono.pipeline import Prepared
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import SatSolver
@@ -26,6 +30,11 @@ SOLVER = "glucose42"
 #: Candidates asked to flip together at first; the group doubles after each proof and
 #: halves after each flip, so a backbone cell costs far less than one SAT call.
 FIRST_CHUNK = 8
+#: Candidates from which a component is settled by several forked solvers (`workers`): fewer
+#: settle in a few calls, sooner than solvers are forked and loaded.
+PARALLEL_CANDIDATES = 256
+#: Seconds between two looks at the deadline while the forked solvers work.
+_LOOK = 0.1
 
 
 @dataclass(frozen=True)
@@ -62,13 +71,21 @@ def backbone(
     prepared: Prepared,
     deadline: Deadline | None = None,
     solver: str = SOLVER,
+    workers: int | None = None,
+    known: Sequence[Grid] = (),
 ) -> Backbone | None:
     """The backbone from the state line logic left; None when there is no solution.
 
     Components are independent, so each is settled with its own (smaller) formula. `solver`
-    names the PySAT solver (tools/tune_backbone.py compares them).
+    names the PySAT solver (tools/tune_backbone.py compares them); `workers` solvers settle
+    a large component at once (default: one per usable core). `known` are solutions found
+    before (analyze's first two): they save the first SAT call of every component.
     """
+    from satnono.backends import usable_cores
+    from satnono.runtime.child import can_fork
+
     deadline = deadline or Deadline(None)
+    workers = (usable_cores() if can_fork() else 1) if workers is None else workers
     propagator, domains = prepared.propagator, prepared.domains
     colors = list(domains)
     # What each cell takes in the solutions found so far: nothing yet for residual cells.
@@ -77,6 +94,7 @@ def backbone(
             colors[cell] = 0
     unsettled: list[int] = []
     calls = 0
+    flat = [[color for row in grid for color in row] for grid in known]
     parts = prepared.parts()
     for number, lines in enumerate(parts):
         if deadline.expired():
@@ -85,9 +103,9 @@ def backbone(
             break
         formula = encode_puzzle(propagator, domains, lines)
         with SatSolver(solver, deadline, formula.clauses) as sat:
-            settle = _Settle(formula, sat)
+            settle = _Settle(formula, sat, workers)
             try:
-                result = settle.run()
+                result = settle.run(flat)
             finally:
                 calls += settle.calls
         if result is None:
@@ -101,14 +119,17 @@ def backbone(
 
 
 class _Settle:
-    """One component's backbone by chunked flipping with an incremental SAT solver."""
+    """One component's backbone by chunked flipping with an incremental SAT solver; with
+    `workers` above 1, the candidates are flipped by that many forked solvers at once."""
 
-    def __init__(self, formula: CnfFormula, sat: SatSolver) -> None:
+    def __init__(self, formula: CnfFormula, sat: SatSolver, workers: int = 1) -> None:
         self.formula = formula
         self.deadline = sat.deadline
         # A solver that cannot be interrupted mid-call is stopped between calls only.
         self.stoppable = sat
         self.solver = sat.solver
+        self.solver_name = sat.name
+        self.workers = workers
         self.next_variable = formula.variables
         #: cell -> bitmask of the colors seen in some model.
         self.seen: dict[int, int] = {cell: 0 for cell in formula.cell_literals}
@@ -118,6 +139,11 @@ class _Settle:
         self.proven: set[int] = set()
         #: True once every color of every ambiguous cell is known.
         self.colors_done = False
+        #: In a forked solver: tells the parent what a model flipped, what was proven, and at
+        #: the end how many SAT calls it made.
+        self.tell: Callable[[tuple[str, Any]], None] | None = None
+        #: In a forked solver: what the others flipped meanwhile, (cell, colors) pairs.
+        self.heard: Callable[[], list[tuple[int, int]]] | None = None
 
     def _solve(self, assumptions: list[int]) -> bool:
         self.calls += 1
@@ -129,28 +155,52 @@ class _Settle:
     def _record(self) -> set[int]:
         """Mark the current model's colors as seen; return its true literals."""
         true = set(self.solver.get_model())
+        gained = []
         for cell, options in self.formula.cell_literals.items():
             for color, literal in options:
-                if literal in true:
+                if literal in true and not self.seen[cell] >> color & 1:
                     self.seen[cell] |= 1 << color
+                    gained.append((cell, self.seen[cell]))
+        if self.tell is not None and gained:
+            self.tell(("seen", gained))
         return true
 
-    def run(self) -> bool | None:
-        """True when settled, None when the component has no solution (the caller's bug)."""
+    def _note(self, known: Sequence[Sequence[int]]) -> set[int]:
+        """Mark the colors of solutions found before as seen; the true literals of the first."""
+        true: set[int] = set()
+        for number, colors in enumerate(known):
+            for cell, options in self.formula.cell_literals.items():
+                self.seen[cell] |= 1 << colors[cell]
+                if number == 0:
+                    true.update(literal for color, literal in options if color == colors[cell])
+        return true
+
+    def run(self, known: Sequence[Sequence[int]] = ()) -> bool | None:
+        """True when settled, None when the component has no solution (the caller's bug).
+        `known`: solutions found before (each a color per cell of the grid), which stand for
+        the first model, saving its SAT call, and flip what they differ in."""
         try:
-            if not self._solve([]):
+            if known:
+                true = self._note(known)
+            elif not self._solve([]):
                 return None
-            true = self._record()
+            else:
+                true = self._record()
             # Candidate (cell, literal of its color in the first model): backbone until flipped.
             candidates = [
                 (cell, literal)
                 for cell, options in self.formula.cell_literals.items()
                 for _, literal in options
-                if literal in true and (len(options) == 2 or literal > 0)
+                if literal in true
+                and (len(options) == 2 or literal > 0)
+                and not _several(self.seen[cell])  # the known solutions differ there
             ]
             # Prefer the other value everywhere: each new model then flips all it can.
             self.solver.set_phases([-literal for _, literal in candidates])
-            self._flip_all(candidates)
+            if self.workers > 1 and len(candidates) >= PARALLEL_CANDIDATES:
+                self._flip_in_children(candidates)
+            else:
+                self._flip_all(candidates)
             self._other_colors()
         except Timeout:
             self.unsettled = [
@@ -165,6 +215,12 @@ class _Settle:
         chunk = FIRST_CHUNK
         pending = candidates
         while pending:
+            if self.heard is not None:  # flipped by another solver meanwhile: settled
+                for cell, colors in self.heard():
+                    self.seen[cell] |= colors
+                pending = [(c, lit) for c, lit in pending if not _several(self.seen[c])]
+                if not pending:
+                    break
             group, rest = pending[:chunk], pending[chunk:]
             self.next_variable += 1
             switch = self.next_variable
@@ -180,8 +236,64 @@ class _Settle:
             for cell, literal in group:
                 self.proven.add(cell)
                 self.solver.add_clause([literal])  # a proven backbone literal helps later calls
+            if self.tell is not None:
+                self.tell(("proven", [cell for cell, _ in group]))
             pending = rest
             chunk *= 2
+
+    def _flip_in_children(self, candidates: list[tuple[int, int]]) -> None:
+        """`_flip_all` on `workers` forked solvers, each given every workers-th candidate and
+        told what the others flip (a cell flipped once is settled for all). Each starts from
+        this solver's state as forked: the first model seen, the phases set."""
+        from satnono.runtime.child import ChildFinished, ForkedChild, wait_any
+
+        def flip(share: list[tuple[int, int]]) -> Callable[..., None]:
+            def run(send: Callable[[Any], None], receive: Callable[..., Any]) -> None:
+                def heard() -> list[tuple[int, int]]:
+                    pairs: list[tuple[int, int]] = []
+                    while True:
+                        try:
+                            pairs += receive(0)
+                        except Timeout:
+                            return pairs
+
+                self.tell, self.heard = send, heard
+                self.stoppable.deadline = Deadline(None)  # the parent kills it at the deadline
+                before = self.calls
+                self._flip_all(share)
+                send(("calls", self.calls - before))
+
+            return run
+
+        shares = [candidates[start :: self.workers] for start in range(self.workers)]
+        children = [ForkedChild(flip(share), "backbone solver", inbox=True) for share in shares]
+        try:
+            running = list(children)
+            while running:
+                left = self.deadline.remaining()
+                if left is not None and left <= 0:
+                    raise Timeout
+                for child in wait_any(running, _LOOK if left is None else min(_LOOK, left)):
+                    try:
+                        kind, items = child.receive(0)
+                    except ChildFinished:
+                        running.remove(child)
+                        continue
+                    if kind == "proven":
+                        self.proven.update(items)
+                        continue
+                    if kind == "calls":
+                        self.calls += items
+                        continue
+                    for cell, colors in items:
+                        self.seen[cell] |= colors
+                    for other in running:
+                        if other is not child:
+                            with contextlib.suppress(OSError):  # it has just finished
+                                other.post(items)
+        finally:
+            for child in children:
+                child.kill()
 
     def _other_colors(self) -> None:
         """For ambiguous cells with three or more colors left: every color they can take."""
@@ -192,3 +304,7 @@ class _Settle:
                 if not self.seen[cell] >> color & 1 and self._solve([literal]):
                     self._record()
         self.colors_done = True
+
+
+def _several(colors: int) -> bool:
+    return bool(colors & (colors - 1))

@@ -6,6 +6,9 @@ one sends them to fix a cell that is fine, so both directions are checked exactl
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from hypothesis import given, settings
 
 import satnono.backbone
@@ -78,3 +81,49 @@ def test_a_deadline_leaves_only_proven_answers() -> None:
     # ...and what was reported is consistent with the exact answer.
     for cell, colors in enumerate(found.colors):
         assert exact.colors[cell] & ~colors == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_forked_solvers_settle_the_same_backbone(puzzle: Puzzle) -> None:
+    """Several solvers at once (each given a share of the candidates and told what the
+    others flip) give brute force's answer too; none of them outlives the call."""
+    union = _union(puzzle)
+    prepared = prepare(puzzle)
+    if union is None or prepared.reason is not None:
+        return
+    threshold = satnono.backbone.PARALLEL_CANDIDATES
+    satnono.backbone.PARALLEL_CANDIDATES = 1  # hypothesis: no monkeypatch fixture per example
+    try:
+        found = backbone(prepared, workers=3)
+    finally:
+        satnono.backbone.PARALLEL_CANDIDATES = threshold
+    assert found is not None and found.exact and list(found.colors) == union
+    assert children() == []
+
+
+def test_forked_solvers_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(satnono.backbone, "PARALLEL_CANDIDATES", 1)
+    board = puzzle_from_grid(switch_board(6, 8))
+    started = time.monotonic()
+    found = backbone(prepare(board), Deadline(0.05), workers=2)
+    assert time.monotonic() - started < 2
+    assert found is not None and children() == []
+    exact = _backbone(board)
+    assert exact is not None
+    for cell, colors in enumerate(found.colors):  # what it says is true
+        assert exact.colors[cell] & ~colors == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_known_solutions_stand_for_the_first_model(puzzle: Puzzle) -> None:
+    """analyze hands over the two solutions it found: the same backbone, one call fewer."""
+    solutions = sorted(brute_force_solutions(puzzle))
+    prepared = prepare(puzzle)
+    if not solutions or prepared.reason is not None:
+        return
+    union = _union(puzzle)
+    for known in (solutions[:1], solutions[-2:]):
+        found = backbone(prepare(puzzle), known=known)
+        assert found is not None and found.exact and list(found.colors) == union

@@ -62,7 +62,8 @@ class ForkedChild:
         self, run: Callable[..., None], what: str, quiet: bool = False, inbox: bool = False
     ) -> None:
         """`inbox` True gives the child a second pipe: `run(send, receive)`, where receive()
-        waits for the next item the parent `post`s (a long-lived worker serving requests)."""
+        waits for the next item the parent `post`s (a long-lived worker serving requests), and
+        receive(timeout) at most that long, then raises Timeout (0: only looks)."""
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
@@ -90,7 +91,13 @@ class ForkedChild:
                 os.dup2(devnull, 1)
             try:
                 if inbound is not None:
-                    run(sender.send, inbound.recv)
+
+                    def receive(timeout: float | None = None) -> Any:
+                        if timeout is not None and not inbound.poll(timeout):
+                            raise Timeout
+                        return inbound.recv()
+
+                    run(sender.send, receive)
                 else:
                     run(sender.send)
                 sender.send(_End())
