@@ -29,7 +29,9 @@ def run(puzzle: str, workers: int, cubes: int, max_solutions: int) -> dict[str, 
     stats = data["stats"]
     return {
         "workers": workers, "wall": wall, "status": data["status"],
-        "solutions": data["solutions_found"], "cubes": stats["cubes"],
+        "solutions": data["solutions_found"],
+        "cubes": f"{stats['cubes']} (+{len(stats['cube_seconds']) - stats['cubes']} parts "
+                 f"of {stats.get('cubes_split_again', 0)} split again)",
         "cpu": stats.get("cpu_seconds"), "simulated": stats.get("simulated_makespan", {}),
         "longest": max((t for t in stats["cube_seconds"] if t is not None), default=None),
     }  # fmt: skip
