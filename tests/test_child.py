@@ -48,6 +48,27 @@ def test_a_child_past_the_deadline_is_killed(no_children_left: None) -> None:
     assert items == ["first"]
 
 
+@pytest.mark.parametrize("seconds", [None, 60.0])
+def test_a_cancelled_deadline_stops_a_silent_child_at_once(
+    seconds: float | None, no_children_left: None
+) -> None:
+    """A deadline cancelled by another thread (Ctrl-C, the web page's Cancel, a cube told to
+    make way) ends the stream within moments, not when the deadline would have passed (or
+    never, without one), even while the child sends nothing."""
+    import threading
+    import time
+
+    def run(send: Send) -> None:
+        signal.pause()
+
+    deadline = Deadline(seconds)
+    threading.Timer(0.2, deadline.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(Timeout):
+        list(stream_from_child(run, deadline, "test"))
+    assert time.monotonic() - started < 2.0
+
+
 def test_a_failing_child_is_an_error_naming_it(no_children_left: None) -> None:
     def run(send: Send) -> None:
         raise ValueError("broken")

@@ -214,6 +214,10 @@ def wait_any(children: Sequence[ForkedChild], timeout: float | None) -> list[For
     return [by_receiver[ready] for ready in wait(list(by_receiver), timeout)]  # type: ignore[index]
 
 
+#: Longest wait for a child's next item between two looks at the deadline (seconds).
+_LOOK = 0.1
+
+
 def stream_from_child(
     run: Callable[[Send], None],
     deadline: Deadline,
@@ -227,13 +231,23 @@ def stream_from_child(
     past the deadline `run` has not returned, and RuntimeError if the child fails. The child
     is killed then, and also when the consumer stops iterating or on Ctrl-C in the parent.
     """
+    passed: float | None = None  # when the deadline was first seen passed
     with ForkedChild(run, what, quiet) as child:
         while True:
-            remaining = deadline.remaining()
+            # Waits are short: a deadline may be cancelled (Ctrl-C, a cancelled web solve) or
+            # end early (a cube told to make way) while the child sends nothing.
+            wait = _LOOK
+            if deadline.expired():
+                passed = time.monotonic() if passed is None else passed
+                wait = min(wait, passed + grace - time.monotonic())
             try:
-                item = child.receive(None if remaining is None else remaining + grace)
+                item = child.receive(max(0.0, wait))
             except ChildFinished:
                 return
+            except Timeout:
+                if passed is not None and time.monotonic() >= passed + grace:
+                    raise
+                continue
             yield item
 
 
