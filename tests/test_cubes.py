@@ -13,7 +13,8 @@ from hypothesis import given, settings
 import satnono
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
-from satnono.backends.cubes import simulated_makespan, solve_cube, split
+from satnono.backends.cubes import simulated_makespan, solve_cube
+from satnono.backends.lookahead import split
 from satnono.model import Puzzle
 from satnono.pipeline import prepare
 from satnono.propagate import domains_to_grid
@@ -43,14 +44,14 @@ def _conquered(puzzle: Puzzle, count: int) -> tuple[list[tuple[int, ...]], int]:
     prepared = prepare(puzzle)
     cubes, _ = split(prepared.residual(), count)
     conquest = _Conquest(prepared.residual(), cubes, SearchOptions(), Deadline(None))
+    conquest.event = None  # no Dask here: a cube gives way at every look
     found: list[tuple[int, ...]] = []
     tasks = list(conquest)
     while tasks:
         result = solve_cube(*tasks.pop(0))
         assert not result.timed_out
         found += result.solutions
-        if result.stopped:
-            conquest.stopped(result)
+        conquest.finished(result)
         tasks += list(conquest)  # the parts of a stopped cube
     return found, conquest.resplit
 
@@ -96,6 +97,54 @@ def test_a_dynamic_conquest_finds_exactly_the_brute_force_solutions(puzzle: Puzz
     grids = [domains_to_grid(puzzle, list(decided)) for decided in found]
     assert len(grids) == len(set(grids))
     assert set(grids) == expected
+
+
+def test_a_cube_gives_way_only_at_a_look_that_finds_workers_waiting() -> None:
+    from satnono.backends.cubes import _GiveWay
+
+    waiting = [False]
+    run = Deadline(None)
+    own = _GiveWay(run, 0.01, lambda: waiting[0])
+    time.sleep(0.03)
+    assert not own.expired() and own.remaining() is None  # busy workers: the cube goes on
+    waiting[0] = True
+    assert not own.expired()  # not before its next look
+    time.sleep(0.02)
+    assert own.expired() and own.remaining() == 0.0
+    waiting[0] = False
+    assert own.expired()  # once given way, for good
+    assert _GiveWay(Deadline(0), 60, lambda: False).expired()  # the run's deadline still holds
+
+
+def test_the_conquest_tells_the_cubes_through_dask_when_workers_wait() -> None:
+    """Four cubes on two workers: the Event is set once fewer cubes are left than workers,
+    cleared when a cube that gave way brings parts, and read in a task by `_workers_waiting`."""
+    from distributed import Client, Event
+
+    from satnono.backends.cubes import CubeResult, _Conquest, _workers_waiting
+
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    residual = prepare(puzzle).residual()
+    cubes, _ = split(residual, 4)
+    assert len(cubes) == 4
+    conquest = _Conquest(residual, cubes, SearchOptions(workers=2), Deadline(None))
+    assert len(list(conquest)) == 4 and conquest.event is not None
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as dask:
+        event = Event(conquest.event, client=dask)
+
+        def end(number: int, stopped: bool = False) -> bool:
+            conquest.finished(CubeResult(number, (), not stopped, False, 0.1, stopped), dask)
+            return bool(event.is_set())
+
+        assert [end(0), end(1)] == [False, False]  # two cubes left for two workers
+        assert end(2)  # one left: a worker waits
+        assert dask.submit(_workers_waiting, conquest.event).result() is not None
+        assert dask.submit(lambda name: _workers_waiting(name)(), conquest.event).result()
+        assert not end(3, stopped=True)  # it gave way: its parts are work for both
+        assert conquest.resplit == 1
+        parts = list(conquest)
+        assert len(parts) >= 2
+        assert [end(4 + n) for n in range(len(parts))][-2:] == [True, False]  # none left
 
 
 def test_the_makespan_waits_for_a_stopped_cube_before_its_parts() -> None:

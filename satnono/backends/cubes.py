@@ -1,60 +1,43 @@
 """The cubes backend: cube-and-conquer, one hard puzzle spread over the cores of a Dask cluster.
 
-Split (here): a lookahead with the exact line solver picks the cell whose colors, each tried and
-propagated, decide the most cells in all branches (the product of the cells fixed, as march
-does), and splits the cube with the most undecided cells on it, until there are enough cubes.
-A color that leads to a contradiction is a failed literal: the cell gets its other colors in
-that cube, for free. The cubes partition the solutions.
-Conquer (on the cluster): every cube is a Dask task solved by the sat backend, under the same
-options and deadline. The first solutions found are reported as they come; when every cube
-is exhausted, no other solution exists. Each cube's time is kept, so that the run's makespan
-can be simulated for more workers than this machine has (`simulated_makespan`).
+Split: the lookahead of satnono.backends.lookahead cuts the residual into cubes that partition
+its solutions. Conquer (on the cluster): every cube is a Dask task solved by the sat backend,
+under the same options and deadline; a long cube is split again when workers wait for work.
+The first solutions found are reported as they come; when every cube is exhausted, no other
+solution exists. Each cube's time is kept, so that the run's makespan can be simulated for
+more workers than this machine has (`simulated_makespan`).
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
+from satnono.backends.lookahead import Cube, split, split_for
 from satnono.model import Puzzle
-from satnono.propagate import LineContradiction, Propagator, Trail, undo
+from satnono.propagate import Propagator
 from satnono.runtime.deadline import Deadline, Timeout
 
-#: Cubes per worker when the number is not given: enough that a slow cube does not leave the
-#: other workers idle at the end. Measured on the cubes set (cubes-5000007-30, every cube
-#: searched to the end, BENCHMARKS.md frontier section): from 1 to 2 workers, 32 cubes gave
-#: 1.55x and 64 cubes 1.94x; the split itself takes 0.1 s.
-CUBES_PER_WORKER = 32
-#: Cells whose branches the lookahead tries at each split (the most constrained first).
-LOOKAHEAD_CELLS = 16
 #: Residuals with fewer undecided cells are searched here by the sat backend, without a
 #: cluster: starting one takes 1-2 s, more than such a residual takes to solve (every survey
 #: puzzle, 300-3,300 cells left, is decided by the sat backend in at most 1.1 s).
 IN_PROCESS_CELLS = 200
 #: Worker counts the makespan is simulated for (issue 21: beyond this 2-core machine).
 SIMULATED_WORKERS = (8, 64, 512)
-#: Seconds a cube of the first split is searched before it is split again (its parts get
-#: twice as long, and so on down): see _Conquest.
+#: Seconds between a cube's looks at whether workers wait for work, for the cubes of the first
+#: split (twice as long for their parts, and so on down): see _Conquest and _GiveWay.
 CUBE_BUDGET = 4.0
-
-
-@dataclass(frozen=True)
-class Cube:
-    """A part of the search space: the colors decided on the way down, and the domains that
-    line logic gives under them."""
-
-    decisions: tuple[tuple[int, int], ...]
-    domains: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class CubeResult:
     """What a worker found in one cube (solutions as decided domains, at most the cap).
-    `stopped` when the cube's own time ran out first (the run's did not): it is split again."""
+    `stopped` when the cube gave way to waiting workers (the run's time had not run out): it
+    is split again."""
 
     number: int
     solutions: tuple[tuple[int, ...], ...]
@@ -62,146 +45,6 @@ class CubeResult:
     timed_out: bool
     seconds: float
     stopped: bool = False
-
-
-def split(
-    residual: Residual, count: int, deadline: Deadline | None = None
-) -> tuple[list[Cube], int]:
-    """At least `count` cubes (fewer when the space is smaller), and the failed literals found.
-
-    An empty list means that line logic refuted every branch: no grid fits. Raises Timeout
-    when the deadline passes first.
-    """
-    propagator = residual.propagator
-    scope = set(residual.cells())
-    root = list(residual.domains)
-    cubes: list[Cube] = [Cube((), tuple(root))]
-    failed = 0
-    while len(cubes) < count:
-        # The cube with the most undecided cells is split next: it is likely the hardest.
-        cubes.sort(key=lambda cube: _undecided(cube.domains, scope))
-        cube = cubes.pop()
-        if not _undecided(cube.domains, scope):
-            cubes.append(cube)
-            break
-        children, found = _split_cube(propagator, cube, scope, deadline)
-        failed += found
-        cubes.extend(children)
-        if not cubes:
-            break
-    # The most open cubes first: they take longest, and a long cube started last would leave
-    # the other workers idle at the end (longest processing time first, as in scheduling).
-    cubes.sort(key=lambda cube: _undecided(cube.domains, scope), reverse=True)
-    return cubes, failed
-
-
-def split_for(
-    residual: Residual, options: SearchOptions, deadline: Deadline, stats: dict[str, Any]
-) -> tuple[list[Cube], int]:
-    """The cubes for `options` (`cubes`, or CUBES_PER_WORKER per worker) and the number of
-    workers; the split's figures go into `stats`. Raises Timeout as `split` does."""
-    workers = options.workers or usable_cores()
-    stats["workers"] = workers
-    started = time.perf_counter()
-    cubes, failed = split(residual, options.cubes or CUBES_PER_WORKER * workers, deadline)
-    stats.update(
-        cubes=len(cubes), failed_literals=failed,
-        split_seconds=round(time.perf_counter() - started, 4),
-    )  # fmt: skip
-    return cubes, workers
-
-
-def _undecided(domains: Sequence[int], scope: set[int]) -> int:
-    return sum(1 for cell in scope if domains[cell] & (domains[cell] - 1))
-
-
-def _split_cube(
-    propagator: Propagator, cube: Cube, scope: set[int], deadline: Deadline | None
-) -> tuple[list[Cube], int]:
-    """The cube's children on its best lookahead cell, after its failed literals are set."""
-    domains = list(cube.domains)
-    decisions = cube.decisions
-    failed = 0
-    while True:
-        best: tuple[float, int, list[int]] | None = None
-        restart = False
-        for cell in _candidates(propagator, domains, scope):
-            branches: list[int] = []
-            fixed: list[int] = []
-            for color in _colors(domains[cell]):
-                changed = _try(propagator, domains, cell, color, deadline)
-                if changed is None:
-                    failed += 1
-                else:
-                    branches.append(color)
-                    fixed.append(changed)
-            if not branches:
-                return [], failed  # every color of this cell fails: no solution in the cube
-            if len(branches) == 1:  # a failed literal: the cell has its one color left
-                decisions = (*decisions, (cell, branches[0]))
-                if not _set(propagator, domains, cell, branches[0], deadline):
-                    return [], failed
-                restart = True
-                break
-            score = 1.0
-            for changes in fixed:
-                score *= changes + 1
-            if best is None or score > best[0]:
-                best = (score, cell, branches)
-        if restart:
-            continue
-        if best is None:  # every cell of the scope is decided
-            return [Cube(decisions, tuple(domains))], failed
-        _, cell, branches = best
-        children = []
-        for color in branches:
-            child = list(domains)
-            if _set(propagator, child, cell, color, deadline):
-                children.append(Cube((*decisions, (cell, color)), tuple(child)))
-        return children, failed
-
-
-def _candidates(propagator: Propagator, domains: list[int], scope: set[int]) -> list[int]:
-    """The undecided cells whose row and column have the fewest undecided cells."""
-    undecided_in = [
-        sum(1 for cell in cells if domains[cell] & (domains[cell] - 1))
-        for cells in propagator.cells
-    ]
-    open_cells = [cell for cell in scope if domains[cell] & (domains[cell] - 1)]
-    open_cells.sort(key=lambda cell: sum(undecided_in[line] for line in propagator.lines_of(cell)))
-    return open_cells[:LOOKAHEAD_CELLS]
-
-
-def _colors(domain: int) -> list[int]:
-    return [1 << bit for bit in range(domain.bit_length()) if domain >> bit & 1]
-
-
-def _try(
-    propagator: Propagator, domains: list[int], cell: int, color: int, deadline: Deadline | None
-) -> int | None:
-    """Cells line logic decides with `cell` set to `color` (None: a contradiction); undone."""
-    trail: Trail = [(cell, domains[cell])]
-    domains[cell] = color
-    try:
-        propagator.propagate(domains, propagator.lines_of(cell), trail, deadline)
-        return len(trail)
-    except LineContradiction:
-        return None
-    finally:
-        undo(domains, trail, 0)
-
-
-def _set(
-    propagator: Propagator, domains: list[int], cell: int, color: int, deadline: Deadline | None
-) -> bool:
-    """`cell` set to `color` and propagated in place; False (domains part-way) on a
-    contradiction."""
-    domains[cell] = color
-    try:
-        propagator.propagate(domains, propagator.lines_of(cell), None, deadline)
-    except LineContradiction:
-        return False
-    return True
 
 
 def solve_cube(
@@ -213,10 +56,13 @@ def solve_cube(
     number: int,
     budget: float | None = None,
     excluded: tuple[tuple[int, ...], ...] = (),
+    waiting: str | None = None,
 ) -> CubeResult:
     """A Dask task: one cube searched by the sat backend, up to `options.limit` solutions,
-    for at most `budget` of the run's `seconds`; none of the solutions `excluded` (found in
-    it before, when a larger cube holding it was stopped)."""
+    within the run's `seconds`; none of the solutions `excluded` (found in it before, when a
+    larger cube holding it was stopped). Every `budget` seconds, it looks whether workers wait
+    for work (the Dask Event named `waiting` is set; None: always) and if so, stops, to be
+    split again."""
     from satnono.backends.sat import BACKEND as SAT
 
     started = time.perf_counter()
@@ -227,7 +73,7 @@ def solve_cube(
         return options.limit == 0 or len(found) < options.limit
 
     run = Deadline(seconds)
-    own = run if budget is None else run.sooner(budget)
+    own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
     residual = Residual(puzzle, Propagator(puzzle), domains, lines)
     report = SAT.search_excluding(residual, options, own, keep, excluded)
     stopped = report.timed_out and not run.expired()
@@ -235,6 +81,59 @@ def solve_cube(
         number, tuple(found), report.exhausted, report.timed_out and not stopped,
         round(time.perf_counter() - started, 4), stopped,
     )  # fmt: skip
+
+
+def _workers_waiting(event: str | None) -> Callable[[], bool]:
+    """Whether workers wait for work, read from the Dask Event `event` through this task's
+    client (got here, in the task's thread; the look is made from the solver watcher's)."""
+    if event is None:
+        return lambda: True
+    from distributed import Event, get_client
+
+    client = get_client()
+
+    def look() -> bool:
+        try:
+            return bool(Event(event, client=client).is_set())
+        except Exception:  # a lost scheduler: keep searching; the run decides
+            return False
+
+    return look
+
+
+class _GiveWay(Deadline):
+    """A cube's deadline: the run's, and also any look (every `period` seconds) that finds
+    workers waiting for work, so that the cube is split again and its work shared. While every
+    worker is busy, a cube keeps its solver, and what the solver learned, for as long as it
+    needs (on a puzzle whose cubes are all hard, splitting again only restarts them: random
+    50x50 puzzles, BENCHMARKS.md frontier section)."""
+
+    __slots__ = ("look_at", "period", "run", "waiting")
+
+    def __init__(self, run: Deadline, period: float, waiting: Callable[[], bool]) -> None:
+        super().__init__(None)
+        self.run, self.period, self.waiting = run, period, waiting
+        self.look_at = time.monotonic() + period
+
+    @property
+    def bounded(self) -> bool:
+        return True
+
+    def remaining(self) -> float | None:
+        """The run's: a search plans for the time the run has left (the sat backend's
+        escalation to CaDiCaL too); a look that gives way ends it early."""
+        return 0.0 if self.at is not None else self.run.remaining()
+
+    def expired(self) -> bool:
+        if self.at is not None or self.run.expired():
+            return True
+        now = time.monotonic()
+        if now >= self.look_at:
+            if self.waiting():
+                self.at = now
+                return True
+            self.look_at = now + self.period
+        return False
 
 
 def simulated_makespan(
@@ -260,19 +159,23 @@ def simulated_makespan(
 
 class _Conquest:
     """The cubes to conquer as the run goes, in order: the split's, then the parts of every
-    cube stopped at its budget (dynamic cube-and-conquer). A cube that runs out of its own
-    time is split again, its parts get twice its budget, and each part excludes the
-    solutions already found in it; so a cube holding most of the work is spread over the
-    workers instead of holding one of them to the end. An iterator of task arguments that
-    refills: `each_result` takes the next one whenever one finishes."""
+    cube that gave way (dynamic cube-and-conquer). When workers wait for work (fewer cubes
+    running or queued than workers), a cube still running at its next look (_GiveWay) stops
+    and is split again: its parts look twice as seldom, and each excludes the solutions
+    already found in it; so a cube holding most of the work is spread over the workers
+    instead of holding one of them to the end. An iterator of task arguments that refills:
+    `each_result` takes the next one whenever one finishes, after `finished`."""
 
     def __init__(
         self, residual: Residual, cubes: list[Cube], options: SearchOptions, deadline: Deadline
     ) -> None:
+        import uuid
+
         self.residual = residual
         self.options = replace(options, workers=None, cubes=None)
         self.deadline = deadline
-        self.parts = max(2, options.workers or usable_cores()) * 2
+        self.workers = max(1, options.workers or usable_cores())
+        self.parts = max(2, self.workers) * 2
         #: (cube, parent task, budget, solutions to exclude), not yet taken.
         self.waiting: deque[tuple[Cube, int | None, float, tuple[tuple[int, ...], ...]]] = deque(
             (cube, None, CUBE_BUDGET, ()) for cube in cubes
@@ -280,6 +183,13 @@ class _Conquest:
         self.taken: list[tuple[Cube, int | None, float, tuple[tuple[int, ...], ...]]] = []
         self.seconds: list[float | None] = []
         self.resplit = 0
+        #: The Dask Event set while workers wait for work; None while none is needed (fewer
+        #: cubes than workers from the start: they give way at every look).
+        self.event: str | None = f"satnono-cubes-{uuid.uuid4().hex}"
+        if len(cubes) < self.workers:
+            self.event = None
+        self.event_set = False
+        self.ended = 0
 
     def __iter__(self) -> _Conquest:
         return self
@@ -294,11 +204,27 @@ class _Conquest:
         residual = self.residual
         return (
             residual.puzzle, residual.lines, cube.domains, self.options,
-            self.deadline.remaining(), number, budget, excluded,
+            self.deadline.remaining(), number, budget, excluded, self.event,
         )  # fmt: skip
 
-    def stopped(self, result: CubeResult) -> None:
-        """Split the cube of a task stopped at its budget; its parts wait their turn."""
+    def finished(self, result: CubeResult, client: Any = None) -> None:
+        """A task's result is in: a cube that gave way is split (its parts wait their turn),
+        and the Event says again whether workers wait for work (through `client`)."""
+        self.ended += 1
+        self.seconds[result.number] = result.seconds
+        if result.stopped:
+            self.split_again(result)
+        left = len(self.taken) + len(self.waiting) - self.ended
+        wanted = 0 < left < self.workers
+        if client is not None and self.event is not None and wanted != self.event_set:
+            from distributed import Event
+
+            event = Event(self.event, client=client)
+            event.set() if wanted else event.clear()
+            self.event_set = wanted
+
+    def split_again(self, result: CubeResult) -> None:
+        """Split the cube of a task that gave way; its parts wait their turn."""
         cube, _, budget, excluded = self.taken[result.number]
         found = (*excluded, *result.solutions)
         part = replace(self.residual, domains=cube.domains)
@@ -351,17 +277,15 @@ class CubesBackend:
 
         def finished(_: int, future: Any) -> bool:
             result: CubeResult = future.result()
-            conquest.seconds[result.number] = result.seconds
             if result.timed_out:
                 report.timed_out = True
             for decided in result.solutions:
                 if not on_solution(list(decided)):
                     return False
-            if result.stopped:
-                try:
-                    conquest.stopped(result)
-                except Timeout:
-                    report.timed_out = True
+            try:
+                conquest.finished(result, future.client)
+            except Timeout:
+                report.timed_out = True
             return not report.timed_out
 
         # Stopped early (enough solutions, the deadline): the cubes running are not waited for.

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from satnono.backends import Residual, SearchOptions
-from satnono.backends.cubes import split_for
+from satnono.backends.lookahead import split_for
 from satnono.model import Puzzle
 from satnono.runtime.dask import run_on_cluster
 from satnono.runtime.deadline import Deadline
