@@ -64,8 +64,9 @@ def test_cubes_partition_the_solutions() -> None:
     assert sum(len(part) for part in parts) == len(every) == 256  # disjoint, and all of them
 
 
+@pytest.mark.parametrize("levels", [1, 100])
 def test_cubes_stopped_at_their_budget_are_split_again_and_lose_or_repeat_nothing(
-    monkeypatch: pytest.MonkeyPatch,
+    levels: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A budget far too short for any cube: every one stops, part-way through its solutions,
     and is split again (and again); the solutions found before each stop are excluded from
@@ -73,6 +74,7 @@ def test_cubes_stopped_at_their_budget_are_split_again_and_lose_or_repeat_nothin
     from satnono.backends import cubes
 
     monkeypatch.setattr(cubes, "CUBE_BUDGET", 0.0002)
+    monkeypatch.setattr(cubes, "GIVE_WAY_LEVELS", levels)  # 100: parts of parts give way too
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     found, resplit = _conquered(puzzle, 2)
     assert resplit > 0
@@ -88,12 +90,13 @@ def test_a_dynamic_conquest_finds_exactly_the_brute_force_solutions(puzzle: Puzz
     if prepare(puzzle).reason is not None:
         assert not expected
         return
-    budget = cubes.CUBE_BUDGET
-    cubes.CUBE_BUDGET = 0.0001  # hypothesis: no monkeypatch fixture per example
+    budget, levels = cubes.CUBE_BUDGET, cubes.GIVE_WAY_LEVELS
+    # hypothesis: no monkeypatch fixture per example
+    cubes.CUBE_BUDGET, cubes.GIVE_WAY_LEVELS = 0.0001, 100
     try:
         found, _ = _conquered(puzzle, 2)
     finally:
-        cubes.CUBE_BUDGET = budget
+        cubes.CUBE_BUDGET, cubes.GIVE_WAY_LEVELS = budget, levels
     grids = [domains_to_grid(puzzle, list(decided)) for decided in found]
     assert len(grids) == len(set(grids))
     assert set(grids) == expected
@@ -144,6 +147,7 @@ def test_the_conquest_tells_the_cubes_through_dask_when_workers_wait() -> None:
         assert conquest.resplit == 1
         parts = list(conquest)
         assert len(parts) >= 2
+        assert {part[6] for part in parts} == {None}  # the parts do not give way again
         assert [end(4 + n) for n in range(len(parts))][-2:] == [True, False]  # none left
 
 

@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
 from satnono.backends.lookahead import Cube, split, split_for
@@ -31,6 +31,11 @@ SIMULATED_WORKERS = (8, 64, 512)
 #: Seconds between a cube's looks at whether workers wait for work, for the cubes of the first
 #: split (twice as long for their parts, and so on down): see _Conquest and _GiveWay.
 CUBE_BUDGET = 4.0
+#: How many times a line of cubes gives way: a cube of the first split may, its parts run to
+#: the end. Measured on cubes-5000018-30 (every solution, 2 workers): the lookahead left 61 s of
+#: its 67 s in one cube, and at each of three more levels in one part again, each giving way
+#: cost a restart and gave the idle worker nothing: 89 s against 70 s on one worker.
+GIVE_WAY_LEVELS = 1
 
 
 @dataclass(frozen=True)
@@ -157,14 +162,25 @@ def simulated_makespan(
     return max(ends, default=0.0)
 
 
+class _Task(NamedTuple):
+    """A cube to search: the task it is a part of (None: the first split's), its budget
+    (seconds between looks; None: it never gives way) and the solutions found in it before."""
+
+    cube: Cube
+    parent: int | None
+    budget: float | None
+    excluded: tuple[tuple[int, ...], ...]
+
+
 class _Conquest:
     """The cubes to conquer as the run goes, in order: the split's, then the parts of every
     cube that gave way (dynamic cube-and-conquer). When workers wait for work (fewer cubes
     running or queued than workers), a cube still running at its next look (_GiveWay) stops
-    and is split again: its parts look twice as seldom, and each excludes the solutions
-    already found in it; so a cube holding most of the work is spread over the workers
-    instead of holding one of them to the end. An iterator of task arguments that refills:
-    `each_result` takes the next one whenever one finishes, after `finished`."""
+    and is split again, each part excluding the solutions already found in it; so a cube
+    holding most of the work is spread over the workers instead of holding one of them to
+    the end. Parts give way again only down to GIVE_WAY_LEVELS (looking twice as seldom).
+    An iterator of task arguments that refills: `each_result` takes the next one whenever one
+    finishes, after `finished`."""
 
     def __init__(
         self, residual: Residual, cubes: list[Cube], options: SearchOptions, deadline: Deadline
@@ -176,11 +192,8 @@ class _Conquest:
         self.deadline = deadline
         self.workers = max(1, options.workers or usable_cores())
         self.parts = max(2, self.workers) * 2
-        #: (cube, parent task, budget, solutions to exclude), not yet taken.
-        self.waiting: deque[tuple[Cube, int | None, float, tuple[tuple[int, ...], ...]]] = deque(
-            (cube, None, CUBE_BUDGET, ()) for cube in cubes
-        )
-        self.taken: list[tuple[Cube, int | None, float, tuple[tuple[int, ...], ...]]] = []
+        self.waiting: deque[_Task] = deque(_Task(cube, None, CUBE_BUDGET, ()) for cube in cubes)
+        self.taken: list[_Task] = []
         self.seconds: list[float | None] = []
         self.resplit = 0
         #: The Dask Event set while workers wait for work; None while none is needed (fewer
@@ -233,9 +246,16 @@ class _Conquest:
             children = [cube]  # nothing left to split on: the same cube, for longer
         else:
             self.resplit += 1
+        again = budget is not None and self.level(result.number) + 1 < GIVE_WAY_LEVELS
+        looks = budget * 2 if budget is not None and again else None
         for child in children:
             inside = tuple(s for s in found if all(map(_within, s, child.domains)))
-            self.waiting.append((child, result.number, budget * 2, inside))
+            self.waiting.append(_Task(child, result.number, looks, inside))
+
+    def level(self, number: int) -> int:
+        """How many times the cubes holding task `number`'s cube gave way before it."""
+        parent = self.taken[number].parent
+        return 0 if parent is None else self.level(parent) + 1
 
 
 def _within(value: int, domain: int) -> bool:
@@ -299,7 +319,7 @@ class CubesBackend:
         stats["cubes_split_again"] = conquest.resplit
         if all(t is not None for t in times):
             done = [t for t in times if t is not None]
-            parents = [parent for _, parent, _, _ in conquest.taken]
+            parents = [task.parent for task in conquest.taken]
             stats["cpu_seconds"] = round(sum(done), 4)
             stats["simulated_makespan"] = {
                 str(n): round(simulated_makespan(done, n, parents), 4) for n in SIMULATED_WORKERS
