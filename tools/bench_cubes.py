@@ -1,9 +1,12 @@
 """How the cubes backend scales: one puzzle, whole `satnono solve --backend cubes` processes with
 1 and 2 workers, alternating; the makespans simulated for more workers from the cube times.
 
-`python tools/bench_cubes.py PUZZLE [--cubes 32] [--repeat 2] [--max-solutions 0]`: with
---max-solutions 0 every cube is searched to the end, so the work is the same for any number of
-workers and the speed-up is the scheduler's, not luck in which cube holds a solution.
+`python tools/bench_cubes.py PUZZLE [--cubes 32] [--repeat 2] [--max-solutions 0] [--solver S]`:
+with --max-solutions 0 every cube is searched to the end, so the work is the same for any
+number of workers and the speed-up is the scheduler's, not luck in which cube holds a solution.
+A named --solver (e.g. glucose3, the default's first) is never escalated to CaDiCaL: the
+default switches after 10 s of wall time, so a cube's work then depends on the machine's speed
+at that moment, and one run can take twice as long as the next.
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ import time
 from collections.abc import Sequence
 
 
-def run(puzzle: str, workers: int, cubes: int, max_solutions: int) -> dict[str, object]:
+def run(
+    puzzle: str, workers: int, cubes: int, max_solutions: int, solver: str | None = None
+) -> dict[str, object]:
     command = [
         sys.executable, "-m", "satnono", "solve", puzzle, "--backend", "cubes", "--workers",
         str(workers), "--cubes", str(cubes), "--max-solutions", str(max_solutions), "--json",
+        *(["--solver", solver] if solver else []),
     ]  # fmt: skip
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -43,11 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cubes", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--max-solutions", type=int, default=0)
+    parser.add_argument("--solver", default=None)
     args = parser.parse_args(argv)
     runs: dict[int, list[dict[str, object]]] = {1: [], 2: []}
     for number in range(args.repeat):
         for workers in (1, 2) if number % 2 == 0 else (2, 1):
-            runs[workers].append(run(args.puzzle, workers, args.cubes, args.max_solutions))
+            solved = run(args.puzzle, workers, args.cubes, args.max_solutions, args.solver)
+            runs[workers].append(solved)
     print("| workers | wall s (each run) | median | status | solutions | cubes | cube seconds "
           "in all | longest cube | simulated 8 / 64 / 512 workers |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
