@@ -29,7 +29,7 @@ IN_PROCESS_CELLS = 200
 #: Worker counts the makespan is simulated for (issue 21: beyond this 2-core machine).
 SIMULATED_WORKERS = (8, 64, 512)
 #: Seconds between a cube's looks at whether workers wait for work, for the cubes of the first
-#: split (twice as long for their parts, and so on down): see _Conquest and _GiveWay.
+#: split (twice as long for parts that may give way again, GIVE_WAY_LEVELS): see _GiveWay.
 CUBE_BUDGET = 4.0
 #: How many times a line of cubes gives way: a cube of the first split may, its parts run to
 #: the end. Measured on cubes-5000018-30 (every solution, 2 workers): the lookahead left 61 s of
@@ -233,7 +233,10 @@ class _Conquest:
             from distributed import Event
 
             event = Event(self.event, client=client)
-            event.set() if wanted else event.clear()
+            if wanted:
+                event.set()
+            else:
+                event.clear()
             self.event_set = wanted
 
     def split_again(self, result: CubeResult) -> None:
