@@ -223,6 +223,24 @@ def test_the_cubes_backend_solves_on_a_local_dask_cluster(tmp_path: Path) -> Non
     assert set(stats["simulated_makespan"]) == {"8", "64", "512"}
 
 
+def test_the_cube_that_ends_the_run_keeps_its_time(tmp_path: Path) -> None:
+    """15x15 with one black cell in every row and column (15! solutions, 225 cells left: the
+    cluster's): the first cube to find two solutions ends the run, and its time is in the
+    stats (it was dropped when the solutions were reported before the time was kept)."""
+    from satnono.formats import write_puzzles
+    from satnono.generate import puzzle_from_grid
+
+    identity = tuple(tuple(int(row == column) for column in range(15)) for row in range(15))
+    path = tmp_path / "permutation-15.non"
+    write_puzzles([puzzle_from_grid(identity, keep_goal=False)], path)
+    ended = _json_of(
+        "solve", str(path), "--backend", "cubes", "--workers", "1", "--cubes", "4",
+        "--max-solutions", "2",
+    )  # fmt: skip
+    assert ended["status"] == "multiple" and ended["stats"]["cubes"] >= 4
+    assert any(seconds is not None for seconds in ended["stats"]["cube_seconds"])
+
+
 def test_a_small_residual_is_searched_without_a_cluster() -> None:
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     result = satnono.solve(puzzle, backend="cubes", max_solutions=0)

@@ -302,13 +302,13 @@ class CubesBackend:
             result: CubeResult = future.result()
             if result.timed_out:
                 report.timed_out = True
-            for decided in result.solutions:
-                if not on_solution(list(decided)):
-                    return False
-            try:
+            try:  # first, so that the cube's time is kept even if its solutions end the run
                 conquest.finished(result, future.client)
             except Timeout:
                 report.timed_out = True
+            for decided in result.solutions:
+                if not on_solution(list(decided)):
+                    return False
             return not report.timed_out
 
         # Stopped early (enough solutions, the deadline): the cubes running are not waited for.
