@@ -107,12 +107,12 @@ def test_a_cube_gives_way_only_at_a_look_that_finds_workers_waiting() -> None:
 
     waiting = [False]
     run = Deadline(None)
-    own = _GiveWay(run, 0.01, lambda: waiting[0])
-    time.sleep(0.03)
+    own = _GiveWay(run, 0.2, lambda: waiting[0])
+    time.sleep(0.3)
     assert not own.expired() and own.remaining() is None  # busy workers: the cube goes on
     waiting[0] = True
-    assert not own.expired()  # not before its next look
-    time.sleep(0.02)
+    assert not own.expired()  # not before its next look, 0.2 s on
+    time.sleep(0.25)
     assert own.expired() and own.remaining() == 0.0
     waiting[0] = False
     assert own.expired()  # once given way, for good
