@@ -12,6 +12,7 @@ a capped puzzle counts as the cap.
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 from pathlib import Path
 
@@ -52,20 +53,22 @@ def main() -> None:
     options = parser.parse_args()
     puzzles = residuals(options.folders)
     print(f"{len(puzzles)} puzzles with a residual")
-    for solver in options.solvers.split(","):
-        for workers in map(int, options.workers.split(",")):
-            for chunk in map(int, options.first_chunks.split(",")):
-                satnono.backbone.FIRST_CHUNK = chunk
-                total, wall, capped = 0.0, 0.0, 0
-                for _, prepared in puzzles:
-                    start = time.perf_counter()
-                    settled = backbone(prepared, Deadline(options.cap), solver, workers)
-                    seconds = time.perf_counter() - start
-                    capped += settled is not None and not settled.exact
-                    total += min(seconds, options.cap)
-                    wall += seconds  # above the capped total when a solver cannot be stopped
-                print(f"{solver}, {workers} workers, first chunk {chunk}: {total:.2f} s in all, "
-                      f"{capped} capped ({wall:.2f} s wall)", flush=True)  # fmt: skip
+    for solver, workers, chunk in itertools.product(
+        options.solvers.split(","),
+        map(int, options.workers.split(",")),
+        map(int, options.first_chunks.split(",")),
+    ):
+        satnono.backbone.FIRST_CHUNK = chunk
+        total, wall, capped = 0.0, 0.0, 0
+        for _, prepared in puzzles:
+            start = time.perf_counter()
+            settled = backbone(prepared, Deadline(options.cap), solver, workers)
+            seconds = time.perf_counter() - start
+            capped += settled is not None and not settled.exact
+            total += min(seconds, options.cap)
+            wall += seconds  # above the capped total when a solver cannot be stopped
+        print(f"{solver}, {workers} workers, first chunk {chunk}: {total:.2f} s in all, "
+              f"{capped} capped ({wall:.2f} s wall)", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -197,12 +197,11 @@ class _Conquest:
         self.seconds: list[float | None] = []
         self.resplit = 0
         #: The Dask Event set while workers wait for work; None while none is needed (fewer
-        #: cubes than workers from the start: they give way at every look).
+        #: cubes than workers from the start: they give way at their first look).
         self.event: str | None = f"satnono-cubes-{uuid.uuid4().hex}"
         if len(cubes) < self.workers:
             self.event = None
         self.event_set = False
-        self.ended = 0
 
     def __iter__(self) -> _Conquest:
         return self
@@ -223,11 +222,10 @@ class _Conquest:
     def finished(self, result: CubeResult, client: Any = None) -> None:
         """A task's result is in: a cube that gave way is split (its parts wait their turn),
         and the Event says again whether workers wait for work (through `client`)."""
-        self.ended += 1
         self.seconds[result.number] = result.seconds
         if result.stopped:
             self.split_again(result)
-        left = len(self.taken) + len(self.waiting) - self.ended
+        left = self.seconds.count(None) + len(self.waiting)  # running or queued, and waiting
         wanted = 0 < left < self.workers
         if client is not None and self.event is not None and wanted != self.event_set:
             from distributed import Event
@@ -249,7 +247,7 @@ class _Conquest:
             children = [cube]  # nothing left to split on: the same cube, for longer
         else:
             self.resplit += 1
-        again = budget is not None and self.level(result.number) + 1 < GIVE_WAY_LEVELS
+        again = self.level(result.number) + 1 < GIVE_WAY_LEVELS
         looks = budget * 2 if budget is not None and again else None
         for child in children:
             inside = tuple(s for s in found if all(map(_within, s, child.domains)))
