@@ -139,6 +139,35 @@ def test_an_existing_cluster_and_a_worker_killed_mid_run(
     assert all(status in ("unique", "multiple") for _, _, status in found), found
 
 
+def test_on_an_existing_cluster_batch_keeps_all_its_threads_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --workers, the chunks in flight are sized by the cluster's threads (three
+    here), not by the cores of the machine that submits: a 2-core laptop kept only 2 workers'
+    worth of chunks in flight on a cluster of any size (found while closing issue 21)."""
+    from distributed import LocalCluster
+
+    from satnono.archive import batch, engine
+
+    seen: list[int] = []
+    real = engine.run_tasks
+
+    def run_tasks(tasks: Any, workers: int, scheduler: str, on_rows: Any) -> None:
+        seen.append(workers)
+        real(tasks, workers, scheduler, on_rows)
+
+    monkeypatch.setattr(batch, "run_tasks", run_tasks)
+    db = tmp_path / "results.sqlite"
+    with LocalCluster(
+        n_workers=1, threads_per_worker=3, processes=False, dashboard_address=None
+    ) as cluster:
+        settings = engine.BatchSettings(backend="sat", timeout=20)
+        done = batch.run_batch(
+            [EXAMPLES / "duck.non"], db, settings, scheduler=cluster.scheduler_address
+        )
+    assert seen == [3] and [row.status for row in done.rows] == ["unique"]
+
+
 def test_a_killed_batch_resumes_without_lost_or_duplicated_rows(tmp_path: Path) -> None:
     folder = tmp_path / "random"
     folder.mkdir()

@@ -43,7 +43,7 @@ def _conquered(puzzle: Puzzle, count: int) -> tuple[list[tuple[int, ...]], int]:
 
     prepared = prepare(puzzle)
     cubes, _ = split(prepared.residual(), count)
-    conquest = _Conquest(prepared.residual(), cubes, SearchOptions(), Deadline(None))
+    conquest = _Conquest(prepared.residual(), cubes, SearchOptions(), Deadline(None), 2)
     conquest.event = None  # no Dask here: a cube gives way at every look
     found: list[tuple[int, ...]] = []
     tasks = list(conquest)
@@ -130,7 +130,7 @@ def test_the_conquest_tells_the_cubes_through_dask_when_workers_wait() -> None:
     residual = prepare(puzzle).residual()
     cubes, _ = split(residual, 4)
     assert len(cubes) == 4
-    conquest = _Conquest(residual, cubes, SearchOptions(workers=2), Deadline(None))
+    conquest = _Conquest(residual, cubes, SearchOptions(workers=2), Deadline(None), 2)
     assert len(list(conquest)) == 4 and conquest.event is not None
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as dask:
         event = Event(conquest.event, client=dask)
@@ -149,6 +149,28 @@ def test_the_conquest_tells_the_cubes_through_dask_when_workers_wait() -> None:
         assert len(parts) >= 2
         assert {part[6] for part in parts} == {None}  # the parts do not give way again
         assert [end(4 + n) for n in range(len(parts))][-2:] == [True, False]  # none left
+
+
+def test_on_a_scheduler_the_workers_are_the_clusters_threads_not_this_machines_cores() -> None:
+    """Without --workers, a run on an existing cluster splits for, and judges "workers wait"
+    by, the threads of the cluster's workers (three here), not the cores of the machine that
+    submits (found while closing issue 21: both used this machine's core count)."""
+    from distributed import LocalCluster
+
+    from satnono.backends.lookahead import CUBES_PER_WORKER, split_for
+
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    residual = prepare(puzzle).residual()
+    with LocalCluster(
+        n_workers=1, threads_per_worker=3, processes=False, dashboard_address=None
+    ) as cluster:
+        stats: dict[str, Any] = {}
+        options = SearchOptions(scheduler=cluster.scheduler_address)
+        cubes, workers = split_for(residual, options, Deadline(None), stats)
+    assert workers == stats["workers"] == 3
+    assert len(cubes) >= 3 * CUBES_PER_WORKER
+    stats = {}
+    assert split_for(residual, SearchOptions(workers=5), Deadline(None), stats)[1] == 5
 
 
 def test_the_makespan_waits_for_a_stopped_cube_before_its_parts() -> None:

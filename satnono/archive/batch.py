@@ -56,7 +56,7 @@ def run_batch(
     `on_row(row, done, total)` sees each row once it is stored (for a progress display).
     The database is locked for the run: a second run on it refuses at once.
     """
-    from satnono.backends import check_backend, usable_cores
+    from satnono.backends import check_backend, cluster_workers
 
     if settings.backend is not None:
         check_backend(settings.backend)
@@ -91,6 +91,6 @@ def run_batch(
                         on_row(row, run.skipped + len(run.rows), every)
 
             tasks = [(job, settings) for job in todo]
-            run_tasks(tasks, workers or usable_cores(), scheduler, stored)
+            run_tasks(tasks, workers or cluster_workers(scheduler), scheduler, stored)
     run.seconds = round(time.perf_counter() - started, 4)
     return run

@@ -36,7 +36,7 @@ class SearchOptions:
     #: Solutions the caller wants at most (0 = all). Backends that stream through on_solution
     #: may ignore it; the portfolio needs it inside its workers, which cannot call back.
     limit: int = 0
-    #: The cubes backend: Dask workers (None: one per usable core), "local" or a scheduler's
+    #: The cubes backend: Dask workers (None: cluster_workers), "local" or a scheduler's
     #: address, and how many cubes to split into (None: CUBES_PER_WORKER per worker).
     workers: int | None = None
     scheduler: str = "local"
@@ -164,6 +164,17 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
+
+
+def cluster_workers(scheduler: str) -> int:
+    """How many tasks run at once when no worker count is given: on a local cluster, one per
+    usable core; on the cluster at an address, its workers' threads (not this machine's
+    cores: a laptop may submit to a cluster of hundreds)."""
+    if scheduler == "local":
+        return usable_cores()
+    from satnono.runtime.dask import cluster_threads
+
+    return cluster_threads(scheduler)
 
 
 #: The best single configuration, chosen on the tuning set (tools/tune_portfolio.py: glucose3,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
 
-from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
+from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
 from satnono.backends.lookahead import Cube, split, split_for
 from satnono.model import Puzzle
 from satnono.propagate import Propagator
@@ -183,14 +183,20 @@ class _Conquest:
     finishes, after `finished`."""
 
     def __init__(
-        self, residual: Residual, cubes: list[Cube], options: SearchOptions, deadline: Deadline
+        self,
+        residual: Residual,
+        cubes: list[Cube],
+        options: SearchOptions,
+        deadline: Deadline,
+        workers: int,
     ) -> None:
+        """`workers`: how many cubes the cluster runs at once (split_for's count)."""
         import uuid
 
         self.residual = residual
         self.options = replace(options, workers=None, cubes=None)
         self.deadline = deadline
-        self.workers = max(1, options.workers or usable_cores())
+        self.workers = max(1, workers)
         self.parts = max(2, self.workers) * 2
         self.waiting: deque[_Task] = deque(_Task(cube, None, CUBE_BUDGET, ()) for cube in cubes)
         self.taken: list[_Task] = []
@@ -293,7 +299,7 @@ class CubesBackend:
         if deadline.expired():  # no cluster started for nothing (starting one takes 1-2 s)
             return SearchReport(exhausted=False, timed_out=True, stats=stats)
         report = SearchReport(exhausted=False, stats=stats)
-        conquest = _Conquest(residual, cubes, options, deadline)
+        conquest = _Conquest(residual, cubes, options, deadline, workers)
         conquer_started = time.perf_counter()
 
         def finished(_: int, future: Any) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from satnono.backends import Residual, SearchOptions, usable_cores
+from satnono.backends import Residual, SearchOptions, cluster_workers
 from satnono.propagate import LineContradiction, Propagator, Trail, undo
 from satnono.runtime.deadline import Deadline
 
@@ -71,8 +71,9 @@ def split_for(
     residual: Residual, options: SearchOptions, deadline: Deadline, stats: dict[str, Any]
 ) -> tuple[list[Cube], int]:
     """The cubes for `options` (`cubes`, or CUBES_PER_WORKER per worker) and the number of
-    workers; the split's figures go into `stats`. Raises Timeout as `split` does."""
-    workers = options.workers or usable_cores()
+    workers (`workers`, else the threads of the cluster at `scheduler`, else this machine's
+    usable cores); the split's figures go into `stats`. Raises Timeout as `split` does."""
+    workers = options.workers or cluster_workers(options.scheduler)
     stats["workers"] = workers
     started = time.perf_counter()
     cubes, failed = split(residual, options.cubes or CUBES_PER_WORKER * workers, deadline)

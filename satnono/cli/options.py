@@ -86,7 +86,9 @@ ThreadsOpt = Annotated[
 WorkersOpt = Annotated[
     int | None,
     typer.Option(
-        "--workers", min=1, help="Dask worker processes (batch, cubes backend; default: cores)."
+        "--workers",
+        min=1,
+        help="Dask workers (batch, cubes backend; default: cores, or --scheduler's threads).",
     ),
 ]
 SchedulerOpt = Annotated[

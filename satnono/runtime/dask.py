@@ -93,6 +93,14 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
                     os.kill(pid, signal.SIGKILL)
 
 
+def cluster_threads(scheduler: str) -> int:
+    """How many tasks the cluster at the address `scheduler` runs at once: its workers'
+    threads now (at least 1), asked of its scheduler."""
+    with client(scheduler, 1) as dask:
+        threads: dict[str, int] = dask.nthreads()
+        return max(1, sum(threads.values()))
+
+
 def _local_workers(workers: int, threads: bool) -> dict[str, Any]:
     """One worker process per worker; threads of this process when asked, and in a daemonic
     process (a Dask worker, or a solver it forked: `compare` running the cubes backend),
