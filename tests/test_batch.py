@@ -158,8 +158,9 @@ def test_on_an_existing_cluster_batch_keeps_all_its_threads_busy(
 
     monkeypatch.setattr(batch, "run_tasks", run_tasks)
     db = tmp_path / "results.sqlite"
+    # Worker processes: a worker keeps its solver process, which goes with the worker.
     with LocalCluster(
-        n_workers=1, threads_per_worker=3, processes=False, dashboard_address=None
+        n_workers=1, threads_per_worker=3, processes=True, dashboard_address=None
     ) as cluster:
         settings = engine.BatchSettings(backend="sat", timeout=20)
         done = batch.run_batch(
