@@ -95,11 +95,11 @@ def _workers_waiting(event: str | None) -> Callable[[], bool]:
         return lambda: True
     from distributed import Event, get_client
 
-    client = get_client()
+    flag = Event(event, client=get_client())
 
     def look() -> bool:
         try:
-            return bool(Event(event, client=client).is_set())
+            return bool(flag.is_set())
         except Exception:  # a lost scheduler: keep searching; the run decides
             return False
 
@@ -204,9 +204,7 @@ class _Conquest:
         self.resplit = 0
         #: The Dask Event set while workers wait for work; None while none is needed (fewer
         #: cubes than workers from the start: they give way at their first look).
-        self.event: str | None = f"satnono-cubes-{uuid.uuid4().hex}"
-        if len(cubes) < self.workers:
-            self.event = None
+        self.event = None if len(cubes) < self.workers else f"satnono-cubes-{uuid.uuid4().hex}"
         self.event_set = False
 
     def __iter__(self) -> _Conquest:
