@@ -4,6 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EXAMPLE ?= examples/heart-color.non
+# The native engine (Rust): maturin builds it into satnono._engine when the package is
+# installed; cargo lints and tests it on its own.
+ENGINE := engine/Cargo.toml
+CARGO := PYO3_PYTHON=$(abspath $(BIN)/python) cargo
 # The held-out benchmark set is regenerated (seeded) for every run, never tuned on.
 HELD_OUT ?= /tmp/satnono-held-out
 
@@ -11,7 +15,7 @@ HELD_OUT ?= /tmp/satnono-held-out
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(ENGINE) engine/Cargo.lock $(wildcard engine/src/*.rs)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -24,16 +28,22 @@ run: install
 test: install
 	$(BIN)/ruff check satnono tests examples tools
 	$(BIN)/mypy satnono
+	$(CARGO) fmt --manifest-path $(ENGINE) --check
+	$(CARGO) clippy --manifest-path $(ENGINE) --all-targets --features python -q -- -D warnings
+	$(CARGO) test --manifest-path $(ENGINE) --release -q
 	$(BIN)/pytest
 
 lint: install
 	$(BIN)/ruff check satnono tests examples tools
 	$(BIN)/ruff format --check satnono tests examples tools
 	$(BIN)/mypy satnono
+	$(CARGO) fmt --manifest-path $(ENGINE) --check
+	$(CARGO) clippy --manifest-path $(ENGINE) --all-targets --features python -q -- -D warnings
 
 format: install
 	$(BIN)/ruff check --fix satnono tests examples tools
 	$(BIN)/ruff format satnono tests examples tools
+	$(CARGO) fmt --manifest-path $(ENGINE)
 
 # Bytecode first, as pip writes it for a regular install: the benchmark measures satnono, not
 # the compilation of its sources (which PYTHONDONTWRITEBYTECODE would repeat in every process).
@@ -50,4 +60,4 @@ bench: install
 		--backends sat,portfolio,sat/blocks/glucose3/0 --repeat 3 --output BENCHMARKS.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engine/target satnono/_engine.*.so

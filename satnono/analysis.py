@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from satnono import native
 from satnono.backbone import backbone
-from satnono.backends import DEFAULT_BACKEND, Residual, installed_backends
-from satnono.backends.backtrack import probe_fixpoint
+from satnono.backends import DEFAULT_BACKEND, installed_backends
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import prepare
 from satnono.runtime.deadline import Deadline, Timeout
@@ -151,7 +151,7 @@ def analyze(
             puzzle, False, None, None, None, 0, 0, 0, True, False, "no solution", (), 0, True,
             (), 0, None, None, prepared.reason, False, elapsed(), backend,
         )  # fmt: skip
-    propagator, domains = prepared.propagator, prepared.domains
+    domains = prepared.domains
     by_lines = _decided(domains)
     line_solvable = by_lines == len(domains)
 
@@ -194,12 +194,12 @@ def analyze(
     probing_solves: bool | None = True if line_solvable else None
     by_probing: int | None = by_lines if probing_solves else None
     if not probing_solves and not timed_out:
-        try:
-            probed = probe_fixpoint(Residual(puzzle, propagator, tuple(domains)), deadline)
-        except Timeout:
+        reached = native.Engine(puzzle).probe(domains, None, deadline)
+        if reached.status == "timeout":
             probing_solves = by_probing = None
             timed_out = True
         else:
+            probed = None if reached.domains is None else tuple(reached.domains)
             by_probing = None if probed is None else _decided(probed)
             probing_solves = by_probing == len(domains)
 

@@ -229,9 +229,17 @@ def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfF
     """The DIMACS text of the puzzle's residual (what line logic leaves) in `encoding`
     (blocks by default; see encodings/), and its formula; (the reason, None) when line
     logic proves that no grid fits the clues."""
-    from satnono.cnf import check_encoding, residual_dimacs
+    from satnono.cnf import check_encoding, encode_puzzle, variable_comments
+    from satnono.native import line_logic
+    from satnono.propagate import Propagator, palette_domains
 
-    return residual_dimacs(arguments.puzzle(puzzle), check_encoding(encoding))
+    puzzle, encoding = arguments.puzzle(puzzle), check_encoding(encoding)
+    domains = palette_domains(puzzle)
+    reason, _ = line_logic(puzzle, domains)
+    if reason is not None:
+        return reason, None
+    formula = encode_puzzle(Propagator(puzzle), domains, encoding=encoding)
+    return formula.dimacs(variable_comments(puzzle, formula)), formula
 
 
 def check_options(

@@ -40,6 +40,12 @@ class CnfFormula:
     #: True when unit propagation alone refutes every non-solution once all cells are assigned
     #: (enumeration may then accept a fully propagated assignment without a solver call).
     checks_by_propagation: bool = True
+    #: The blocks encoding's order variables, per encoded line (its cells) and block:
+    #: (lo, [y(lo + 1), ..., y(hi)]), y(p) meaning "the block starts at p or later". The sat
+    #: backend sets their phases from where belief propagation expects each block.
+    start_variables: dict[tuple[int, ...], list[tuple[int, list[int]]]] = field(
+        default_factory=dict
+    )
 
     def new_variable(self) -> int:
         self.variables += 1
@@ -351,6 +357,9 @@ def encode_line_blocks(
     at: list[list[int]] = []
     for lo, hi in bounds:
         at.append([TRUE] + [formula.new_variable() for _ in range(lo + 1, hi + 1)] + [FALSE])
+    formula.start_variables[tuple(cells)] = [
+        (lo, variables[1:-1]) for (lo, _), variables in zip(bounds, at, strict=True)
+    ]
 
     def y(i: int, p: int) -> int:
         lo, hi = bounds[i]
@@ -464,7 +473,7 @@ def encode_puzzle(
     for line in unfinished:
         if deadline is not None and deadline.expired():
             raise Timeout
-        solver = propagator.solvers[line]
+        solver = propagator.solver(line)
         if chosen.name == "blocks" and not solver.automaton.plain:
             formula.encoding = "blocks+automaton"  # said in the stats and the DIMACS header
             by_automaton(formula, solver, propagator.cells[line], domains)
@@ -483,15 +492,3 @@ def variable_comments(puzzle: Puzzle, formula: CnfFormula) -> Iterator[str]:
         names = ", ".join(f"{puzzle.palette[color].name}={literal}" for color, literal in options)
         yield f"cell ({row + 1},{column + 1}): {names}"
 
-
-def residual_dimacs(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfFormula | None]:
-    """`satnono cnf`: the DIMACS text of the residual after line logic, with its formula;
-    (why, None) when the clues or line logic prove that no grid fits."""
-    from satnono.propagate import initial_domains, propagate_root
-
-    domains = initial_domains(puzzle)
-    propagator, reason = propagate_root(puzzle, domains)
-    if reason is not None:
-        return reason, None
-    formula = encode_puzzle(propagator, domains, encoding=encoding)
-    return formula.dimacs(variable_comments(puzzle, formula)), formula

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from satnono.backends import Backend, Residual, SearchOptions, SearchReport
 from satnono.components import components
 from satnono.model import Puzzle
-from satnono.propagate import Propagator, initial_domains, propagate_root
+from satnono.native import line_logic
+from satnono.propagate import Propagator, palette_domains
 from satnono.runtime.deadline import Deadline
 
 #: One component's solution: (cell, decided domain) for each of its undecided cells.
@@ -23,13 +24,14 @@ Assignment = tuple[tuple[int, int], ...]
 @dataclass(frozen=True)
 class Prepared:
     """A puzzle after line logic: `domains` (narrowed in place by later searches, which
-    restore them), the propagator that narrowed them, and `reason` when line logic (or the
-    clues alone) proved that no grid fits."""
+    restore them), the puzzle's line geometry and solvers (`propagator`), `reason` when line
+    logic (or the clues alone) proved that no grid fits, and the lines it solved."""
 
     puzzle: Puzzle
     propagator: Propagator
     domains: list[int]
     reason: str | None
+    line_solves: int = 0
 
     @property
     def cells_left(self) -> int:
@@ -54,9 +56,9 @@ def prepare(
     place. Raises Timeout when the deadline passes first; `domains` then holds what line
     logic had decided, all of it sound."""
     if domains is None:
-        domains = initial_domains(puzzle)
-    propagator, reason = propagate_root(puzzle, domains, deadline)
-    return Prepared(puzzle, propagator, domains, reason)
+        domains = palette_domains(puzzle)
+    reason, solves = line_logic(puzzle, domains, deadline)
+    return Prepared(puzzle, Propagator(puzzle), domains, reason, solves)
 
 
 def no_grid(puzzle: Puzzle, lines: tuple[int, ...]) -> str:

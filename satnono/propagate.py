@@ -1,15 +1,18 @@
-"""Line propagation over the whole grid: solve lines until no line can narrow any cell.
+"""Line propagation over the whole grid, in Python: solve lines until no line can narrow any
+cell.
 
-The grid state is a flat list of domain bitmasks (cell = row * width + column). Changed cells
-re-queue their crossing line, so work is proportional to what actually changes. An optional
-trail records every narrowing so that search can undo it.
+satnono propagates in its native engine (satnono.native); this is the reference the engine is
+held to by the tests, and the counting search's and the lookahead's propagation. The grid state
+is a flat list of domain bitmasks (cell = row * width + column). Changed cells re-queue their
+crossing line, so work is proportional to what actually changes. An optional trail records
+every narrowing so that search can undo it.
 """
 
 from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -42,6 +45,12 @@ def full_domain(puzzle: Puzzle) -> int:
     return (1 << len(puzzle.palette)) - 1
 
 
+def palette_domains(puzzle: Puzzle) -> list[int]:
+    """Every cell may take any color of the palette: where native line logic starts (its first
+    pass narrows each cell to the colors its lines allow, as `initial_domains` does)."""
+    return [full_domain(puzzle)] * (puzzle.width * puzzle.height)
+
+
 def initial_domains(puzzle: Puzzle) -> list[int]:
     """Every cell may take any color that both its row clue and its column clue use."""
     row_colors = [1 | _clue_colors(clue) for clue in puzzle.rows]
@@ -57,26 +66,32 @@ def _clue_colors(clue: Clue) -> int:
 
 
 class Propagator:
-    """Holds one LineSolver per distinct (clue, length) and the geometry of every line."""
+    """The geometry of every line and one LineSolver per distinct (clue, length), each made
+    when a line first needs it: satnono's own line logic runs in the native engine
+    (satnono.native), and this Python one is its reference and the encoders' source of
+    automata, so most puzzles never make a solver here."""
 
-    def __init__(self, puzzle: Puzzle, deadline: Deadline | None = None) -> None:
-        """Raise Timeout if `deadline` passes first (0.7 s for a 1000 x 1000 puzzle)."""
+    def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle
-        colors = len(puzzle.palette)
-        shared: dict[tuple[tuple[int, ...], int], LineSolver] = {}
-        self.solvers: list[LineSolver] = []
         self.cells, self.read = _geometry(puzzle.width, puzzle.height)
-        for line in range(puzzle.line_count):
-            clue = puzzle.line_clue(line)
-            numbers = clue_numbers(clue, colors)
-            key = (numbers, puzzle.width if line < puzzle.height else puzzle.height)
-            solver = shared.get(key)
-            if solver is None:
-                if deadline is not None and deadline.expired():
-                    raise Timeout
-                solver = shared[key] = LineSolver(clue, key[1], colors, numbers)
-            self.solvers.append(solver)
+        #: solvers[line], or None until `solver(line)` makes it.
+        self.solvers: list[LineSolver | None] = [None] * puzzle.line_count
+        self._shared: dict[tuple[tuple[int, ...], int], LineSolver] = {}
         self.stats = PropagationStats()
+
+    def solver(self, line: int) -> LineSolver:
+        """The line solver of `line` (shared by every line with the same clue and length)."""
+        solver = self.solvers[line]
+        if solver is None:
+            puzzle = self.puzzle
+            clue = puzzle.line_clue(line)
+            numbers = clue_numbers(clue, len(puzzle.palette))
+            key = (numbers, puzzle.width if line < puzzle.height else puzzle.height)
+            solver = self._shared.get(key)
+            if solver is None:
+                solver = self._shared[key] = LineSolver(clue, key[1], len(puzzle.palette), numbers)
+            self.solvers[line] = solver
+        return solver
 
     def lines_of(self, cell: int) -> tuple[int, int]:
         return cell // self.puzzle.width, self.puzzle.height + cell % self.puzzle.width
@@ -110,7 +125,7 @@ class Propagator:
                 queued[line] = 0
                 current = read[line](domains)
                 solves += 1
-                solver = solvers[line]
+                solver = solvers[line] or self.solver(line)
                 new = solver.cache.get(current)  # inlined solver.solve(): most lookups hit
                 if new is None:
                     if deadline is not None and deadline.expired():
@@ -141,14 +156,15 @@ class Propagator:
 def propagate_root(
     puzzle: Puzzle, domains: list[int], deadline: Deadline | None = None
 ) -> tuple[Propagator, str | None]:
-    """Line logic over the whole grid from `domains` (initial_domains(puzzle), narrowed in place).
+    """Line logic over the whole grid from `domains` (initial_domains(puzzle), narrowed in place),
+    in Python: the reference that satnono.native.line_logic is held to.
 
     Returns the propagator and, when the clues or line logic prove that no grid fits, why.
-    Every solve, count, analysis and CNF starts here. Raises Timeout when the deadline passes
-    first; `domains` then holds what line logic had decided, all of it sound.
+    Raises Timeout when the deadline passes first; `domains` then holds what line logic had
+    decided, all of it sound.
     """
     reason = find_contradiction(puzzle)
-    propagator = Propagator(puzzle, deadline)
+    propagator = Propagator(puzzle)
     if reason is None:
         try:
             propagator.propagate(domains, deadline=deadline)
@@ -190,11 +206,16 @@ def unknown_cells(domains: list[int]) -> list[int]:
     return [cell for cell, domain in enumerate(domains) if domain & (domain - 1)]
 
 
-def domains_to_grid(puzzle: Puzzle, domains: list[int]) -> Grid:
-    """The grid of a fully decided state (every domain a single color)."""
+#: Maps a domain's bit length to its (highest) color: bit_length - 1, 0 for an empty domain.
+_COLOR_OF_LENGTH = bytes([0, *range(255)])
+
+
+def domains_to_grid(puzzle: Puzzle, domains: Sequence[int]) -> Grid:
+    """The grid of a fully decided state (every domain a single color); through bytes, whose
+    maps and slices run in C (a third of an easy puzzle's solve, written as a comprehension)."""
     width = puzzle.width
-    values = [domain.bit_length() - 1 for domain in domains]
-    return tuple(tuple(values[r * width : (r + 1) * width]) for r in range(puzzle.height))
+    colors = bytes(map(int.bit_length, domains)).translate(_COLOR_OF_LENGTH)
+    return tuple(tuple(colors[start : start + width]) for start in range(0, len(colors), width))
 
 
 def grid_to_domains(grid: Grid) -> list[int]:

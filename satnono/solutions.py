@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, load_backend
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
-from satnono.propagate import domains_to_grid, initial_domains
+from satnono.propagate import domains_to_grid, palette_domains
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.status import Status
 from satnono.verify import Verifier
@@ -121,8 +121,6 @@ def solve(
     """
     started = time.perf_counter()
     deadline = deadline or Deadline(timeout)
-    # Backends that cannot stream to on_solution (the portfolio's workers) need the limit.
-    options = replace(options or SearchOptions(), limit=limit)
     progress = progress or Progress()
     progress.cells = puzzle.width * puzzle.height
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
@@ -149,7 +147,7 @@ def solve(
         wanted = on_solution is None or on_solution(grid) is not False
         return wanted and (limit == 0 or found < limit)
 
-    domains = initial_domains(puzzle)
+    domains = palette_domains(puzzle)
     progress.phase = "line logic"
     propagation_started = time.perf_counter()
     try:
@@ -162,7 +160,7 @@ def solve(
         raise
     finally:
         stats["propagation_seconds"] = round(time.perf_counter() - propagation_started, 4)
-    stats["line_solves"] = prepared.propagator.stats.line_solves
+    stats["line_solves"] = prepared.line_solves
     if prepared.reason is not None:
         return finish(Status.UNSOLVABLE, True, prepared.reason)
     stats["cells_left"] = prepared.cells_left
@@ -171,6 +169,9 @@ def solve(
     if not stats["cells_left"]:
         accept(domains_to_grid(puzzle, domains))
         return finish(Status.UNIQUE, True)
+
+    # Backends that cannot stream to on_solution (the portfolio's workers) need the limit.
+    searched = replace(options or SearchOptions(), limit=limit)
 
     def search_phase(name: str = backend) -> SolveResult:
         chosen_backend = load_backend(name)
@@ -186,7 +187,7 @@ def solve(
         progress.phase = "search"
         for progress.component, part in enumerate(parts[:-1], start=1):
             found_here = enumerate_part(
-                chosen_backend, prepared.residual(part), options, deadline, limit
+                chosen_backend, prepared.residual(part), searched, deadline, limit
             )
             _merge_stats(stats, found_here.report.stats)
             solver = stats.pop("solver", solver)
@@ -215,7 +216,7 @@ def solve(
             return True
 
         progress.component = len(parts)
-        report = search(prepared.residual(parts[-1]), options, deadline, combine)
+        report = search(prepared.residual(parts[-1]), searched, deadline, combine)
         _merge_stats(stats, report.stats)
         solver = stats.pop("solver", solver)
         exhausted = exhausted and report.exhausted and not ran_out
@@ -230,7 +231,7 @@ def solve(
         return finish(Status.MULTIPLE, exhausted, solver=solver)
 
     if stats["cells_left"] <= BACKENDS[backend].branch_below and not (
-        options.solver or options.encoding
+        searched.solver or searched.encoding
     ):  # a few cells: the classic search, here (see BackendInfo.branch_below)
         return search_phase("backtrack")
     return search_phase() if search_with is None else search_with(search_phase)

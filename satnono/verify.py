@@ -6,9 +6,18 @@ cannot hide itself here. Every solution is checked before anything reports it.
 
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Sequence
 
-from satnono.model import BLOTTED, Block, Grid, Puzzle
+from satnono.model import MAX_SIDE, Block, Grid, Puzzle
+
+#: Runs of white cells in a black-and-white line as bytes (see Verifier.pattern).
+_WHITE_RUNS = re.compile(b"\x00+")
+#: Between two lines of a grid written out whole (cells are 0 and 1).
+_SEPARATOR = b"\x02"
+#: A block of each length as black cells (a blotted number, length -1, has none: KeyError).
+_BLOCKS = {length: b"\x01" * length for length in range(1, MAX_SIDE + 1)}
 
 
 class VerificationError(AssertionError):
@@ -81,17 +90,22 @@ class Verifier:
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle
         self.expected = [*puzzle.rows, *puzzle.columns]
-        #: For a black-and-white puzzle without blotted numbers: each line's block lengths,
-        #: compared with the lengths of its runs of 1s between 0s (`_lengths`, which C does a
-        #: line at a time). Else None, and `exact` holds each line's runs as `runs` gives them
-        #: (one list comparison instead of `matches`), None where a number is blotted.
-        self.lengths: list[list[int]] | None = None
+        #: For a black-and-white puzzle without blotted numbers: every line's clue written as
+        #: its cells would be with one white cell between blocks and none at the ends, the
+        #: lines joined by _SEPARATOR. A grid is right iff its lines, written out the same way
+        #: (runs of white collapsed, ends stripped: `_pattern`), give these bytes: one
+        #: comparison, in C, for the whole grid. Else None, and `exact` holds each line's runs
+        #: as `runs` gives them (one list comparison instead of `matches`), None where a number
+        #: is blotted.
+        self.pattern: bytes | None = None
         self.exact: list[list[tuple[int, int]] | None] = []
         if len(puzzle.palette) == 2:
-            lengths = [[block.length for block in clue] for clue in self.expected]
-            if not any(BLOTTED in numbers for numbers in lengths):
-                self.lengths = lengths
-        if self.lengths is None:
+            with contextlib.suppress(KeyError):  # a blotted number has no block of its own
+                self.pattern = _SEPARATOR.join(
+                    b"\x00".join([_BLOCKS[block.length] for block in clue])
+                    for clue in self.expected
+                )
+        if self.pattern is None:
             for clue in self.expected:
                 wanted = [(block.length, block.color) for block in clue]
                 self.exact.append(wanted if not wanted or min(wanted)[0] > 0 else None)
@@ -102,6 +116,10 @@ class Verifier:
         puzzle = self.puzzle
         if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
             return verify(puzzle, grid)
+        if self.pattern is not None:
+            if _pattern(grid) != self.pattern:
+                return verify(puzzle, grid)  # raises, naming every wrong line
+            return grid
         self.calls += 1
         lines = (*grid, *zip(*grid, strict=True))
         if self.calls == 1:  # most solves verify one grid: no line worth remembering yet
@@ -128,12 +146,20 @@ class Verifier:
 
     def _right(self, index: int, cells: tuple[int, ...]) -> bool:
         """Whether line `index` (of palette indices) has its clue's runs."""
-        if self.lengths is not None:
-            return _lengths(cells) == self.lengths[index]
         found, wanted = runs(cells), self.exact[index]
         return found == wanted if wanted is not None else matches(found, self.expected[index])
 
 
-def _lengths(cells: tuple[int, ...]) -> list[int]:
-    """The run lengths of a black-and-white line (of 0s and 1s: the caller checks the range)."""
-    return [len(run) for run in bytes(cells).split(b"\x00") if run]
+def _pattern(grid: Grid) -> bytes | None:
+    """A black-and-white grid's rows and columns as Verifier.pattern writes clues; None when a
+    cell is not 0 or 1 (so that it cannot pass for a separator or a block)."""
+    try:
+        lines = [bytes(row) for row in grid]
+        lines += [bytes(column) for column in zip(*grid, strict=True)]
+    except (TypeError, ValueError):  # a cell that is not a byte
+        return None
+    data = _SEPARATOR.join(lines)
+    if data.translate(None, b"\x00\x01\x02") or data.count(_SEPARATOR) != len(lines) - 1:
+        return None
+    collapsed = _WHITE_RUNS.sub(b"\x00", data).strip(b"\x00")
+    return collapsed.replace(b"\x00\x02", _SEPARATOR).replace(b"\x02\x00", _SEPARATOR)

@@ -12,8 +12,11 @@ from types import ModuleType
 
 from hypothesis import strategies as st
 
+from satnono.backends import Residual, SearchOptions, SearchReport, load_backend
 from satnono.generate import puzzle_from_grid
 from satnono.model import BLACK_AND_WHITE, Block, Color, Grid, Puzzle
+from satnono.propagate import Propagator, domains_to_grid, initial_domains
+from satnono.runtime.deadline import Deadline
 from satnono.verify import runs
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
@@ -152,3 +155,22 @@ def load_tool(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def backend_solutions(
+    backend: str, puzzle: Puzzle, options: SearchOptions | None = None
+) -> tuple[list[Grid], SearchReport]:
+    """Every solution a backend reports when it gets the whole grid as one search, with its
+    report. (The pipeline splits independent regions apart and sends small residuals to the
+    classic search; this reaches the backend itself, whatever the puzzle.)"""
+    found: list[Grid] = []
+
+    def keep(decided: list[int]) -> bool:
+        found.append(domains_to_grid(puzzle, decided))
+        return True
+
+    residual = Residual(puzzle, Propagator(puzzle), tuple(initial_domains(puzzle)))
+    report = load_backend(backend).search(
+        residual, options or SearchOptions(), Deadline(None), keep
+    )
+    return found, report

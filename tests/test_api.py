@@ -135,6 +135,6 @@ def test_a_few_cells_left_are_searched_by_branching_in_the_callers_thread() -> N
     assert result.stats["cells_left"] == 4 and result.solver == "backtrack"
     assert result.backend == "sat" and seen == [threading.main_thread().name] * 2
     by_sat = satnono.solve(FOUR_LEFT, max_solutions=0, solver="glucose3")
-    assert by_sat.solver == "glucose3"
+    assert by_sat.solver == "glucose3"  # a named solver searches itself
     assert sorted(map(tuple, by_sat.solutions)) == sorted(map(tuple, result.solutions))
     assert result.status == by_sat.status == "multiple" and result.complete and by_sat.complete

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from satnono.backends import SearchOptions
+from satnono.backends import sat as sat_backend
 from satnono.cnf import DEFAULT_ENCODING, ENCODINGS
 from satnono.counting import Approximation, count_solutions
 from satnono.errors import InputError
@@ -21,6 +22,7 @@ from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
 from satnono.runtime.deadline import Deadline
 from satnono.solutions import solve
 from satnono.verify import problems
+from support import backend_solutions
 
 BACKENDS = ["sat", "cpsat", "backtrack", "portfolio"]
 PALETTE3 = (*BLACK_AND_WHITE, Color("red", "r", "#ff0000"))
@@ -66,6 +68,34 @@ def test_every_backend_finds_exactly_the_grids_that_fit(backend: str, puzzle: Pu
     result = solve(puzzle, backend=backend, limit=0)
     assert result.complete
     assert set(result.grids) == expected
+
+
+BLOTTED_FIVE = Puzzle.from_clues(rows=[["?"], ["?", 1]], columns=[[1], [1], ["?"], ["?"]])
+
+
+def test_the_handover_to_cdcl_after_the_native_search_loses_no_solution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression: a solution that probing found and ruled out at the root lies outside the
+    probed residual, at a cell that is decided there. Its blocking clause over the residual's
+    cells alone was the clause of another solution, which CDCL then never reported."""
+    monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # CDCL right after the root's probing
+    found, report = backend_solutions("sat", BLOTTED_FIVE)
+    assert "cnf_variables" in report.stats and report.exhausted  # CDCL took over and finished
+    assert sorted(found) == sorted(every_grid(BLOTTED_FIVE)) and len(found) == 5
+
+
+@pytest.mark.parametrize("backend", ["sat", "backtrack"])
+@settings(max_examples=60, deadline=None)
+@given(puzzle=blotted_puzzles())
+def test_the_native_paths_find_exactly_the_grids_that_fit(backend: str, puzzle: Puzzle) -> None:
+    """The backends themselves on the whole grid (the pipeline sends such small puzzles to the
+    classic search); the sat backend hands over to CDCL right after probing the root."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sat_backend, "SEARCH_WORK", 0)
+        found, report = backend_solutions(backend, puzzle)
+    assert report.exhausted
+    assert len(found) == len(set(found)) and set(found) == every_grid(puzzle)
 
 
 # The default encoding is the sat backend's, tested above.

@@ -67,7 +67,9 @@ def test_solve_json_black_and_white() -> None:
     assert data["width"] == data["height"] == 25 and data["colors"] == 2
     (rows,) = data["solutions"]
     assert len(rows) == 25 and set("".join(rows)) <= {".", "#"}
-    assert data["stats"]["cells_left"] > 0 and data["stats"]["cnf_clauses"] > 0
+    # Line logic leaves cells; the native search decides them (no CNF is made).
+    assert data["stats"]["cells_left"] > 0 and data["solver"] == "native"
+    assert data["stats"]["native_probes"] > 0 and "cnf_clauses" not in data["stats"]
 
 
 def test_solve_json_color_uses_the_files_characters() -> None:

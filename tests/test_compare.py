@@ -46,7 +46,8 @@ def test_compare_writes_table_csv_and_plots(tmp_path: Path) -> None:
     }
     switches = [r for r in rows if r["puzzle"] == str(folder / "switches-8.non")]
     assert {r["status"] for r in switches} == {"multiple"}
-    assert all(int(r["variables"]) > 0 and int(r["clauses"]) > 0 for r in switches)
+    # The CNF's size where one was made (the native search decides switches-8 without one).
+    assert all(r["variables"] == "" or int(r["variables"]) > 0 for r in rows)
     assert all(float(r["seconds"]) >= 0 for r in rows)
     svg = plot.read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg

@@ -1,4 +1,5 @@
-"""Cube-and-conquer (satnono.backends.cubes) and the sat backend's escalation (issue 21)."""
+"""Cube-and-conquer (satnono.backends.cubes) and the sat backend's handover from the native
+search to CDCL."""
 
 from __future__ import annotations
 
@@ -285,17 +286,16 @@ def test_the_cubes_backend_checks_its_options() -> None:
             satnono.solve(puzzle, backend="cubes", **{name: value})
 
 
-def test_escalation_probes_and_goes_on_past_the_solutions_already_found(
+def test_the_handover_to_cdcl_goes_on_past_the_solutions_already_found(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With no time before escalating, CaDiCaL on the probed residual must find the same
-    solutions, none twice, whatever the first solver had reported."""
+    """With no budget for the native search, CaDiCaL on the probed residual must find the
+    same solutions, none twice, whatever probing had reported."""
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
-    monkeypatch.setattr(sat_backend, "ESCALATE_AFTER", 0.0)
+    monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)
     result = satnono.solve(puzzle, max_solutions=0, timeout=60)
     assert result.complete and result.solutions_found == 256
-    assert result.stats["escalated_after"] == 0.0
-    assert result.solver == sat_backend.ESCALATION_SOLVER
+    assert result.solver == sat_backend.PROBED_SOLVER and "native_probes" in result.stats
     assert len({tuple(map(tuple, grid)) for grid in result.grids}) == len(result.grids)
 
 
@@ -315,11 +315,12 @@ def test_the_second_solver_skips_blocked_solutions() -> None:
     assert {tuple(d) for d in rest} == {tuple(d) for d in first[100:]}
 
 
-def test_a_named_solver_is_never_escalated(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sat_backend, "ESCALATE_AFTER", 0.0)
+def test_a_named_solver_gets_line_logics_residual_alone() -> None:
+    """A named solver is what is being compared: no native search or probing before it."""
     puzzle = satnono.read_puzzle(str(EXAMPLES / "needs-search-25.non"))
     result = satnono.solve(puzzle, solver="glucose3")
-    assert result.status == "unique" and "escalated_after" not in result.stats
+    assert result.status == "unique" and result.solver == "glucose3"
+    assert "native_probes" not in result.stats
 
 
 def test_a_sooner_deadline_passes_with_the_outer_one() -> None:

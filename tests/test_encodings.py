@@ -201,10 +201,10 @@ def test_every_grid_has_exactly_one_model(encoding: str, puzzle: Puzzle) -> None
 def test_exported_cnf_names_no_variable_twice_in_a_clause(encoding: str) -> None:
     """Strict DIMACS readers refuse `x -x` (issue 23: 268 such clauses in Nature's automaton
     CNF); the export is equisatisfiable without them, and its header counts what it holds."""
-    from satnono.cnf import residual_dimacs
+    from satnono import residual_cnf
 
     puzzle = read_puzzle(EXAMPLES / "needs-search-25.non")
-    text, formula = residual_dimacs(puzzle, encoding)
+    text, formula = residual_cnf(puzzle, encoding)
     assert formula is not None
     header = next(line for line in text.splitlines() if line.startswith("p cnf"))
     body = [line for line in text.splitlines() if line and line[0] not in "cp"]

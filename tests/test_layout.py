@@ -13,8 +13,9 @@ FRONT_ENDS = ("satnono.cli", "satnono.serve", "satnono.__main__")
 
 
 def _modules() -> dict[str, Path]:
+    """Every module of the package by name; a compiled extension is known by its stub."""
     found = {}
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")]:
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
@@ -116,3 +117,10 @@ def test_star_import_gives_every_public_name() -> None:
     assert set(satnono.__all__) <= set(namespace)
     for name in ("SolveResult", "CountResult", "Analysis", "SolveHandle", "Status"):
         assert isinstance(namespace[name], type), name
+
+
+def test_only_satnono_native_imports_the_engine() -> None:
+    """The native engine's boundary is one module (satnono.native): nothing else reaches the
+    extension, so its narrow interface stays the only one."""
+    users = sorted(name for name, imported in GRAPH.items() if "satnono._engine" in imported)
+    assert users == ["satnono.native"]

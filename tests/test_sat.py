@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from satnono.backends import SearchOptions
+from satnono.backends import sat as sat_backend
 from satnono.backends.sat import ALL_TRUE
 from satnono.cnf import encode_puzzle
 from satnono.errors import Contradiction
@@ -18,7 +19,7 @@ from satnono.model import Puzzle
 from satnono.propagate import Propagator, initial_domains
 from satnono.runtime.sat_solvers import NO_PROPAGATE, available_solvers
 from satnono.solutions import solve
-from support import EXAMPLES, PALETTES, brute_force_solutions, grids, puzzles
+from support import EXAMPLES, PALETTES, backend_solutions, brute_force_solutions, grids, puzzles
 
 
 @settings(max_examples=150, deadline=None)
@@ -31,6 +32,18 @@ def test_sat_counts_match_brute_force(puzzle: Puzzle) -> None:
     assert set(result.grids) == expected
     if not expected:
         assert result.status == "unsolvable" and result.reason
+
+
+@settings(max_examples=150, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_native_search_then_cdcl_finds_exactly_the_solutions(puzzle: Puzzle) -> None:
+    """The default path with no native search budget: root probing, then CDCL on what it
+    leaves, with probing's implications and belief propagation's phases; no solution twice."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sat_backend, "SEARCH_WORK", 0)
+        found, report = backend_solutions("sat", puzzle)
+    assert report.exhausted
+    assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,9 +1,10 @@
 """Whole archives on Dask: the engine that solves puzzles as tasks, the SQLite store of their
-results, and what `satnono batch` and `satnono compare` make of them.
+results, and what `satnono batch` and `satnono compare` make of them; and tournament runs.
 
 engine (jobs, settings, the Dask client and the one task loop), store (SQLite rows),
 batch (a resumable run into the store), report (summaries and plots of stored rows),
-compare (several backends on the same puzzles, checked against each other). The names
+compare (several backends on the same puzzles, checked against each other), tournament (a
+question file in order on one core, as the computer-olympiad tournaments run it). The names
 below are what the front ends use; each module is imported on first use (Dask, SQLite and
 matplotlib only by the calls that need them).
 """
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from satnono.archive.files import find_entries, puzzle_files
     from satnono.archive.report import plot, summary_lines
     from satnono.archive.store import ResultRow, ResultStore, write_csv
+    from satnono.archive.tournament import Tournament, run_tournament
 
 _NAMES = {
     "BatchRun": ("satnono.archive.batch", "BatchRun"),
@@ -40,6 +42,8 @@ _NAMES = {
     "write_csv": ("satnono.archive.store", "write_csv"),
     "find_entries": ("satnono.archive.files", "find_entries"),
     "puzzle_files": ("satnono.archive.files", "puzzle_files"),
+    "Tournament": ("satnono.archive.tournament", "Tournament"),
+    "run_tournament": ("satnono.archive.tournament", "run_tournament"),
 }
 
 __all__ = [
@@ -48,6 +52,7 @@ __all__ = [
     "ResultRow",
     "ResultStore",
     "SolveRun",
+    "Tournament",
     "disagreements",
     "find_entries",
     "plot",
@@ -55,6 +60,7 @@ __all__ = [
     "puzzle_files",
     "run_all",
     "run_batch",
+    "run_tournament",
     "stored_rows",
     "summary_lines",
     "write_compare_csv",

@@ -75,7 +75,7 @@ def build_model(
             continue
         if deadline is not None and deadline.expired():
             raise Timeout
-        automaton = residual.propagator.solvers[line].automaton
+        automaton = residual.propagator.solver(line).automaton
         expressions = [
             cells[cell].expression if cell in cells else domains[cell].bit_length() - 1
             for cell in line_cells

@@ -1,11 +1,18 @@
-"""The SAT backend: the residual CNF (satnono.cnf) solved and enumerated with a PySAT solver.
+"""The SAT backend: the native engine probes and searches first; what it leaves after its budget
+is encoded as CNF (satnono.cnf) and solved by a PySAT solver.
+
+By default (no solver or encoding named) it takes the steps of the field's strongest solvers:
+the native engine propagates and probes the residual and searches it depth first under a probe
+budget (SEARCH_WORK); if that does not finish, CaDiCaL takes the probed residual, with the
+binary implications probing found as extra clauses and belief propagation's guesses as its
+phases (cells and block starts), and each later solution is searched from the last one's
+phases. A named solver or encoding gets line logic's residual alone, with the phase seed
+(SearchOptions.seed): that is the configuration being compared, and what the portfolio races.
 
 Solutions are enumerated with blocking clauses over the residual cell variables. Solvers that
 PySAT can interrupt run in this process (satnono.runtime.stoppable stops them at the deadline
 and on Ctrl-C); the others (CaDiCaL, Kissat, Lingeling) run in a forked child, so that a
 timeout or a Ctrl-C is always honoured at once by killing it.
-The solver, the encoding (SearchOptions.encoding) and the initial phases (SearchOptions.seed)
-are all selectable, because the portfolio backend races different choices of them.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from satnono import native
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.runtime.child import Send, stream_from_child
@@ -33,9 +41,20 @@ from satnono.runtime.sat_solvers import (
 #: painted and (in the blocks encoding) every block as far right as it goes.
 ALL_TRUE = -1
 
-
 #: Solutions found by blocking clauses before enumeration switches to splitting (see below).
 BLOCKING_PHASE = 64
+
+#: The native search's budget before CDCL takes over, in probes times lines (a larger puzzle
+#: gets fewer, costlier probes). Tuned on taai2011 (all 1000 solved at every value; CPU for
+#: the set 99.6 s at 0, 61.5 at 1e6, 60.6 at 2e6, 60.6 at 4e6, 61.9 at 6e6, 60.4 at 1e7,
+#: 76.7 at nonosolve's 4e7): the middle of the flat part, which keeps hand-overs on puzzles
+#: only CDCL decides short (BENCHMARKS.md, "The engine in Rust").
+SEARCH_WORK = 4_000_000
+#: The solver that takes the probed residual by default: with belief propagation's phases it
+#: found Knotty's two solutions in 0.1 s and Faase's in 2.5 s (BENCHMARKS.md).
+PROBED_SOLVER = "cadical195"
+#: Implications of probing handed to the solver at most (each one a binary clause).
+MOST_IMPLICATIONS = 300_000
 
 
 def enumerate_models(
@@ -44,27 +63,30 @@ def enumerate_models(
     deadline: Deadline,
     seed: int = 0,
     blocked: list[list[int]] | None = None,
+    phases: list[int] | None = None,
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted".
 
     The first solutions come from the classic loop (solve, add a blocking clause, solve again),
-    which is what proving a solution unique takes. Past BLOCKING_PHASE solutions the space is
-    evidently large, and a growing pile of long blocking clauses slows every later solve (the
-    rate falls from ~8,000 to ~1,000 per second on a 9! component), so enumeration goes on by
-    splitting instead: a depth-first walk over cell values under assumptions, pruned by unit
-    propagation (line solving with the automaton encoding, weaker with the others, which
-    then confirm each fully assigned leaf with a solve) and by a solve at each branching node. The
-    blocking clauses already added keep the walk from finding those solutions again.
-    The consumer sends nothing back; it simply stops iterating when it has enough.
-    `blocked` are blocking clauses of solutions found before (by an earlier solver).
+    which is what proving a solution unique takes. With `phases` (literals), the solver starts
+    from them and each later solve from the last solution found. Past BLOCKING_PHASE solutions
+    the space is evidently large, and a growing pile of long blocking clauses slows every
+    later solve (the rate falls from ~8,000 to ~1,000 per second on a 9! component), so
+    enumeration goes on by splitting instead: a depth-first walk over cell values under
+    assumptions, pruned by unit propagation (line solving with the automaton encoding, weaker
+    with the others, which then confirm each fully assigned leaf with a solve) and by a solve
+    at each branching node. The blocking clauses already added keep the walk from finding
+    those solutions again. The consumer sends nothing back; it simply stops iterating when it
+    has enough. `blocked` are blocking clauses of solutions found before (by an earlier search).
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
     # Splitting needs propagate(); a solver without it blocks solutions to the end.
     splits = incremental and solver_name not in NO_PROPAGATE
     blocking: list[list[int]] = list(blocked or ())
+    guided = phases is not None and solver_name not in NO_PHASES
     with SatSolver(solver_name, deadline) as solver:
-        load(solver.solver, solver_name, formula, seed, blocking, deadline=deadline)
+        load(solver.solver, solver_name, formula, seed, blocking, deadline, phases)
         while not splits or len(blocking) < BLOCKING_PHASE:
             result = solver.solve()
             if result is None:
@@ -80,11 +102,13 @@ def enumerate_models(
             blocking.append(clause)
             if incremental:
                 solver.add_clause(clause)
+                if guided:
+                    solver.solver.set_phases(model)
             else:  # no assumptions in this solver: a new one, with every blocking clause
                 from pysat.solvers import Solver
 
                 solver.replace(Solver(name=solver_name))
-                load(solver.solver, solver_name, formula, seed, blocking)
+                load(solver.solver, solver_name, formula, seed, blocking, phases=phases)
         yield from _enumerate_by_splitting(solver, cell_variables, formula.checks_by_propagation)
 
 
@@ -99,12 +123,14 @@ def load(
     seed: int = 0,
     extra: list[list[int]] | None = None,
     deadline: Deadline | None = None,
+    phases: list[int] | None = None,
 ) -> None:
-    """Load a new PySAT solver with the formula; a nonzero seed sets random initial phases.
+    """Load a new PySAT solver with the formula; `phases` (literals) or a nonzero seed set the
+    initial phases.
 
     The phase is what a CDCL solver tries first for each variable, so different seeds send
     otherwise identical solvers down different branches: cheap diversity for the portfolio.
-    Solvers without phase control (CaDiCaL 1.0.3, Kissat) ignore the seed.
+    Solvers without phase control (CaDiCaL 1.0.3, Kissat) ignore both.
     Loading is done in chunks so that `deadline` can end it (raising Timeout): it takes
     about 0.9 s per million clauses, 28 s for a random 400 x 400 grid.
     """
@@ -115,7 +141,11 @@ def load(
         solver.append_formula(clauses[start : start + LOAD_CHUNK])
     if extra:
         solver.append_formula(extra)
-    if seed and solver_name not in NO_PHASES:
+    if solver_name in NO_PHASES:
+        return
+    if phases is not None:
+        solver.set_phases(phases)
+    elif seed:
         variables = range(2, formula.variables + 1)
         if seed == ALL_TRUE:
             solver.set_phases(list(variables))
@@ -166,15 +196,6 @@ def _enumerate_by_splitting(
     yield "exhausted"
 
 
-#: Seconds the default configuration searches before it escalates (see SatBackend.search).
-#: Everything of the survey and the held-out set is decided well within it (1.2 s at most).
-ESCALATE_AFTER = 10.0
-#: The solver the escalation hands the probed residual to: on frans_faase (95x80) CaDiCaL
-#: 1.9.5 found two solutions in 231 s, where Glucose 4.2 and MapleChrono found none in 120 s
-#: (BENCHMARKS.md, frontier section). It cannot be interrupted, so it runs in a child.
-ESCALATION_SOLVER = "cadical195"
-
-
 class SatBackend:
     name: ClassVar[str] = "sat"
 
@@ -185,10 +206,9 @@ class SatBackend:
         deadline: Deadline,
         on_solution: OnSolution,
     ) -> SearchReport:
-        """The default configuration (no solver named) escalates when it has not finished after
-        ESCALATE_AFTER seconds: probing to a fixpoint with the exact line solver fixes what
-        every solution shares (on frans_faase 813 more cells), and ESCALATION_SOLVER goes on
-        from the smaller formula, the solutions already reported blocked."""
+        """By default the native search under its budget, then CaDiCaL on the probed residual
+        with probing's implications and belief propagation's phases; with a solver or an
+        encoding named, that configuration alone on line logic's residual."""
         return self.search_excluding(residual, options, deadline, on_solution)
 
     def search_excluding(
@@ -202,46 +222,46 @@ class SatBackend:
         """`search`, without the solutions `excluded` (decided domains, each within the
         residual's domains): they were reported before (the cubes backend goes on in parts of
         a cube whose search it stopped)."""
-        solver_name = canonical_solver(options.solver)
-        if options.solver is not None or not deadline_allows(deadline, ESCALATE_AFTER):
+        if options.solver is not None or options.encoding is not None:
+            # A named solver is what is being compared: it gets line logic's residual.
+            solver_name = canonical_solver(options.solver)
             return _search(residual, options, solver_name, deadline, on_solution, excluded)
-        reported: list[Sequence[int]] = list(excluded)
-
-        def record(decided: list[int]) -> bool:
-            reported.append(decided)
-            return on_solution(decided)
-
-        first = _search(
-            residual, options, solver_name, deadline.sooner(ESCALATE_AFTER), record, excluded
-        )
-        if not first.timed_out or deadline.expired():
-            return first
-        from satnono.backends.backtrack import probe_fixpoint
-
         started = time.perf_counter()
-        try:
-            probed = probe_fixpoint(residual, deadline)
-        except Timeout:
-            return first
-        stats = {**first.stats, "escalated_after": ESCALATE_AFTER,
-                 "probe_seconds": round(time.perf_counter() - started, 4)}  # fmt: skip
-        if probed is None:  # probing refutes the residual: there was no solution to find
-            return SearchReport(exhausted=True, stats=stats)
-        narrowed = replace(residual, domains=probed)
+        puzzle = residual.puzzle
+        search = native.Engine(puzzle).search(
+            residual.domains, residual.lines, restarts=0 < options.limit <= 2,
+            budget=SEARCH_WORK // puzzle.line_count, seed=max(options.seed, 0), excluded=excluded,
+        )  # fmt: skip
+        found: list[Sequence[int]] = list(excluded)
+        stats: dict[str, Any] = {}
+
+        def native_stats() -> dict[str, Any]:
+            return {f"native_{key}": value for key, value in search.stats().items()} | {
+                "native_seconds": round(time.perf_counter() - started, 4)
+            }
+
+        for decided in search.solutions(deadline):
+            found.append(decided)
+            if not on_solution(decided):
+                return SearchReport(exhausted=False, stats={"solver": "native", **native_stats()})
+        if search.outcome != "budget":
+            return SearchReport(
+                exhausted=search.outcome == "exhausted",
+                timed_out=search.outcome == "timeout",
+                stats={"solver": "native", **native_stats()},
+            )
+        probed = search.root_domains()
+        implications = search.implications(MOST_IMPLICATIONS, deadline) or []
+        stats.update(native_stats())
+        if probed is None:  # the budget is spent only once the root is probed
+            raise AssertionError("the native search spent its budget before its root")
+        narrowed = replace(residual, domains=tuple(probed))
         stats["probed_cells_left"] = narrowed.unknown
-        # No phases: CaDiCaL takes set phases as fixed for good, which turns off its own
-        # rephasing (frans_faase: no solution in 600 s with the default seed's random phases,
-        # two solutions in 231 s without).
-        natural = replace(options, seed=0)
-        second = _search(narrowed, natural, ESCALATION_SOLVER, deadline, on_solution, reported)
-        second.stats = {**stats, **second.stats}
-        return second
-
-
-def deadline_allows(deadline: Deadline, seconds: float) -> bool:
-    """Whether more than `seconds` are left (no deadline: always)."""
-    left = deadline.remaining()
-    return left is None or left > seconds
+        report = _search(
+            narrowed, options, PROBED_SOLVER, deadline, on_solution, found, implications, True
+        )
+        report.stats = {**stats, **report.stats}
+        return report
 
 
 def _search(
@@ -251,8 +271,12 @@ def _search(
     deadline: Deadline,
     on_solution: OnSolution,
     blocked: Sequence[Sequence[int]] = (),
+    implications: Sequence[tuple[int, int, int, int]] = (),
+    guess: bool = False,
 ) -> SearchReport:
-    """Encode the residual and enumerate its solutions with one solver, none of `blocked`."""
+    """Encode the residual and enumerate its solutions with one solver, none of `blocked`;
+    `implications` become binary clauses, and with `guess` belief propagation's estimate
+    gives the phases."""
     started = time.perf_counter()
     try:
         formula = encode_puzzle(
@@ -260,22 +284,35 @@ def _search(
         )
     except Timeout:
         return SearchReport(exhausted=False, timed_out=True, stats={"solver": solver_name})
+    domains = residual.domains
+    # A solution outside the residual's domains (one that probing found and ruled out) cannot
+    # be found again, and its blocking clause over the residual's cells would be another
+    # solution's: only those inside are blocked, every cell checked.
+    extra = [
+        formula.blocking_clause_of(decided)
+        for decided in blocked
+        if all(map(int.__and__, decided, domains))
+    ]
+    extra += implication_clauses(formula, implications)
+    phases = guessed_phases(formula, residual, deadline) if guess else None
     stats: dict[str, Any] = {
         "solver": solver_name,
         "encoding": formula.encoding,
         "cnf_variables": formula.variables,
         "cnf_clauses": len(formula.clauses),
+        "implication_clauses": len(implications),
         "encode_seconds": round(time.perf_counter() - started, 4),
     }
-    extra = [formula.blocking_clause_of(decided) for decided in blocked]
     if solver_name in INTERRUPTIBLE:
         models: Iterator[Any] = enumerate_models(
-            formula, solver_name, deadline, options.seed, extra
+            formula, solver_name, deadline, options.seed, extra, phases
         )
     else:
 
         def run(send: Send) -> None:  # no deadline: the child is killed when it passes
-            for item in enumerate_models(formula, solver_name, Deadline(None), options.seed, extra):
+            for item in enumerate_models(
+                formula, solver_name, Deadline(None), options.seed, extra, phases
+            ):
                 send(item)
 
         models = stream_from_child(run, deadline, f"{solver_name} solver")
@@ -299,6 +336,50 @@ def _search(
             close()
         stats["solve_seconds"] = round(time.perf_counter() - solve_started, 4)
     return report
+
+
+def implication_clauses(
+    formula: CnfFormula, implications: Sequence[tuple[int, int, int, int]]
+) -> list[list[int]]:
+    """Probing's implications as binary clauses: "cell has color" rules out "other cell has
+    other color" (a unit clause when the other cell is -1). Those on cells the formula does
+    not hold are left out."""
+    literal = {
+        (cell, color): lit
+        for cell, options in formula.cell_literals.items()
+        for color, lit in options
+    }
+    clauses = []
+    for cell, color, other, other_color in implications:
+        first = literal.get((cell, color))
+        if first is None:
+            continue
+        if other < 0:
+            clauses.append([-first])
+            continue
+        second = literal.get((other, other_color))
+        if second is not None:
+            clauses.append([-first, -second])
+    return clauses
+
+
+def guessed_phases(formula: CnfFormula, residual: Residual, deadline: Deadline) -> list[int]:
+    """Phases from belief propagation over the residual: each cell's most likely color true,
+    and each block's order variables true up to its median start."""
+    guess = native.Engine(residual.puzzle).estimate(residual.domains)
+    preferred: dict[int, int] = {}
+    for cell, options in formula.cell_literals.items():
+        best = guess.colors[cell]
+        for color, literal in options:
+            chosen = literal if color == best else -literal
+            preferred[abs(chosen)] = chosen
+    cells = residual.propagator.cells
+    for line, medians in enumerate(guess.starts):
+        blocks = formula.start_variables.get(cells[line]) if medians else None
+        for (lo, variables), median in zip(blocks or (), medians, strict=False):
+            for offset, variable in enumerate(variables):
+                preferred[variable] = variable if lo + 1 + offset <= median else -variable
+    return list(preferred.values())
 
 
 BACKEND = SatBackend()

@@ -1,4 +1,4 @@
-"""The archive commands on Dask: `batch` (run, report) and `compare`."""
+"""The archive commands: `batch` (run, report) and `compare` on Dask, and `tournament`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 import satnono
 from satnono import archive
 from satnono.cli import present
-from satnono.cli.live import batch_bar, compare_bar
+from satnono.cli.live import batch_bar, compare_bar, tournament_bar
 from satnono.cli.options import PathsArg, SchedulerOpt, WorkersOpt, completes
 from satnono.cli.process import console, deadline, handles_errors, say
 from satnono.cli.shell import DefaultCommandGroup, app
@@ -149,3 +149,42 @@ def compare(
     if plot_file is not None:
         archive.plot_compare(runs, chosen, timeout, plot_file)
     raise SystemExit(1 if problems else 0)
+
+
+@app.command()
+@handles_errors
+def tournament(
+    questions: Annotated[
+        Path, typer.Argument(help="A tournament question file ($k, columns, rows).")
+    ],
+    answers: Annotated[
+        Path | None, typer.Option("-o", "--answers", help="Write the answer file here.")
+    ] = None,
+    log: Annotated[
+        Path | None, typer.Option("--log", help="Write each puzzle's times here (TSV).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", min=0, help="Seconds per puzzle.")
+    ] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Search backend (default: satnono's).",
+            autocompletion=completes("backend"),
+        ),
+    ] = None,
+) -> None:
+    """Run a question file as the computer-olympiad tournaments do: its puzzles in order, one
+    at a time on one core, one solution each; write the answer file and a time log as it
+    goes. Exit 0 when every puzzle has an answer, 3 when some ran out of time, 1 when some
+    have none."""
+    deadline(timeout)  # checked before any work
+    if backend is not None:
+        satnono.check_options(backend)
+    puzzles = satnono.read_puzzles(questions, format="tournament")
+    with tournament_bar(console(stderr=True), len(puzzles)) as done:
+        run = archive.run_tournament(puzzles, answers, log, timeout, backend, done)
+    typer.echo(printable(run.summary()))
+    statuses = {entry.status for entry in run.entries if not entry.answered}
+    raise SystemExit(0 if not statuses else 3 if "timeout" in statuses else 1)

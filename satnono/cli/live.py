@@ -139,3 +139,26 @@ def compare_bar(stderr_console: Any, total: int) -> Iterator[Callable[[Any], Non
             bar.update(task, advance=1, description=f"{run.puzzle} / {run.backend}")
 
         yield done
+
+
+@contextlib.contextmanager
+def tournament_bar(stderr_console: Any, total: int) -> Iterator[Callable[[Any], None]]:
+    """A progress bar over a tournament's puzzles: answered so far, the last puzzle and its
+    time; yields the callback for each finished puzzle. Drawn only when stderr is a terminal."""
+    if not stderr_console.is_terminal:
+        yield lambda *_: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=stderr_console, transient=True) as bar:
+        task = bar.add_task("tournament", total=total)
+        answered = 0
+
+        def done(entry: Any) -> None:
+            nonlocal answered
+            answered += entry.answered
+            described = f"{answered} answered; ${entry.number} {entry.seconds:.2f} s"
+            bar.update(task, advance=1, description=described)
+
+        yield done

@@ -78,6 +78,9 @@ FORMATS: dict[str, Format] = {
         _format("non", (".non", ".nonpack"), "non",
                 "Simpson's .non with mikix/nonogram-db colors and goal; ==== bundles",
                 writer="write_non_bundle"),
+        _format("tournament", (), "tournament",
+                "TAAI/TCGA/ICGA tournament question files: '$k', column clues, row clues; many "
+                "square black-and-white puzzles; no suffix of its own (read by content)"),
         # The formats below have no magic words; each sniffer is a trial parse, and their
         # structures are disjoint (header shape, '#', '&' or ':' separators), so order is free.
         _format("g", (".g",), "olsak",

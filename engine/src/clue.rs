@@ -1,0 +1,147 @@
+//! A puzzle as the engine sees it: the size, the palette's size and every line's clue, checked
+//! once where it enters, so that nothing past this point needs to distrust its input.
+
+/// Largest width or height: a line and the position past its end fit in 16 words.
+pub const MAX_SIDE: usize = 1023;
+/// Colors in a palette, the background included: a cell's domain is one `u128`.
+pub const MAX_COLORS: usize = 128;
+
+/// One clue number: a run of `length` cells of `color` (never the background, 0).
+/// `length` 0 stands for a blotted number: a run of one cell or more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    pub length: u32,
+    pub color: u8,
+}
+
+impl Block {
+    #[inline]
+    pub fn blotted(&self) -> bool {
+        self.length == 0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Puzzle {
+    pub width: usize,
+    pub height: usize,
+    /// Palette size, the background (color 0) included.
+    pub colors: usize,
+    /// Every line's clue: rows top to bottom, then columns left to right.
+    pub clues: Vec<Vec<Block>>,
+    /// For every line, the colors its cells may take: the background and its clue's colors.
+    pub line_colors: Vec<Vec<u8>>,
+}
+
+impl Puzzle {
+    /// The puzzle, or a message saying which argument is wrong.
+    pub fn new(
+        width: usize,
+        height: usize,
+        colors: usize,
+        clues: Vec<Vec<Block>>,
+    ) -> Result<Self, String> {
+        if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
+            return Err(format!(
+                "size {width}x{height}: each side must be 1..{MAX_SIDE}"
+            ));
+        }
+        if !(2..=MAX_COLORS).contains(&colors) {
+            return Err(format!(
+                "{colors} colors: the palette must have 2..{MAX_COLORS}"
+            ));
+        }
+        if clues.len() != width + height {
+            return Err(format!(
+                "{} clues for {} lines",
+                clues.len(),
+                width + height
+            ));
+        }
+        let line_colors = clues
+            .iter()
+            .enumerate()
+            .map(|(line, clue)| {
+                line_colors(clue, colors).map_err(|problem| format!("line {line}: {problem}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            width,
+            height,
+            colors,
+            clues,
+            line_colors,
+        })
+    }
+
+    #[inline]
+    pub fn lines(&self) -> usize {
+        self.width + self.height
+    }
+
+    #[inline]
+    pub fn cells(&self) -> usize {
+        self.width * self.height
+    }
+
+    #[inline]
+    pub fn is_row(&self, line: usize) -> bool {
+        line < self.height
+    }
+
+    /// Cells in `line`.
+    #[inline]
+    pub fn length(&self, line: usize) -> usize {
+        if line < self.height {
+            self.width
+        } else {
+            self.height
+        }
+    }
+
+    /// The flat index (row * width + column) of the cell at `position` along `line`.
+    #[inline]
+    pub fn cell(&self, line: usize, position: usize) -> usize {
+        if line < self.height {
+            line * self.width + position
+        } else {
+            position * self.width + (line - self.height)
+        }
+    }
+
+    /// The row and the column holding `cell`, as line indices.
+    #[inline]
+    pub fn lines_of(&self, cell: usize) -> (usize, usize) {
+        (cell / self.width, self.height + cell % self.width)
+    }
+
+    /// The line crossing `line` at `position`, and where `line` lies along it.
+    #[inline]
+    pub fn crossing(&self, line: usize, position: usize) -> (usize, usize) {
+        if line < self.height {
+            (self.height + position, line)
+        } else {
+            (position, line - self.height)
+        }
+    }
+}
+
+/// The colors a line with `clue` may hold (the background and the clue's colors, in order),
+/// or what is wrong with the clue on a palette of `colors` colors.
+pub fn line_colors(clue: &[Block], colors: usize) -> Result<Vec<u8>, String> {
+    let mut used = vec![0u8];
+    for block in clue {
+        let color = usize::from(block.color);
+        if color == 0 || color >= colors {
+            return Err(format!("color {color} is not in 1..{}", colors - 1));
+        }
+        if block.length as usize > MAX_SIDE {
+            return Err(format!("a block of {} cells", block.length));
+        }
+        if !used.contains(&block.color) {
+            used.push(block.color);
+        }
+    }
+    used.sort_unstable();
+    Ok(used)
+}

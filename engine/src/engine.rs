@@ -1,0 +1,288 @@
+//! The calls the Python surface makes, on one puzzle, each run at the word count its longest
+//! line needs (a line and the position past its end: 1 word up to 63 cells, then 2, 4, 8, 16).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::bits::Bits;
+use crate::clue::{line_colors, Block, Puzzle, MAX_COLORS, MAX_SIDE};
+use crate::line::{self, Workspace};
+use crate::probe::{Limits, Prober, Sweep};
+use crate::propagate::{Board, Outcome};
+use crate::search::{Event, Options, Search, Stats};
+
+/// How a propagation or a probing ended, with the state it reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reached {
+    /// The fixpoint: every cell's domain.
+    Fixpoint(Vec<u128>),
+    /// Every cell of the scope decided (probing only).
+    Solved(Vec<u128>),
+    /// No grid fits; the line that showed it, when one did.
+    Conflict(Option<usize>),
+    /// The deadline passed: what was decided so far, all of it sound.
+    Timeout(Vec<u128>),
+}
+
+pub struct Engine {
+    puzzle: Arc<Puzzle>,
+    words: usize,
+}
+
+/// Words per line for lines of `cells` cells.
+fn words_for(cells: usize) -> usize {
+    match cells + 1 {
+        0..=64 => 1,
+        65..=128 => 2,
+        129..=256 => 4,
+        257..=512 => 8,
+        _ => 16,
+    }
+}
+
+/// Run `$body` with `W` bound to the engine's word count.
+macro_rules! with_words {
+    ($words:expr, $body:ident ( $($arg:expr),* )) => {
+        match $words {
+            1 => $body::<1>($($arg),*),
+            2 => $body::<2>($($arg),*),
+            4 => $body::<4>($($arg),*),
+            8 => $body::<8>($($arg),*),
+            _ => $body::<16>($($arg),*),
+        }
+    };
+}
+
+fn propagate<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    scope: &[usize],
+    deadline: Option<Instant>,
+) -> (Reached, u64) {
+    let mut board = match Board::<W>::new(puzzle, domains) {
+        Ok(board) => board,
+        Err(line) => return (Reached::Conflict(Some(line)), 0),
+    };
+    board.set_scope(puzzle, scope);
+    let reached = match board.propagate(puzzle, deadline) {
+        Outcome::Fixpoint if board.grid.known == puzzle.cells() => {
+            Reached::Solved(board.grid.domains(puzzle))
+        }
+        Outcome::Fixpoint => Reached::Fixpoint(board.grid.domains(puzzle)),
+        Outcome::Conflict(line) => Reached::Conflict(Some(line)),
+        Outcome::Timeout => Reached::Timeout(board.grid.domains(puzzle)),
+    };
+    (reached, board.propagator.solves)
+}
+
+fn probe<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    scope: &[usize],
+    deadline: Option<Instant>,
+) -> (Reached, u64) {
+    let mut board = match Board::<W>::new(puzzle, domains) {
+        Ok(board) => board,
+        Err(line) => return (Reached::Conflict(Some(line)), 0),
+    };
+    let cells = board.set_scope(puzzle, scope);
+    match board.propagate(puzzle, deadline) {
+        Outcome::Fixpoint => {}
+        Outcome::Conflict(line) => return (Reached::Conflict(Some(line)), 0),
+        Outcome::Timeout => return (Reached::Timeout(board.grid.domains(puzzle)), 0),
+    }
+    board.trail.clear();
+    let mut prober = Prober::<W>::new(puzzle);
+    prober.exclude = false;
+    let goal = board.grid.known
+        + cells
+            .iter()
+            .filter(|&&c| !board.grid.decided(puzzle, c))
+            .count();
+    let limits = Limits {
+        deadline,
+        max_probes: None,
+    };
+    let reached = match prober.sweep(puzzle, &mut board, &cells, goal, limits) {
+        Sweep::Stable => Reached::Fixpoint(board.grid.domains(puzzle)),
+        Sweep::Solved => Reached::Solved(board.grid.domains(puzzle)),
+        Sweep::Conflict => Reached::Conflict(None),
+        Sweep::Stopped => Reached::Timeout(board.grid.domains(puzzle)),
+    };
+    (reached, prober.probes)
+}
+
+fn search<const W: usize>(
+    puzzle: &Arc<Puzzle>,
+    domains: &[u128],
+    scope: &[usize],
+    options: Options,
+) -> Option<Box<Search<W>>> {
+    let board = Board::<W>::new(puzzle, domains).ok()?;
+    Some(Box::new(Search::new(
+        Arc::clone(puzzle),
+        board,
+        scope,
+        options,
+    )))
+}
+
+impl Engine {
+    pub fn new(puzzle: Puzzle) -> Self {
+        let words = words_for(puzzle.width.max(puzzle.height));
+        Self {
+            puzzle: Arc::new(puzzle),
+            words,
+        }
+    }
+
+    pub fn puzzle(&self) -> &Puzzle {
+        &self.puzzle
+    }
+
+    /// Line logic from `domains` over the `scope` lines (all when empty), "solved" when it
+    /// decides every cell of the grid; also returns the number of lines solved.
+    pub fn propagate(
+        &self,
+        domains: &[u128],
+        scope: &[usize],
+        deadline: Option<Instant>,
+    ) -> (Reached, u64) {
+        with_words!(
+            self.words,
+            propagate(&self.puzzle, domains, scope, deadline)
+        )
+    }
+
+    /// Line logic, then probing to its fixpoint; every cell it fixes has that color in every
+    /// solution (a probe that finds a solution counts as a branch that fits). Also returns
+    /// the number of probes made.
+    pub fn probe(
+        &self,
+        domains: &[u128],
+        scope: &[usize],
+        deadline: Option<Instant>,
+    ) -> (Reached, u64) {
+        with_words!(self.words, probe(&self.puzzle, domains, scope, deadline))
+    }
+
+    /// A search over the `scope` lines (all when empty), started by its first `run`.
+    pub fn search(&self, domains: &[u128], scope: &[usize], options: Options) -> AnySearch {
+        let arguments = (&self.puzzle, domains, scope, options);
+        let built = match self.words {
+            1 => search::<1>(arguments.0, arguments.1, arguments.2, arguments.3).map(AnySearch::W1),
+            2 => search::<2>(arguments.0, arguments.1, arguments.2, arguments.3).map(AnySearch::W2),
+            4 => search::<4>(arguments.0, arguments.1, arguments.2, arguments.3).map(AnySearch::W4),
+            8 => search::<8>(arguments.0, arguments.1, arguments.2, arguments.3).map(AnySearch::W8),
+            _ => {
+                search::<16>(arguments.0, arguments.1, arguments.2, arguments.3).map(AnySearch::W16)
+            }
+        };
+        built.unwrap_or(AnySearch::Refuted)
+    }
+}
+
+/// A search at any word count, or one refuted before it began.
+pub enum AnySearch {
+    Refuted,
+    W1(Box<Search<1>>),
+    W2(Box<Search<2>>),
+    W4(Box<Search<4>>),
+    W8(Box<Search<8>>),
+    W16(Box<Search<16>>),
+}
+
+/// Run `$call` on the search inside `$any`, or return `$refuted` for a refuted one.
+macro_rules! on_search {
+    ($any:expr, $search:ident => $call:expr, $refuted:expr) => {
+        match $any {
+            AnySearch::Refuted => $refuted,
+            AnySearch::W1($search) => $call,
+            AnySearch::W2($search) => $call,
+            AnySearch::W4($search) => $call,
+            AnySearch::W8($search) => $call,
+            AnySearch::W16($search) => $call,
+        }
+    };
+}
+
+impl AnySearch {
+    pub fn run(&mut self, deadline: Option<Instant>) -> Event {
+        on_search!(self, search => search.run(deadline), Event::Exhausted)
+    }
+
+    pub fn exclude(&mut self, domains: &[u128]) {
+        on_search!(self, search => search.exclude(domains), ())
+    }
+
+    pub fn root_domains(&mut self) -> Option<Vec<u128>> {
+        on_search!(self, search => search.root_domains(), None)
+    }
+
+    pub fn root_implications(
+        &mut self,
+        most: usize,
+        deadline: Option<Instant>,
+    ) -> Option<Vec<[u32; 4]>> {
+        on_search!(self, search => search.root_implications(most, deadline), Some(Vec::new()))
+    }
+
+    /// (stats, probes, line solves)
+    pub fn stats(&self) -> (Stats, u64, u64) {
+        on_search!(
+            self,
+            search => (search.stats, search.probes(), search.line_solves()),
+            (Stats::default(), 0, 0)
+        )
+    }
+}
+
+fn solve_line_words<const W: usize>(
+    length: usize,
+    clue: &[Block],
+    colors: &[u8],
+    palette: usize,
+    domains: &[u128],
+) -> Option<Vec<u128>> {
+    let mut state = vec![Bits::<W>::zero(); palette];
+    for (position, &domain) in domains.iter().enumerate() {
+        for &c in colors {
+            if domain >> c & 1 == 1 {
+                state[usize::from(c)].set(position);
+            }
+        }
+    }
+    let mut out = vec![Bits::<W>::zero(); palette];
+    let mut space = Workspace::new(palette);
+    if !line::solve(length, clue, colors, &state, &mut out, &mut space) {
+        return None;
+    }
+    Some(
+        (0..length)
+            .map(|position| {
+                colors
+                    .iter()
+                    .filter(|&&c| out[usize::from(c)].test(position))
+                    .fold(0u128, |mask, &c| mask | 1u128 << c)
+            })
+            .collect(),
+    )
+}
+
+/// One line solved alone: the narrowed domains (one bitmask per cell), or None when the clue
+/// cannot fit. `palette` counts the colors, the background included.
+pub fn solve_line(
+    clue: &[Block],
+    palette: usize,
+    domains: &[u128],
+) -> Result<Option<Vec<u128>>, String> {
+    let length = domains.len();
+    if !(1..=MAX_SIDE).contains(&length) || !(2..=MAX_COLORS).contains(&palette) {
+        return Err(format!("a line of {length} cells on {palette} colors"));
+    }
+    let colors = line_colors(clue, palette)?;
+    Ok(with_words!(
+        words_for(length),
+        solve_line_words(length, clue, &colors, palette, domains)
+    ))
+}

@@ -1,0 +1,392 @@
+//! Propagation: solve dirty lines until none narrows a cell (a fixpoint), or one fails.
+//!
+//! A line is dirty when one of its cells changed since it was last solved; solving it marks the
+//! crossing lines of the cells it narrows. Lines are taken first in, first out. Results are
+//! kept in a direct-mapped cache keyed by the line's state, since probing and search solve the
+//! same partial lines over and over.
+
+use std::time::Instant;
+
+use crate::bits::Bits;
+use crate::clue::Puzzle;
+use crate::grid::{Grid, Mark, Trail};
+use crate::line::{self, Workspace};
+
+/// How propagation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Fixpoint,
+    /// No arrangement of this line's clue fits its cells.
+    Conflict(usize),
+    /// The deadline passed; every narrowing made so far is sound.
+    Timeout,
+}
+
+/// Lines taken from the queue between two looks at the clock.
+const CLOCK_EVERY: u64 = 256;
+/// Bytes the line cache may take.
+const CACHE_BYTES: usize = 48 << 20;
+
+/// Solved lines, direct-mapped by a hash of (line, state). Each slot is one run of sets, so
+/// that a lookup reads one or two cache lines: a header (the line + 1, 0 for an empty slot, in
+/// its first word, and whether the state fits in its second bit... see `header`), the state
+/// looked up (`colors` sets) and the narrowed state (`colors` sets). Kept in three separate
+/// arrays, the lookups' memory latency was a third of the search's time.
+struct LineCache<const W: usize> {
+    slots: Vec<Bits<W>>,
+    stride: usize,
+    colors: usize,
+    mask: usize,
+}
+
+impl<const W: usize> LineCache<W> {
+    fn new(puzzle: &Puzzle) -> Self {
+        let colors = puzzle.colors;
+        let stride = 2 * colors + 1;
+        let slot_bytes = stride * std::mem::size_of::<Bits<W>>();
+        // Small enough to stay in a core's L2 cache: on taai2011 #731 (707,000 probes) 2^14
+        // slots took 0.63 s, 2^12 0.67, 2^16 0.71 and nonosolve's 2^18 0.76 (a lookup missing
+        // to memory costs more than solving the line again).
+        let wanted = (puzzle.lines() * 4096)
+            .next_power_of_two()
+            .clamp(1 << 12, 1 << 14);
+        let mut slots = wanted;
+        while slots > 1 << 8 && slots * slot_bytes > CACHE_BYTES {
+            slots /= 2;
+        }
+        Self {
+            slots: vec![Bits::zero(); slots * stride],
+            stride,
+            colors,
+            mask: slots - 1,
+        }
+    }
+
+    /// The first word of a slot's header: the line + 1, shifted, and whether its state fits.
+    #[inline]
+    fn header(line: usize, fits: bool) -> u64 {
+        ((line as u64 + 1) << 1) | u64::from(fits)
+    }
+
+    #[inline]
+    fn slot(&self, line: usize, state: &[Bits<W>]) -> usize {
+        let mut hash = (line as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for cells in state {
+            for &word in &cells.0 {
+                hash = (hash ^ word).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                hash ^= hash >> 29;
+            }
+        }
+        ((hash as usize) & self.mask) * self.stride
+    }
+
+    /// The narrowed state of `line` in `state` and whether it fits, when the cache has it.
+    #[inline]
+    fn get(&self, at: usize, line: usize, state: &[Bits<W>], out: &mut [Bits<W>]) -> Option<bool> {
+        let head = self.slots[at].0[0];
+        if head >> 1 != line as u64 + 1 {
+            return None;
+        }
+        let colors = self.colors;
+        if self.slots[at + 1..at + 1 + colors] != *state {
+            return None;
+        }
+        out.copy_from_slice(&self.slots[at + 1 + colors..at + 1 + 2 * colors]);
+        Some(head & 1 == 1)
+    }
+
+    #[inline]
+    fn put(&mut self, at: usize, line: usize, state: &[Bits<W>], out: &[Bits<W>], fits: bool) {
+        let colors = self.colors;
+        self.slots[at].0[0] = Self::header(line, fits);
+        self.slots[at + 1..at + 1 + colors].copy_from_slice(state);
+        self.slots[at + 1 + colors..at + 1 + 2 * colors].copy_from_slice(out);
+    }
+}
+
+pub struct Propagator<const W: usize> {
+    /// Dirty lines, first in first out (a ring of `lines` places: each line is queued once).
+    queue: Vec<u32>,
+    head: usize,
+    queued: usize,
+    in_queue: Vec<bool>,
+    /// Lines that may be queued (one independent component's, or all).
+    in_scope: Vec<bool>,
+    space: Workspace<W>,
+    out: Vec<Bits<W>>,
+    removed: Vec<Bits<W>>,
+    cache: Option<LineCache<W>>,
+    /// Lines solved while `reading` is on, each once (see `start_reading`).
+    read: Vec<u32>,
+    read_in: Vec<u32>,
+    reading: u32,
+    pub solves: u64,
+    pub cache_hits: u64,
+}
+
+impl<const W: usize> Propagator<W> {
+    pub fn new(puzzle: &Puzzle) -> Self {
+        let lines = puzzle.lines();
+        Self {
+            queue: vec![0; lines],
+            head: 0,
+            queued: 0,
+            in_queue: vec![false; lines],
+            in_scope: vec![true; lines],
+            space: Workspace::new(puzzle.colors),
+            out: vec![Bits::zero(); puzzle.colors],
+            removed: vec![Bits::zero(); puzzle.colors],
+            cache: None,
+            read: Vec::new(),
+            read_in: vec![0; lines],
+            reading: 0,
+            solves: 0,
+            cache_hits: 0,
+        }
+    }
+
+    /// Only `lines` are solved from now on (one component's; their crossing lines are theirs).
+    pub fn set_scope(&mut self, lines: &[usize]) {
+        self.in_scope.iter_mut().for_each(|inside| *inside = false);
+        for &line in lines {
+            self.in_scope[line] = true;
+        }
+    }
+
+    /// Keep solved lines in a cache from now on (worth it once probing starts).
+    pub fn enable_cache(&mut self, puzzle: &Puzzle) {
+        if self.cache.is_none() {
+            self.cache = Some(LineCache::new(puzzle));
+        }
+    }
+
+    #[inline]
+    pub fn push(&mut self, line: usize) {
+        if !self.in_queue[line] && self.in_scope[line] {
+            self.in_queue[line] = true;
+            let mut at = self.head + self.queued;
+            if at >= self.queue.len() {
+                at -= self.queue.len();
+            }
+            self.queue[at] = line as u32;
+            self.queued += 1;
+        }
+    }
+
+    pub fn push_scope(&mut self) {
+        for line in 0..self.in_scope.len() {
+            self.push(line);
+        }
+    }
+
+    fn pop(&mut self) -> usize {
+        let line = self.queue[self.head] as usize;
+        self.head += 1;
+        if self.head == self.queue.len() {
+            self.head = 0;
+        }
+        self.queued -= 1;
+        self.in_queue[line] = false;
+        line
+    }
+
+    pub fn clear_queue(&mut self) {
+        while self.queued > 0 {
+            self.pop();
+        }
+    }
+
+    /// Record, from now on, every line solved (each once) until `stop_reading`.
+    pub fn start_reading(&mut self) {
+        self.read.clear();
+        self.reading = self.reading.wrapping_add(1).max(1);
+        if self.reading == 1 {
+            self.read_in.iter_mut().for_each(|mark| *mark = 0);
+        }
+    }
+
+    /// The lines solved since `start_reading`; reading stops.
+    pub fn stop_reading(&mut self) -> &[u32] {
+        let reading = self.reading;
+        self.reading = 0;
+        if reading == 0 {
+            self.read.clear();
+        }
+        &self.read
+    }
+
+    /// Solve dirty lines until the fixpoint, a conflict or `deadline`. Every change is saved on
+    /// the trail first and stamps its line with the grid's clock. On a conflict the queue is
+    /// emptied and the state is left part-way: the caller undoes it through the trail.
+    pub fn run(
+        &mut self,
+        puzzle: &Puzzle,
+        grid: &mut Grid<W>,
+        trail: &mut Trail<W>,
+        deadline: Option<Instant>,
+    ) -> Outcome {
+        let mut steps: u64 = 0;
+        while self.queued > 0 {
+            steps += 1;
+            if deadline.is_some() && steps.is_multiple_of(CLOCK_EVERY) && past(deadline) {
+                self.clear_queue();
+                return Outcome::Timeout;
+            }
+            let line = self.pop();
+            if self.reading != 0 && self.read_in[line] != self.reading {
+                self.read_in[line] = self.reading;
+                self.read.push(line as u32);
+            }
+            let colors = &puzzle.line_colors[line];
+            let state = grid.line(line);
+            let fits = match self.cache.as_mut() {
+                Some(cache) => {
+                    let at = cache.slot(line, state);
+                    if let Some(fits) = cache.get(at, line, state, &mut self.out) {
+                        self.cache_hits += 1;
+                        fits
+                    } else {
+                        self.solves += 1;
+                        let fits = line::solve(
+                            puzzle.length(line),
+                            &puzzle.clues[line],
+                            colors,
+                            state,
+                            &mut self.out,
+                            &mut self.space,
+                        );
+                        cache.put(at, line, state, &self.out, fits);
+                        fits
+                    }
+                }
+                None => {
+                    self.solves += 1;
+                    line::solve(
+                        puzzle.length(line),
+                        &puzzle.clues[line],
+                        colors,
+                        state,
+                        &mut self.out,
+                        &mut self.space,
+                    )
+                }
+            };
+            if !fits {
+                self.clear_queue();
+                return Outcome::Conflict(line);
+            }
+            let mut changed = Bits::zero();
+            for &c in colors {
+                let c = usize::from(c);
+                let removed = state[c].and_not(self.out[c]);
+                self.removed[c] = removed;
+                changed |= removed;
+            }
+            if changed.is_zero() {
+                continue;
+            }
+            let before = Grid::single(state, colors);
+            trail.save(grid, line);
+            {
+                let state = grid.line_mut(line);
+                for &c in colors {
+                    let c = usize::from(c);
+                    state[c] = self.out[c];
+                }
+            }
+            let after = Grid::single(grid.line(line), colors);
+            // Narrowing keeps a decided cell decided: the new ones are the difference.
+            grid.known += (after.count() - before.count()) as usize;
+            grid.stamps[line] = grid.clock;
+            for position in changed.ones() {
+                let (crossing, at) = puzzle.crossing(line, position);
+                trail.save(grid, crossing);
+                let state = grid.line_mut(crossing);
+                for &c in colors {
+                    let c = usize::from(c);
+                    if self.removed[c].test(position) {
+                        state[c].clear(at);
+                    }
+                }
+                grid.stamps[crossing] = grid.clock;
+                self.push(crossing);
+            }
+        }
+        Outcome::Fixpoint
+    }
+}
+
+#[inline]
+pub fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|at| Instant::now() >= at)
+}
+
+/// The state a search works on: the grid, its trail and the propagator that narrows it.
+pub struct Board<const W: usize> {
+    pub grid: Grid<W>,
+    pub trail: Trail<W>,
+    pub propagator: Propagator<W>,
+}
+
+impl<const W: usize> Board<W> {
+    /// The board of `domains`, or Err(line) when a cell has no color its lines allow.
+    pub fn new(puzzle: &Puzzle, domains: &[u128]) -> Result<Self, usize> {
+        Ok(Self {
+            grid: Grid::new(puzzle, domains)?,
+            trail: Trail::new(puzzle.lines()),
+            propagator: Propagator::new(puzzle),
+        })
+    }
+
+    /// Restrict propagation to `scope` (all lines when empty) and queue it; returns the
+    /// undecided cells of the scope, row by row.
+    pub fn set_scope(&mut self, puzzle: &Puzzle, scope: &[usize]) -> Vec<usize> {
+        let lines: Vec<usize> = if scope.is_empty() {
+            (0..puzzle.lines()).collect()
+        } else {
+            scope.to_vec()
+        };
+        self.propagator.set_scope(&lines);
+        self.propagator.push_scope();
+        let mut columns = vec![false; puzzle.width];
+        for &line in &lines {
+            if !puzzle.is_row(line) {
+                columns[line - puzzle.height] = true;
+            }
+        }
+        let mut cells = Vec::new();
+        for &row in lines.iter().filter(|&&line| puzzle.is_row(line)) {
+            for (x, &inside) in columns.iter().enumerate() {
+                let cell = puzzle.cell(row, x);
+                if inside && !self.grid.decided(puzzle, cell) {
+                    cells.push(cell);
+                }
+            }
+        }
+        cells.sort_unstable();
+        cells
+    }
+
+    #[inline]
+    pub fn mark(&mut self) -> Mark {
+        self.trail.mark(&self.grid)
+    }
+
+    #[inline]
+    pub fn undo(&mut self, mark: Mark) {
+        self.trail.undo(&mut self.grid, mark);
+    }
+
+    /// Narrow `cell` to `domain` and queue its two lines.
+    pub fn assign(&mut self, puzzle: &Puzzle, cell: usize, domain: u128) {
+        let (row, column) = self.grid.restrict(puzzle, &mut self.trail, cell, domain);
+        self.propagator.push(row);
+        self.propagator.push(column);
+    }
+
+    #[inline]
+    pub fn propagate(&mut self, puzzle: &Puzzle, deadline: Option<Instant>) -> Outcome {
+        self.propagator
+            .run(puzzle, &mut self.grid, &mut self.trail, deadline)
+    }
+}

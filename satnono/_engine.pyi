@@ -1,0 +1,46 @@
+"""Types of satnono's native engine (engine/src/lib.rs); satnono.native is its only user."""
+
+from typing import Literal
+
+#: Domains go out in the kind they came in: bytes (one per cell) or a list of ints.
+Domains = bytes | list[int]
+
+Verdict = tuple[Literal["fixpoint", "solved", "conflict", "timeout"], Domains | None, int | None]
+
+class Engine:
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        colors: int,
+        clues: list[list[int]] | list[list[tuple[int, int]]],
+    ) -> None: ...
+    def propagate(
+        self, domains: Domains, scope: list[int], seconds: float | None = None
+    ) -> tuple[Verdict, int]: ...
+    def probe(
+        self, domains: Domains, scope: list[int], seconds: float | None = None
+    ) -> tuple[Verdict, int]: ...
+    def estimate(self, domains: Domains, rounds: int) -> tuple[list[int], list[list[int]]]: ...
+    def search(
+        self,
+        domains: Domains,
+        scope: list[int],
+        restart_base: int = 300,
+        noise: float = 0.5,
+        seed: int = 0,
+        max_probes: int | None = None,
+        excluded: list[list[int]] = ...,
+    ) -> Search: ...
+
+class Search:
+    def run(self, seconds: float | None = None) -> tuple[str, Domains | None]: ...
+    def root_domains(self) -> Domains | None: ...
+    def implications(
+        self, most: int, seconds: float | None = None
+    ) -> list[tuple[int, int, int, int]] | None: ...
+    def stats(self) -> dict[str, int]: ...
+
+def solve_lines(
+    colors: int, lines: list[tuple[list[tuple[int, int]], list[int]]]
+) -> list[list[int] | None]: ...

@@ -1,0 +1,247 @@
+"""The native engine (engine/, Rust, built into satnono._engine by maturin): line logic,
+probing, search and belief propagation at native speed.
+
+This is the one module that imports the extension. Its boundary is narrow: clues and domains
+go in (a domain is a bitmask of the palette colors a cell may still take), domains, verdicts
+and solutions come out. The engine checks its arguments and turns a panic into an error, so
+nothing here can take the process down; a bad argument becomes InputError. Every call takes
+a Deadline: the engine stops at it, and a search runs in slices so that a cancelled deadline
+or a Ctrl-C is seen within SLICE seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from satnono import _engine
+from satnono.errors import InputError
+from satnono.model import Puzzle, find_contradiction
+from satnono.propagate import LineContradiction
+from satnono.runtime.deadline import Deadline, Timeout
+
+#: Seconds a search runs in the engine before it looks at the deadline again (a Ctrl-C in
+#: the main thread is seen between two slices).
+SLICE = 0.1
+#: Rounds of belief propagation: on Knotty 20 let CaDiCaL find a solution in 0.1 s where 5
+#: found none in 100 s (BENCHMARKS.md, "The engine in Rust").
+ESTIMATE_ROUNDS = 20
+
+Status = Literal["fixpoint", "solved", "conflict", "timeout"]
+
+
+@dataclass(frozen=True)
+class Reached:
+    """Where propagation or probing ended: `domains` (every cell's, None after a conflict),
+    the line that showed a conflict when one did, and the work done."""
+
+    status: Status
+    domains: list[int] | None
+    line: int | None = None
+    #: Lines solved (propagation) or cells probed (probing).
+    work: int = 0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Belief propagation's guesses: each cell's most likely color, and for each line each
+    block's median start (the first cell by which it has started with probability 1/2;
+    empty for a line with a blotted number)."""
+
+    colors: list[int]
+    starts: list[list[int]]
+
+
+def _clues(puzzle: Puzzle) -> list[list[int]] | list[list[tuple[int, int]]]:
+    """Every line's clue, rows then columns: plain lengths in black and white (the engine
+    reads them as color 1), (length, color) pairs in color."""
+    lines = (*puzzle.rows, *puzzle.columns)
+    if puzzle.is_black_and_white:
+        return [[block.length for block in clue] for clue in lines]
+    return [[(block.length, block.color) for block in clue] for clue in lines]
+
+
+def _seconds(deadline: Deadline | None) -> float | None:
+    return None if deadline is None else deadline.remaining()
+
+
+#: Palettes up to this size send domains as bytes, one per cell (copied in C both ways; a
+#: list of ints costs a conversion per cell, two thirds of an easy puzzle's call).
+BYTE_PALETTE = 8
+
+
+def _listed(domains: bytes | list[int] | None) -> list[int] | None:
+    return None if domains is None else list(domains)
+
+
+class Engine:
+    """The native engine of one puzzle (cheap to make: the clues are copied once)."""
+
+    __slots__ = ("_engine", "_wire", "puzzle")
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        self._wire: Callable[[Iterable[int]], bytes | list[int]] = (
+            bytes if len(puzzle.palette) <= BYTE_PALETTE else list
+        )
+        try:
+            self._engine = _engine.Engine(
+                puzzle.width, puzzle.height, len(puzzle.palette), _clues(puzzle)
+            )
+        except ValueError as error:  # the model refuses such puzzles first; kept for safety
+            raise InputError(f"the engine refuses the puzzle: {error}") from None
+
+    def propagate(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int] | None = None,
+        deadline: Deadline | None = None,
+    ) -> Reached:
+        """Line logic over `lines` (all by default) to the fixpoint."""
+        (status, reached, line), solves = self._engine.propagate(
+            self._wire(domains), list(lines or ()), _seconds(deadline)
+        )
+        return Reached(status, _listed(reached), line, solves)
+
+    def probe(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int] | None = None,
+        deadline: Deadline | None = None,
+    ) -> Reached:
+        """Line logic, then probing to its fixpoint: every cell it fixes has that color in every
+        solution. "solved" when that decides every cell of `lines`."""
+        (status, reached, line), probes = self._engine.probe(
+            self._wire(domains), list(lines or ()), _seconds(deadline)
+        )
+        return Reached(status, _listed(reached), line, probes)
+
+    def estimate(self, domains: Sequence[int], rounds: int = ESTIMATE_ROUNDS) -> Estimate:
+        colors, starts = self._engine.estimate(self._wire(domains), rounds)
+        return Estimate(list(colors), starts)
+
+    def search(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int] | None = None,
+        *,
+        restarts: bool = True,
+        budget: int | None = None,
+        seed: int = 0,
+        excluded: Sequence[Sequence[int]] = (),
+    ) -> Search:
+        """A depth-first search over `lines` (all by default) from `domains`, which reports no
+        solution of `excluded`. With `restarts` it restarts on the Luby sequence (finding a
+        few solutions fast; enumerating all of them runs without); `budget` caps the probes
+        made after the root's (None: no cap)."""
+        search = self._engine.search(
+            self._wire(domains), list(lines or ()), restart_base=RESTART_BASE if restarts else 0,
+            seed=seed & (2**64 - 1), max_probes=budget, excluded=[list(d) for d in excluded],
+        )  # fmt: skip
+        return Search(search)
+
+
+#: Search nodes per unit of the Luby sequence between restarts (nonosolve's 300).
+RESTART_BASE = 300
+
+Event = Literal["solution", "exhausted", "timeout", "budget"]
+
+
+class Search:
+    """A native search under way; `next` goes on to its next event."""
+
+    __slots__ = ("_search", "outcome")
+
+    def __init__(self, search: Any) -> None:
+        self._search = search
+        #: Why `solutions` stopped: "exhausted", "budget" or "timeout" ("solution" while the
+        #: caller stops it early).
+        self.outcome: Event = "solution"
+
+    def next(self, deadline: Deadline) -> tuple[Event, list[int] | None]:
+        """("solution", domains) for a solution not reported before, ("exhausted", None) when
+        every solution has been reported, ("budget", None) when the probe budget is spent,
+        ("timeout", None) when `deadline` passed (the search can go on after that)."""
+        while True:
+            # expired() as well as remaining(): a deadline may end early by its own rule (a
+            # cube of the cubes backend gives way when workers wait).
+            remaining = deadline.remaining()
+            if deadline.expired() or (remaining is not None and remaining <= 0):
+                return "timeout", None
+            seconds = SLICE if remaining is None else min(SLICE, remaining)
+            event, domains = self._search.run(seconds)
+            if event != "paused":
+                return event, _listed(domains)
+
+    def solutions(self, deadline: Deadline) -> Iterator[list[int]]:
+        """Each solution as found; `outcome` then says why the search ended."""
+        while True:
+            event, domains = self.next(deadline)
+            if event != "solution" or domains is None:
+                self.outcome = event
+                return
+            yield domains
+
+    def root_domains(self) -> list[int] | None:
+        """The state probing reached at the root (None before); the search starts over there."""
+        return _listed(self._search.root_domains())
+
+    def implications(
+        self, most: int, deadline: Deadline | None = None
+    ) -> list[tuple[int, int, int, int]] | None:
+        """At most `most` consequences of single assignments at the root, as (cell, color,
+        other cell, other color): the first rules the second out (other cell -1: itself ruled
+        out). None before the root is probed, or when the deadline passes first."""
+        found: list[tuple[int, int, int, int]] | None = self._search.implications(
+            most, _seconds(deadline)
+        )
+        return found
+
+    def stats(self) -> dict[str, int]:
+        stats: dict[str, int] = self._search.stats()
+        return stats
+
+
+def line_logic(
+    puzzle: Puzzle, domains: list[int], deadline: Deadline | None = None
+) -> tuple[str | None, int]:
+    """Line logic over the whole grid, narrowing `domains` in place: why no grid fits (the
+    clues alone, or line logic), or None; and the number of lines solved. Every solve,
+    count, analysis and CNF starts here. Raises Timeout when the deadline passes first (a
+    deadline passed already stops it before it starts); `domains` then holds what line logic
+    had decided, all of it sound."""
+    if deadline is not None and deadline.expired():
+        raise Timeout
+    reached = Engine(puzzle).propagate(domains, None, deadline)
+    if reached.domains is not None:
+        domains[:] = reached.domains
+    if reached.status == "solved":  # a grid fits: the clues cannot contradict each other
+        return None, reached.work
+    # Otherwise the clues' own contradiction, when there is one, says best why no grid fits
+    # (and spares a search that could only prove it).
+    reason = find_contradiction(puzzle)
+    if reason is not None:
+        return reason, reached.work
+    if reached.status == "timeout":
+        raise Timeout
+    if reached.status == "conflict":
+        if reached.line is None:
+            return "line logic: no grid fits the clues", reached.work
+        return str(LineContradiction(puzzle, reached.line)), reached.work
+    return None, reached.work
+
+
+def solve_lines(
+    colors: int, lines: Sequence[tuple[Sequence[tuple[int, int]], Sequence[int]]]
+) -> list[list[int] | None]:
+    """Lines solved alone (the line solver, for tests and benchmarks): for each (clue as
+    (length, color) pairs, length -1 blotted; domains), the narrowed domains, or None when
+    the clue cannot fit. `colors` counts the palette, the background included."""
+    try:
+        solved: list[list[int] | None] = _engine.solve_lines(
+            colors, [([(n, c) for n, c in clue], list(domains)) for clue, domains in lines]
+        )
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    return solved

@@ -1,0 +1,199 @@
+"""The native engine (engine/, Rust) held to the Python reference and to brute force: the line
+solver, propagation over whole puzzles, probing, the search's exclusions and belief
+propagation's estimate; and its boundary (bad arguments are InputError, never a crash)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from satnono import native
+from satnono.errors import InputError
+from satnono.formats import read_puzzle
+from satnono.generate import puzzle_from_grid
+from satnono.linesolver import LineSolver
+from satnono.model import BLOTTED, Block, Puzzle
+from satnono.pipeline import prepare
+from satnono.propagate import (
+    LineContradiction,
+    Propagator,
+    domains_to_grid,
+    initial_domains,
+    propagate_root,
+)
+from satnono.runtime.deadline import Deadline
+from satnono.verify import problems, runs
+from support import EXAMPLES, PALETTES, brute_force_solutions, puzzles
+
+
+@st.composite
+def lines(
+    draw: st.DrawFn, max_length: int = 9, blotted: bool = True
+) -> tuple[tuple[Block, ...], tuple[int, ...], int]:
+    """A clue read off a random line (some numbers blotted), and random partial domains."""
+    colors = draw(st.integers(2, 4))
+    length = draw(st.integers(1, max_length))
+    line = draw(st.lists(st.integers(0, colors - 1), min_size=length, max_size=length))
+    clue = tuple(
+        Block(BLOTTED if blotted and draw(st.integers(0, 3)) == 0 else n, c) for n, c in runs(line)
+    )
+    full = (1 << colors) - 1
+    domains = tuple(draw(st.one_of(st.just(full), st.integers(1, full))) for _ in range(length))
+    return clue, domains, colors
+
+
+def _native_line(clue: tuple[Block, ...], domains: tuple[int, ...], colors: int) -> object:
+    (solved,) = native.solve_lines(colors, [([(b.length, b.color) for b in clue], domains)])
+    return None if solved is None else tuple(solved)
+
+
+@settings(max_examples=600, deadline=None)
+@given(lines())
+def test_the_native_line_solver_is_the_python_one(
+    case: tuple[tuple[Block, ...], tuple[int, ...], int],
+) -> None:
+    """Black and white, color and blotted clues: the same narrowed domains, or both None."""
+    clue, domains, colors = case
+    assert _native_line(clue, domains, colors) == LineSolver(clue, len(domains), colors).solve(
+        domains
+    )
+
+
+@pytest.mark.parametrize("length", [63, 64, 65, 127, 128, 200, 1000])
+def test_long_lines_on_several_words_are_the_python_ones(length: int) -> None:
+    """Lines around the word boundaries (a line and the position past its end must fit)."""
+    rng = random.Random(length)
+    for colors in (2, 3):
+        for _ in range(20):
+            line = [rng.choice([0, 0, *range(1, colors)]) for _ in range(length)]
+            clue = tuple(Block(n, c) for n, c in runs(line))
+            domains = tuple(1 << cell if rng.random() < 0.3 else (1 << colors) - 1 for cell in line)
+            expected = LineSolver(clue, length, colors).solve(domains)
+            assert _native_line(clue, domains, colors) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(puzzles(max_width=7, max_height=7, max_colors=4))
+def test_native_propagation_reaches_the_python_fixpoint(puzzle: Puzzle) -> None:
+    domains = initial_domains(puzzle)
+    _, reason = propagate_root(puzzle, domains)
+    reached = native.Engine(puzzle).propagate(initial_domains(puzzle))
+    if reason is not None and reason.startswith("line logic"):
+        assert reached.status == "conflict"
+    elif reason is None:
+        assert reached.domains == domains
+        solved = all(d & (d - 1) == 0 for d in domains)
+        assert reached.status == ("solved" if solved else "fixpoint")
+
+
+def test_a_conflict_names_the_line_as_the_python_propagation_does() -> None:
+    puzzle = Puzzle.from_clues(rows=[[1, 1], [3], [1]], columns=[[2], [1], [2]])
+    _, expected = propagate_root(puzzle, initial_domains(puzzle))
+    domains = initial_domains(puzzle)
+    reason, _ = native.line_logic(puzzle, domains)
+    assert reason == expected and reason is not None
+    assert isinstance(LineContradiction(puzzle, 0), Exception)
+
+
+@settings(max_examples=100, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_every_cell_probing_fixes_holds_in_every_solution(puzzle: Puzzle) -> None:
+    solutions = brute_force_solutions(puzzle)
+    reached = native.Engine(puzzle).probe(initial_domains(puzzle))
+    if not solutions:
+        assert reached.status == "conflict" or reached.domains is not None
+        return
+    assert reached.status in ("fixpoint", "solved") and reached.domains is not None
+    width = puzzle.width
+    for cell, domain in enumerate(reached.domains):
+        for grid in solutions:
+            assert domain >> grid[cell // width][cell % width] & 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3), st.integers(0, 3), st.booleans())
+def test_a_search_reports_every_solution_but_the_excluded_ones_once(
+    puzzle: Puzzle, excluded_count: int, restarts: bool
+) -> None:
+    solutions = sorted(brute_force_solutions(puzzle))
+    excluded = solutions[:excluded_count]
+    engine = native.Engine(puzzle)
+    as_domains = [[1 << cell for row in grid for cell in row] for grid in excluded]
+    search = engine.search(initial_domains(puzzle), restarts=restarts, excluded=as_domains)
+    found = [domains_to_grid(puzzle, d) for d in search.solutions(Deadline(30))]
+    assert search.outcome == "exhausted"
+    assert len(found) == len(set(found)) and set(found) == set(solutions) - set(excluded)
+
+
+def test_a_search_within_one_component_decides_only_its_cells() -> None:
+    """Eleven independent 6x6 permutation squares of colors (6! solutions each): a search over
+    one square's lines finds its 720 and leaves every other square's cells undecided."""
+    prepared = prepare(read_puzzle(EXAMPLES / "permutations-11x6-color.non"))
+    parts = prepared.parts()
+    assert len(parts) == 11
+    engine = native.Engine(prepared.puzzle)
+    found = list(engine.search(prepared.domains, parts[0]).solutions(Deadline(30)))
+    assert len(found) == len(set(map(tuple, found))) == 720
+    mine = set(prepared.residual(parts[0]).cells())
+    undecided = {cell for cell, d in enumerate(prepared.domains) if d & (d - 1)}
+    for decided in found:
+        assert all(decided[cell] & (decided[cell] - 1) == 0 for cell in mine)
+        assert all(decided[cell] == prepared.domains[cell] for cell in undecided - mine)
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(max_width=6, max_height=6, max_colors=3))
+def test_the_estimate_guesses_a_color_of_each_cells_domain(puzzle: Puzzle) -> None:
+    domains = initial_domains(puzzle)
+    guess = native.Engine(puzzle).estimate(domains)
+    assert all(domain >> color & 1 for domain, color in zip(domains, guess.colors, strict=True))
+    clues = [clue for _, _, clue in puzzle.lines()]
+    for starts, clue in zip(guess.starts, clues, strict=True):
+        assert starts == [] or len(starts) == len(clue)
+
+
+def test_the_estimate_of_a_unique_line_solvable_puzzle_is_its_solution() -> None:
+    grid = ((0, 1, 1, 0), (1, 1, 1, 1), (0, 1, 1, 0), (0, 1, 0, 0))
+    puzzle = puzzle_from_grid(grid, PALETTES[2], keep_goal=False)
+    domains = initial_domains(puzzle)
+    native.line_logic(puzzle, domains)
+    colors = native.Engine(puzzle).estimate(domains).colors
+    assert not problems(puzzle, domains_to_grid(puzzle, [1 << c for c in colors]))
+
+
+@pytest.mark.parametrize(
+    ("clue", "domains", "colors"),
+    [
+        ([(1, 5)], [3, 3], 3),  # a color outside the palette
+        ([(0, 1)], [3], 2),  # a block of length 0
+        ([(1, 1)], [], 2),  # a line of no cells
+        ([(1, 1)], [3], 1),  # a palette of one color
+    ],
+)
+def test_bad_arguments_are_input_errors_not_crashes(
+    clue: list[tuple[int, int]], domains: list[int], colors: int
+) -> None:
+    with pytest.raises(InputError):
+        native.solve_lines(colors, [(clue, domains)])
+
+
+def test_the_engine_checks_domains_against_the_puzzle() -> None:
+    puzzle = puzzle_from_grid(((1, 0), (0, 1)), keep_goal=False)
+    engine = native.Engine(puzzle)
+    with pytest.raises(ValueError, match="3 domains for 4 cells"):
+        engine.propagate([3, 3, 3])
+    with pytest.raises(ValueError, match="line 9 of 4"):
+        engine.propagate([3] * 4, [9])
+    # A cell with no color its lines allow is a contradiction, not an error.
+    assert engine.propagate([0, 3, 3, 3]).status == "conflict"
+
+
+def test_a_line_at_the_largest_size_is_solved() -> None:
+    puzzle = Puzzle.from_clues(rows=[[1000]], columns=[[1]] * 1000)
+    domains = initial_domains(puzzle)
+    assert native.line_logic(puzzle, domains) == (None, 1001)
+    assert set(domains) == {2}
+    assert Propagator(puzzle).solvers[0] is None  # the Python reference made no solver
