@@ -42,5 +42,5 @@ class Search:
     def stats(self) -> dict[str, int]: ...
 
 def solve_lines(
-    colors: int, lines: list[tuple[list[tuple[int, int]], list[int]]]
+    colors: int, lines: list[tuple[list[tuple[int, int]], list[int]]], repeat: int = 1
 ) -> list[list[int] | None]: ...

@@ -24,8 +24,13 @@ from satnono.runtime.deadline import Deadline, Timeout
 #: Seconds a search runs in the engine before it looks at the deadline again (a Ctrl-C in
 #: the main thread is seen between two slices).
 SLICE = 0.1
-#: Rounds of belief propagation: on Knotty 20 let CaDiCaL find a solution in 0.1 s where 5
-#: found none in 100 s (BENCHMARKS.md, "The engine in Rust").
+#: Rounds of belief propagation. On Knotty 5 rounds left CaDiCaL without a solution after
+#: 100 s, 20 gave one in 0.1 s. On the tuning sets, the estimate's time included: taai2011's
+#: 182 hand-overs to CDCL took 15.6 s to their first solutions with 20 or 40 rounds (the
+#: slowest 1.57 s with 20, 0.48 s with 40; 60, 100 and 200 rounds 18.1, 21.2, 25.2 s); the
+#: generated tuning set's and the corpus's 7 hand-overs took 22.1 s to two solutions with 20,
+#: 17.5 with 30 and 110.5 with 40 (one puzzle 102 s). CDCL from forced phases is heavy-tailed
+#: puzzle by puzzle; 20 was the safest (BENCHMARKS.md, "The engine in Rust").
 ESTIMATE_ROUNDS = 20
 
 Status = Literal["fixpoint", "solved", "conflict", "timeout"]
@@ -233,14 +238,19 @@ def line_logic(
 
 
 def solve_lines(
-    colors: int, lines: Sequence[tuple[Sequence[tuple[int, int]], Sequence[int]]]
+    colors: int,
+    lines: Sequence[tuple[Sequence[tuple[int, int]], Sequence[int]]],
+    repeat: int = 1,
 ) -> list[list[int] | None]:
     """Lines solved alone (the line solver, for tests and benchmarks): for each (clue as
     (length, color) pairs, length -1 blotted; domains), the narrowed domains, or None when
-    the clue cannot fit. `colors` counts the palette, the background included."""
+    the clue cannot fit. `colors` counts the palette, the background included. Each line is
+    solved `repeat` times afresh (tools/bench_lines.py tells solving from the call so)."""
     try:
         solved: list[list[int] | None] = _engine.solve_lines(
-            colors, [([(n, c) for n, c in clue], list(domains)) for clue, domains in lines]
+            colors,
+            [([(n, c) for n, c in clue], list(domains)) for clue, domains in lines],
+            repeat,
         )
     except ValueError as error:
         raise InputError(str(error)) from None

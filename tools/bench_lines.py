@@ -1,11 +1,15 @@
 """The exact line solver alone: lines solved per second, by line length and number of blocks,
-on empty lines and on partly decided ones, for this satnono, earlier checkouts, and the
-cell-parallel design of tools/line_cells.py, in one run.
+on empty lines and on partly decided ones: the native engine's (satnono.native), this
+satnono's Python reference, earlier checkouts' and the cell-parallel design of
+tools/line_cells.py, in one run.
 
 `python tools/bench_lines.py [--checkout DIR ...] [--lines 300] [--repeat 5]`: the same seeded
 black-and-white lines for every column (each a random clue that fits, and for the partly
 decided kind the cells of one of its solutions, each known with probability 0.3); every solve
 bypasses the cache (`solve_uncached` on a new solver), the best of --repeat passes is kept.
+The native solver is timed alone: a batch of the lines solved NATIVE_REPEAT times each in
+one call, less the same call solving each once (what crossing into the engine costs), per
+solve; `native, one call a batch` is the call as a whole, crossing included.
 A checkout runs in a process started in its folder (a `git worktree` of an earlier commit).
 """
 
@@ -43,11 +47,14 @@ def line(rng, n, k, known):
     return tuple(Block(length) for length in lengths), domains
 
 count, repeat, design = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+NATIVE_REPEAT = 200
 if design == "cells":
     sys.path.insert(0, sys.argv[4])
     import line_cells
+if design.startswith("native"):
+    from satnono import native
 rates = {}
-for n in (10, 20, 30, 50, 100):
+for n in (10, 20, 25, 30, 50, 100):
     for k in (1, 3, 6, 12):
         if 2 * k > n:
             continue
@@ -55,6 +62,20 @@ for n in (10, 20, 30, 50, 100):
             rng = random.Random(n * 1000 + k * 10 + int(known * 10))
             cases = [line(rng, n, k, known) for _ in range(count)]
             best = float("inf")
+            if design.startswith("native"):
+                batch = [([(b.length, b.color) for b in clue], d) for clue, d in cases]
+                for _ in range(repeat):
+                    started = time.perf_counter()
+                    native.solve_lines(2, batch, 1)
+                    once = time.perf_counter() - started
+                    if design == "native":
+                        started = time.perf_counter()
+                        native.solve_lines(2, batch, NATIVE_REPEAT)
+                        many = time.perf_counter() - started
+                        once = (many - once) / (NATIVE_REPEAT - 1)
+                    best = min(best, once)
+                rates[f"{n} {k} {kind}"] = count / best
+                continue
             for _ in range(repeat):
                 if design == "cells":
                     numbers = [(tuple(b.length for b in clue), domains) for clue, domains in cases]
@@ -92,17 +113,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lines", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
-    columns = {"this satnono": rates(None, args.lines, args.repeat)}
+    columns = {
+        "native": rates(None, args.lines, args.repeat, "native"),
+        "native, one call a batch": rates(None, args.lines, args.repeat, "native-call"),
+        "Python": rates(None, args.lines, args.repeat),
+    }
     for checkout in args.checkout:
         columns[f"@{checkout}"] = rates(checkout.resolve(), args.lines, args.repeat)
     columns["cell-parallel"] = rates(None, args.lines, args.repeat, "cells")
     names = list(columns)
-    print("| length | blocks | line | " + " | ".join(f"{name}, lines/s" for name in names) + " |")
-    print("|---" * (len(names) + 3) + "|")
-    for key in columns["this satnono"]:
+    print(
+        "| length | blocks | line | "
+        + " | ".join(f"{name}, lines/s" for name in names)
+        + " | native / Python |"
+    )
+    print("|---" * (len(names) + 4) + "|")
+    for key in columns["Python"]:
         length, blocks, kind = key.split(" ", 2)
         cells = " | ".join(f"{columns[name][key]:,.0f}" for name in names)
-        print(f"| {length} | {blocks} | {kind} | {cells} |")
+        ratio = columns["native"][key] / columns["Python"][key]
+        print(f"| {length} | {blocks} | {kind} | {cells} | {ratio:,.0f}x |")
     return 0
 
 

@@ -406,13 +406,16 @@ impl PySearch {
 }
 
 /// Lines solved alone: for each (clue, domains), the narrowed domains or None when the clue
-/// cannot fit; `colors` counts the palette, the background included.
+/// cannot fit; `colors` counts the palette, the background included. Each line is solved
+/// `repeat` times afresh (a benchmark then tells solving from crossing the surface).
 #[cfg(feature = "python")]
 #[pyfunction]
+#[pyo3(signature = (colors, lines, repeat=1))]
 fn solve_lines(
     py: Python<'_>,
     colors: usize,
     lines: Vec<(Clue, Domains)>,
+    repeat: usize,
 ) -> PyResult<Vec<Option<Domains>>> {
     let lines = lines
         .into_iter()
@@ -423,6 +426,9 @@ fn solve_lines(
             lines
                 .iter()
                 .map(|(clue, domains)| {
+                    for _ in 1..repeat {
+                        std::hint::black_box(engine::solve_line(clue, colors, domains).ok());
+                    }
                     engine::solve_line(clue, colors, domains).map_err(PyValueError::new_err)
                 })
                 .collect()

@@ -45,11 +45,11 @@ ALL_TRUE = -1
 BLOCKING_PHASE = 64
 
 #: The native search's budget before CDCL takes over, in probes times lines (a larger puzzle
-#: gets fewer, costlier probes). Tuned on taai2011 (all 1000 solved at every value; CPU for
-#: the set 99.6 s at 0, 61.5 at 1e6, 60.6 at 2e6, 60.6 at 4e6, 61.9 at 6e6, 60.4 at 1e7,
-#: 76.7 at nonosolve's 4e7): the middle of the flat part, which keeps hand-overs on puzzles
-#: only CDCL decides short (BENCHMARKS.md, "The engine in Rust").
-SEARCH_WORK = 4_000_000
+#: gets fewer, costlier probes). Tuned on taai2011, all 1000 solved at every value: CPU for
+#: the set with 20 rounds of belief propagation 99.6 s at 0, 61.5 at 1e6, 60.6 at 2e6 and
+#: 4e6, 61.9 at 6e6, 60.4 at 1e7, 76.7 at nonosolve's 4e7; with 40 rounds 50.1 at 1e6, 49.6
+#: at 2e6, 50.4 at 4e6 (BENCHMARKS.md, "The engine in Rust").
+SEARCH_WORK = 2_000_000
 #: The solver that takes the probed residual by default: with belief propagation's phases it
 #: found Knotty's two solutions in 0.1 s and Faase's in 2.5 s (BENCHMARKS.md).
 PROBED_SOLVER = "cadical195"
@@ -64,6 +64,7 @@ def enumerate_models(
     seed: int = 0,
     blocked: list[list[int]] | None = None,
     phases: list[int] | None = None,
+    implied: list[list[int]] | None = None,
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted".
 
@@ -77,7 +78,8 @@ def enumerate_models(
     with the others, which then confirm each fully assigned leaf with a solve) and by a solve
     at each branching node. The blocking clauses already added keep the walk from finding
     those solutions again. The consumer sends nothing back; it simply stops iterating when it
-    has enough. `blocked` are blocking clauses of solutions found before (by an earlier search).
+    has enough. `blocked` are blocking clauses of solutions found before (by an earlier search);
+    `implied` are clauses the formula implies (probing's), loaded with it.
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
@@ -86,7 +88,15 @@ def enumerate_models(
     blocking: list[list[int]] = list(blocked or ())
     guided = phases is not None and solver_name not in NO_PHASES
     with SatSolver(solver_name, deadline) as solver:
-        load(solver.solver, solver_name, formula, seed, blocking, deadline, phases)
+        load(
+            solver.solver,
+            solver_name,
+            formula,
+            seed,
+            [*blocking, *(implied or ())],
+            deadline,
+            phases,
+        )
         while not splits or len(blocking) < BLOCKING_PHASE:
             result = solver.solve()
             if result is None:
@@ -108,7 +118,10 @@ def enumerate_models(
                 from pysat.solvers import Solver
 
                 solver.replace(Solver(name=solver_name))
-                load(solver.solver, solver_name, formula, seed, blocking, phases=phases)
+                load(
+                    solver.solver, solver_name, formula, seed, [*blocking, *(implied or ())],
+                    phases=phases,
+                )  # fmt: skip
         yield from _enumerate_by_splitting(solver, cell_variables, formula.checks_by_propagation)
 
 
@@ -293,7 +306,7 @@ def _search(
         for decided in blocked
         if all(map(int.__and__, decided, domains))
     ]
-    extra += implication_clauses(formula, implications)
+    implied = implication_clauses(formula, implications)
     phases = guessed_phases(formula, residual, deadline) if guess else None
     stats: dict[str, Any] = {
         "solver": solver_name,
@@ -305,13 +318,13 @@ def _search(
     }
     if solver_name in INTERRUPTIBLE:
         models: Iterator[Any] = enumerate_models(
-            formula, solver_name, deadline, options.seed, extra, phases
+            formula, solver_name, deadline, options.seed, extra, phases, implied
         )
     else:
 
         def run(send: Send) -> None:  # no deadline: the child is killed when it passes
             for item in enumerate_models(
-                formula, solver_name, Deadline(None), options.seed, extra, phases
+                formula, solver_name, Deadline(None), options.seed, extra, phases, implied
             ):
                 send(item)
 
