@@ -130,6 +130,8 @@ def test_stopping_early_and_the_stats() -> None:
     assert result.solver == "backtrack"
     for key in ("probes", "nodes", "max_depth", "search_seconds"):
         assert key in result.stats
+    # Probing re-solves lines in states met before: the cache answers those.
+    assert result.stats["line_solves"] > 0 and result.stats["line_cache_hits"] > 0
     json.dumps(result.stats)
 
 

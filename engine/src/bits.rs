@@ -153,6 +153,29 @@ impl<const W: usize> Bits<W> {
     }
 }
 
+/// `to.copy_from_slice(from)`, with the two sets of a black-and-white line copied without a
+/// call (a slice copy of runtime length goes through `memmove`: 5% of a search's time).
+#[inline(always)]
+pub fn copy_sets<const W: usize>(to: &mut [Bits<W>], from: &[Bits<W>]) {
+    if let ([a, b], [c, d]) = (&mut *to, from) {
+        *a = *c;
+        *b = *d;
+    } else {
+        to.copy_from_slice(from);
+    }
+}
+
+/// `to.extend_from_slice(from)`, likewise.
+#[inline(always)]
+pub fn push_sets<const W: usize>(to: &mut Vec<Bits<W>>, from: &[Bits<W>]) {
+    if let [a, b] = from {
+        to.push(*a);
+        to.push(*b);
+    } else {
+        to.extend_from_slice(from);
+    }
+}
+
 /// Iterator over the set bits of a `Bits`.
 pub struct Ones<const W: usize> {
     words: [u64; W],

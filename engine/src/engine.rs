@@ -227,12 +227,17 @@ impl AnySearch {
         on_search!(self, search => search.root_implications(most, deadline), Some(Vec::new()))
     }
 
-    /// (stats, probes, line solves)
-    pub fn stats(&self) -> (Stats, u64, u64) {
+    /// (stats, probes, line solves, line cache hits)
+    pub fn stats(&self) -> (Stats, u64, u64, u64) {
         on_search!(
             self,
-            search => (search.stats, search.probes(), search.line_solves()),
-            (Stats::default(), 0, 0)
+            search => (
+                search.stats,
+                search.probes(),
+                search.line_solves(),
+                search.line_cache_hits()
+            ),
+            (Stats::default(), 0, 0, 0)
         )
     }
 }

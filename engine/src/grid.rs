@@ -6,7 +6,7 @@
 //! carries a stamp, the clock when it last changed, which tells a cached probe whether the
 //! lines it read are still as they were.
 
-use crate::bits::Bits;
+use crate::bits::{copy_sets, push_sets, Bits};
 use crate::clue::Puzzle;
 
 pub struct Grid<const W: usize> {
@@ -95,8 +95,19 @@ impl<const W: usize> Grid<W> {
     /// Whether `cell` has one color left.
     #[inline]
     pub fn decided(&self, puzzle: &Puzzle, cell: usize) -> bool {
-        let domain = self.domain(puzzle, cell);
-        domain & (domain - 1) == 0
+        let row = cell / puzzle.width;
+        let x = cell % puzzle.width;
+        let state = self.line(row);
+        let mut seen = false;
+        for &c in &puzzle.line_colors[row] {
+            if state[usize::from(c)].test(x) {
+                if seen {
+                    return false;
+                }
+                seen = true;
+            }
+        }
+        true
     }
 
     /// The cells of `line` with exactly one of `colors` left, given the line's `state`.
@@ -194,7 +205,7 @@ impl<const W: usize> Trail<W> {
         if self.saved_in[line] != self.epoch {
             self.saved_in[line] = self.epoch;
             self.lines.push(line as u32);
-            self.saved.extend_from_slice(grid.line(line));
+            push_sets(&mut self.saved, grid.line(line));
             self.stamps.push(grid.stamps[line]);
         }
     }
@@ -205,7 +216,7 @@ impl<const W: usize> Trail<W> {
         while self.lines.len() > mark.length {
             let line = self.lines.pop().unwrap_or_default() as usize;
             let start = self.saved.len() - colors;
-            grid.line_mut(line).copy_from_slice(&self.saved[start..]);
+            copy_sets(grid.line_mut(line), &self.saved[start..]);
             self.saved.truncate(start);
             grid.stamps[line] = self.stamps.pop().unwrap_or_default();
         }

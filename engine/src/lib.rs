@@ -394,13 +394,14 @@ impl PySearch {
     }
 
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (stats, probes, line_solves) = self.search.stats();
+        let (stats, probes, line_solves, cache_hits) = self.search.stats();
         let dict = PyDict::new(py);
         dict.set_item("nodes", stats.nodes)?;
         dict.set_item("restarts", stats.restarts)?;
         dict.set_item("max_depth", stats.max_depth)?;
         dict.set_item("probes", probes)?;
         dict.set_item("line_solves", line_solves)?;
+        dict.set_item("line_cache_hits", cache_hits)?;
         Ok(dict)
     }
 }

@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use crate::bits::Bits;
+use crate::bits::{copy_sets, push_sets, Bits};
 use crate::clue::Puzzle;
 use crate::grid::Grid;
 use crate::propagate::{past, Board, Outcome};
@@ -249,8 +249,7 @@ impl<const W: usize> Prober<W> {
             if fits {
                 for &line in board.trail.lines_since(mark) {
                     self.branch_lines.push(line);
-                    self.branch_states
-                        .extend_from_slice(board.grid.line(line as usize));
+                    push_sets(&mut self.branch_states, board.grid.line(line as usize));
                 }
                 self.branches
                     .push((color, self.branch_lines.len(), decided));
@@ -272,10 +271,10 @@ impl<const W: usize> Prober<W> {
                 for index in 0..end {
                     let line = self.branch_lines[index] as usize;
                     board.trail.save(&board.grid, line);
-                    board
-                        .grid
-                        .line_mut(line)
-                        .copy_from_slice(&self.branch_states[index * colors..(index + 1) * colors]);
+                    copy_sets(
+                        board.grid.line_mut(line),
+                        &self.branch_states[index * colors..(index + 1) * colors],
+                    );
                     board.grid.stamps[line] = board.grid.clock;
                 }
                 board.grid.known = decided;
@@ -347,7 +346,7 @@ impl<const W: usize> Prober<W> {
                 board.grid.known += (after - before) as usize;
             }
             board.trail.save(&board.grid, line);
-            board.grid.line_mut(line).copy_from_slice(union);
+            copy_sets(board.grid.line_mut(line), union);
             board.grid.stamps[line] = board.grid.clock;
             changed = true;
         }

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use crate::bits::Bits;
+use crate::bits::{copy_sets, Bits};
 use crate::clue::Puzzle;
 use crate::grid::{Grid, Mark, Trail};
 use crate::line::{self, Workspace};
@@ -91,16 +91,44 @@ impl<const W: usize> LineCache<W> {
         if self.slots[at + 1..at + 1 + colors] != *state {
             return None;
         }
-        out.copy_from_slice(&self.slots[at + 1 + colors..at + 1 + 2 * colors]);
+        copy_sets(out, &self.slots[at + 1 + colors..at + 1 + 2 * colors]);
         Some(head & 1 == 1)
+    }
+
+    /// `get` for a line of two colors (black and white), on values rather than slices.
+    #[inline]
+    fn get_two(&self, at: usize, line: usize, state: [Bits<W>; 2]) -> Option<([Bits<W>; 2], bool)> {
+        let slot = &self.slots[at..at + 5];
+        let head = slot[0].0[0];
+        if head >> 1 != line as u64 + 1 || slot[1] != state[0] || slot[2] != state[1] {
+            return None;
+        }
+        Some(([slot[3], slot[4]], head & 1 == 1))
+    }
+
+    #[inline]
+    fn put_two(
+        &mut self,
+        at: usize,
+        line: usize,
+        state: [Bits<W>; 2],
+        out: [Bits<W>; 2],
+        fits: bool,
+    ) {
+        let slot = &mut self.slots[at..at + 5];
+        slot[0].0[0] = Self::header(line, fits);
+        slot[1] = state[0];
+        slot[2] = state[1];
+        slot[3] = out[0];
+        slot[4] = out[1];
     }
 
     #[inline]
     fn put(&mut self, at: usize, line: usize, state: &[Bits<W>], out: &[Bits<W>], fits: bool) {
         let colors = self.colors;
         self.slots[at].0[0] = Self::header(line, fits);
-        self.slots[at + 1..at + 1 + colors].copy_from_slice(state);
-        self.slots[at + 1 + colors..at + 1 + 2 * colors].copy_from_slice(out);
+        copy_sets(&mut self.slots[at + 1..at + 1 + colors], state);
+        copy_sets(&mut self.slots[at + 1 + colors..at + 1 + 2 * colors], out);
     }
 }
 
@@ -225,6 +253,9 @@ impl<const W: usize> Propagator<W> {
         trail: &mut Trail<W>,
         deadline: Option<Instant>,
     ) -> Outcome {
+        if grid.colors() == 2 {
+            return self.run_two(puzzle, grid, trail, deadline);
+        }
         let mut steps: u64 = 0;
         while self.queued > 0 {
             steps += 1;
@@ -233,10 +264,7 @@ impl<const W: usize> Propagator<W> {
                 return Outcome::Timeout;
             }
             let line = self.pop();
-            if self.reading != 0 && self.read_in[line] != self.reading {
-                self.read_in[line] = self.reading;
-                self.read.push(line as u32);
-            }
+            self.note_read(line);
             let colors = &puzzle.line_colors[line];
             let state = grid.line(line);
             let fits = match self.cache.as_mut() {
@@ -314,6 +342,114 @@ impl<const W: usize> Propagator<W> {
         }
         Outcome::Fixpoint
     }
+
+    /// `run` for puzzles of two colors (black and white, or one color and the background):
+    /// the same steps on a line's two sets held as values, without the loops over a line's
+    /// colors, slice comparisons and copies of the general case (which took a third more
+    /// time on the tournament sets).
+    fn run_two(
+        &mut self,
+        puzzle: &Puzzle,
+        grid: &mut Grid<W>,
+        trail: &mut Trail<W>,
+        deadline: Option<Instant>,
+    ) -> Outcome {
+        let mut steps: u64 = 0;
+        while self.queued > 0 {
+            steps += 1;
+            if deadline.is_some() && steps.is_multiple_of(CLOCK_EVERY) && past(deadline) {
+                self.clear_queue();
+                return Outcome::Timeout;
+            }
+            let line = self.pop();
+            self.note_read(line);
+            let state = {
+                let sets = grid.line(line);
+                [sets[0], sets[1]]
+            };
+            let (out, fits) = match self.cache.as_mut() {
+                Some(cache) => {
+                    let at = cache.slot(line, &state);
+                    if let Some(known) = cache.get_two(at, line, state) {
+                        self.cache_hits += 1;
+                        known
+                    } else {
+                        self.solves += 1;
+                        let solved = solve_two(puzzle, line, state, &mut self.space);
+                        cache.put_two(at, line, state, solved.0, solved.1);
+                        solved
+                    }
+                }
+                None => {
+                    self.solves += 1;
+                    solve_two(puzzle, line, state, &mut self.space)
+                }
+            };
+            if !fits {
+                self.clear_queue();
+                return Outcome::Conflict(line);
+            }
+            let removed = [state[0].and_not(out[0]), state[1].and_not(out[1])];
+            let changed = removed[0] | removed[1];
+            if changed.is_zero() {
+                continue;
+            }
+            // Undecided cells are those of both sets; narrowing only ever decides more.
+            let before = (state[0] & state[1]).count();
+            let after = (out[0] & out[1]).count();
+            grid.known += (before - after) as usize;
+            trail.save(grid, line);
+            {
+                let sets = grid.line_mut(line);
+                sets[0] = out[0];
+                sets[1] = out[1];
+            }
+            grid.stamps[line] = grid.clock;
+            for position in changed.ones() {
+                let (crossing, at) = puzzle.crossing(line, position);
+                trail.save(grid, crossing);
+                let sets = grid.line_mut(crossing);
+                if removed[0].test(position) {
+                    sets[0].clear(at);
+                }
+                if removed[1].test(position) {
+                    sets[1].clear(at);
+                }
+                grid.stamps[crossing] = grid.clock;
+                self.push(crossing);
+            }
+        }
+        Outcome::Fixpoint
+    }
+
+    /// Record `line` as read, once, while reading is on.
+    #[inline]
+    fn note_read(&mut self, line: usize) {
+        if self.reading != 0 && self.read_in[line] != self.reading {
+            self.read_in[line] = self.reading;
+            self.read.push(line as u32);
+        }
+    }
+}
+
+/// Solve `line` of a two-color puzzle in `state`: its narrowed state and whether it fits.
+#[inline]
+fn solve_two<const W: usize>(
+    puzzle: &Puzzle,
+    line: usize,
+    state: [Bits<W>; 2],
+    space: &mut Workspace<W>,
+) -> ([Bits<W>; 2], bool) {
+    let mut out = state;
+    let fits = line::solve(
+        puzzle.length(line),
+        &puzzle.clues[line],
+        &puzzle.line_colors[line],
+        &state,
+        &mut out,
+        space,
+    );
+    (out, fits)
 }
 
 #[inline]

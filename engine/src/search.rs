@@ -174,6 +174,10 @@ impl<const W: usize> Search<W> {
         self.board.propagator.solves
     }
 
+    pub fn line_cache_hits(&self) -> u64 {
+        self.board.propagator.cache_hits
+    }
+
     /// The state after propagation and probing at the root, once reached (every cell's domain).
     pub fn root_domains(&mut self) -> Option<Vec<u128>> {
         let (mark, log) = self.root?;
