@@ -491,4 +491,3 @@ def variable_comments(puzzle: Puzzle, formula: CnfFormula) -> Iterator[str]:
         row, column = divmod(cell, puzzle.width)
         names = ", ".join(f"{puzzle.palette[color].name}={literal}" for color, literal in options)
         yield f"cell ({row + 1},{column + 1}): {names}"
-

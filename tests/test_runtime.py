@@ -169,3 +169,38 @@ def test_samples_stream_then_say_how_it_went() -> None:
     with satnono.iter_samples(unsolvable, 2) as drawing:
         assert list(drawing) == []
     assert drawing.status == "unsolvable" and drawing.reason
+
+
+def test_cadical_without_interrupt_stops_at_its_deadline_between_slices() -> None:
+    """CaDiCaL 1.9.5 has no interrupt(): it solves in slices of a conflict budget and looks
+    at the deadline between them, so it can run in this process (no child to kill)."""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import SLICE_SECONDS, SatSolver
+
+    hard = PHP(12).clauses  # pigeons into holes: minutes for CDCL
+    started = time.monotonic()
+    with SatSolver("cadical195", Deadline(0.5), hard) as solver:
+        assert solver.solve() is None
+    assert time.monotonic() - started < 0.5 + 3 * SLICE_SECONDS + 0.5
+    with SatSolver("cadical195", Deadline(5), [[1, 2], [-1], [-2, 3]]) as solver:
+        assert solver.solve() is True
+        assert solver.solve([-3]) is False
+
+
+def test_a_paused_collector_runs_again_after_unless_it_was_off_before() -> None:
+    import gc
+
+    from satnono.runtime.collector import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -11,8 +11,10 @@ phases. A named solver or encoding gets line logic's residual alone, with the ph
 
 Solutions are enumerated with blocking clauses over the residual cell variables. Solvers that
 PySAT can interrupt run in this process (satnono.runtime.stoppable stops them at the deadline
-and on Ctrl-C); the others (CaDiCaL, Kissat, Lingeling) run in a forked child, so that a
-timeout or a Ctrl-C is always honoured at once by killing it.
+and on Ctrl-C), and so does CaDiCaL 1.9.5 on a formula of up to IN_PROCESS_CLAUSES (it solves
+in slices, satnono.runtime.sat_solvers); the others (Kissat, Lingeling, CaDiCaL on a larger
+formula) run in a forked child, so that a timeout or a Ctrl-C is always honoured at once by
+killing it.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from satnono import native
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.runtime.child import Send, stream_from_child
+from satnono.runtime.collector import collector_paused
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import (
     INTERRUPTIBLE,
     NO_PHASES,
     NO_PROPAGATE,
     NON_INCREMENTAL,
+    SLICED,
     SatSolver,
     canonical_solver,
 )
@@ -55,6 +59,11 @@ SEARCH_WORK = 2_000_000
 PROBED_SOLVER = "cadical195"
 #: Implications of probing handed to the solver at most (each one a binary clause).
 MOST_IMPLICATIONS = 300_000
+#: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
+#: child. A child costs ~18 ms (fork, start, kill), more than CaDiCaL takes on most probed
+#: 25 x 25 residuals (taai2014's 254: 20.0 s in children, 14.8 s in this process); a slice
+#: of a large formula may run long past the deadline, where a child is killed at once.
+IN_PROCESS_CLAUSES = 200_000
 
 
 def enumerate_models(
@@ -291,23 +300,24 @@ def _search(
     `implications` become binary clauses, and with `guess` belief propagation's estimate
     gives the phases."""
     started = time.perf_counter()
-    try:
-        formula = encode_puzzle(
-            residual.propagator, residual.domains, residual.lines, options.encoding, deadline
-        )
-    except Timeout:
-        return SearchReport(exhausted=False, timed_out=True, stats={"solver": solver_name})
-    domains = residual.domains
-    # A solution outside the residual's domains (one that probing found and ruled out) cannot
-    # be found again, and its blocking clause over the residual's cells would be another
-    # solution's: only those inside are blocked, every cell checked.
-    extra = [
-        formula.blocking_clause_of(decided)
-        for decided in blocked
-        if all(map(int.__and__, decided, domains))
-    ]
-    implied = implication_clauses(formula, implications)
-    phases = guessed_phases(formula, residual, deadline) if guess else None
+    with collector_paused():
+        try:
+            formula = encode_puzzle(
+                residual.propagator, residual.domains, residual.lines, options.encoding, deadline
+            )
+        except Timeout:
+            return SearchReport(exhausted=False, timed_out=True, stats={"solver": solver_name})
+        domains = residual.domains
+        # A solution outside the residual's domains (one that probing found and ruled out)
+        # cannot be found again, and its blocking clause over the residual's cells would be
+        # another solution's: only those inside are blocked, every cell checked.
+        extra = [
+            formula.blocking_clause_of(decided)
+            for decided in blocked
+            if all(map(int.__and__, decided, domains))
+        ]
+        implied = implication_clauses(formula, implications)
+        phases = guessed_phases(formula, residual, deadline) if guess else None
     stats: dict[str, Any] = {
         "solver": solver_name,
         "encoding": formula.encoding,
@@ -316,7 +326,10 @@ def _search(
         "implication_clauses": len(implications),
         "encode_seconds": round(time.perf_counter() - started, 4),
     }
-    if solver_name in INTERRUPTIBLE:
+    in_process = solver_name in INTERRUPTIBLE or (
+        solver_name in SLICED and len(formula.clauses) + len(implied) <= IN_PROCESS_CLAUSES
+    )
+    if in_process:
         models: Iterator[Any] = enumerate_models(
             formula, solver_name, deadline, options.seed, extra, phases, implied
         )

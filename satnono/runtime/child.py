@@ -7,6 +7,7 @@ interrupt(), CP-SAT's model loading): killing a process is the only stop that is
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -84,6 +85,9 @@ class ForkedChild:
         parent = os.getpid()
 
         def child_main() -> None:
+            # The collector would walk every object inherited from the parent, writing to each
+            # and so copying the pages this child shares with it: frozen, they are left alone.
+            gc.freeze()
             die_with_parent(parent)
             leave_ctrl_c_to_parent()
             if quiet:
