@@ -267,6 +267,24 @@ def examples() -> list[tuple[str, Puzzle]]:
 SEARCH_SEED = 40
 
 
+#: The seed of the tournament example's random pictures.
+TOURNAMENT_SEED = 31
+
+
+def tournament() -> str:
+    """A small question file in the computer-olympiad tournaments' format: four random 15x15
+    pictures whose black share falls from one half to two fifths, as a tournament set's does
+    from its first puzzles to its last (harder) ones."""
+    from satnono.formats.tournament import write_tournament
+
+    rng = random.Random(TOURNAMENT_SEED)
+    puzzles = []
+    for number, density in enumerate((0.5, 0.47, 0.43, 0.4), start=1):
+        grid = tuple(tuple(int(rng.random() < density) for _ in range(15)) for _ in range(15))
+        puzzles.append(puzzle_from_grid(grid, title=str(number), keep_goal=False))
+    return write_tournament(puzzles)
+
+
 def pictures() -> None:
     """The pictures of the README's `satnono from-image` examples: a 5x5 black cross on white
     (10 pixels a cell) and a 2x2 diagonal, whose clues fit both diagonals."""
@@ -290,6 +308,8 @@ def main() -> None:
         print(f"wrote {name}: {puzzle.width}x{puzzle.height}, {len(puzzle.palette) - 1} colors")
     pictures()
     print("wrote cross.png, diagonal.png")
+    (HERE / "tournament-4.txt").write_text(tournament(), encoding="utf-8")
+    print("wrote tournament-4.txt")
 
 
 if __name__ == "__main__":

@@ -109,17 +109,17 @@ class Backend(Protocol):
 class BackendInfo:
     name: str
     module: str
-    requires: str | None  # import name that must be installed, None for pure Python
+    requires: str | None  # import name that must be installed, None: satnono's own code
     summary: str
-    #: Residuals of at most this many cells are searched by the classic backend instead, in
-    #: the caller's thread, unless a solver or an encoding is named: starting a SAT solver
-    #: (and the thread it runs in) costs more than such a search (SMALL_RESIDUAL).
+    #: Residuals of at most this many cells are searched by the native search (backtrack)
+    #: in the caller's thread, unless a solver or an encoding is named: the thread a search
+    #: otherwise runs in costs more than such a search (SMALL_RESIDUAL).
     branch_below: int = 0
 
 
-#: Undecided cells up to which the classic search (backtrack) beats starting a SAT solver:
-#: on the tuning set, 0.7-1.0 ms against 1.5-1.9 ms at 4 cells, about even at 36, slower
-#: from 53 (BENCHMARKS.md, "Archives at C speed").
+#: Undecided cells up to which searching in the caller's thread pays: measured when the
+#: search there was Python's, 0.7-1.0 ms against 1.5-1.9 ms for a SAT solver in its thread at
+#: 4 cells (BENCHMARKS.md, "Archives at C speed"); the native search only widens the margin.
 SMALL_RESIDUAL = 16
 
 
@@ -130,7 +130,7 @@ BACKENDS: dict[str, BackendInfo] = {
             "sat",
             "satnono.backends.sat",
             "pysat",
-            "CNF line automata solved by a PySAT solver",
+            "the native search under a budget, then CaDiCaL on the probed residual",
             branch_below=SMALL_RESIDUAL,
         ),
         BackendInfo(
@@ -152,7 +152,7 @@ BACKENDS: dict[str, BackendInfo] = {
             "backtrack",
             "satnono.backends.backtrack",
             None,
-            "propagation, probing and depth-first search in pure Python",
+            "the native search alone: probing, depth-first search, restarts",
         ),
     )
 }

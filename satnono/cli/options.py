@@ -68,7 +68,8 @@ SolverOpt = Annotated[
     str | None,
     typer.Option(
         "--solver",
-        help="PySAT solver for the sat backend (default: glucose3); portfolio races only it.",
+        help="A PySAT solver alone on line logic's residual (default: the native search, then "
+        "CaDiCaL 1.9.5 on what it leaves); portfolio races only it.",
         autocompletion=completes("solver"),
     ),
 ]
