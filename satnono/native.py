@@ -245,7 +245,8 @@ def solve_lines(
     """Lines solved alone (the line solver, for tests and benchmarks): for each (clue as
     (length, color) pairs, length -1 blotted; domains), the narrowed domains, or None when
     the clue cannot fit. `colors` counts the palette, the background included. Each line is
-    solved `repeat` times afresh (tools/bench_lines.py tells solving from the call so)."""
+    solved `repeat` times on its state, made once as a search holds it (tools/bench_lines.py
+    times the solver itself so)."""
     try:
         solved: list[list[int] | None] = _engine.solve_lines(
             colors,

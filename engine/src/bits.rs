@@ -25,7 +25,6 @@ impl<const W: usize> Bits<W> {
     }
 
     /// Bits `0..n` set (`n <= CAPACITY`).
-    #[cfg(test)]
     #[inline]
     pub fn below(n: usize) -> Self {
         let mut words = [0u64; W];

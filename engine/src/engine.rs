@@ -248,6 +248,7 @@ fn solve_line_words<const W: usize>(
     colors: &[u8],
     palette: usize,
     domains: &[u128],
+    repeat: usize,
 ) -> Option<Vec<u128>> {
     let mut state = vec![Bits::<W>::zero(); palette];
     for (position, &domain) in domains.iter().enumerate() {
@@ -259,6 +260,12 @@ fn solve_line_words<const W: usize>(
     }
     let mut out = vec![Bits::<W>::zero(); palette];
     let mut space = Workspace::new(palette);
+    for _ in 1..repeat {
+        let state = std::hint::black_box(&state);
+        std::hint::black_box(line::solve(
+            length, clue, colors, state, &mut out, &mut space,
+        ));
+    }
     if !line::solve(length, clue, colors, &state, &mut out, &mut space) {
         return None;
     }
@@ -275,11 +282,14 @@ fn solve_line_words<const W: usize>(
 }
 
 /// One line solved alone: the narrowed domains (one bitmask per cell), or None when the clue
-/// cannot fit. `palette` counts the colors, the background included.
+/// cannot fit. `palette` counts the colors, the background included. The solver runs `repeat`
+/// times on the line's state, made once (as a search holds it), so that a benchmark times the
+/// solver itself.
 pub fn solve_line(
     clue: &[Block],
     palette: usize,
     domains: &[u128],
+    repeat: usize,
 ) -> Result<Option<Vec<u128>>, String> {
     let length = domains.len();
     if !(1..=MAX_SIDE).contains(&length) || !(2..=MAX_COLORS).contains(&palette) {
@@ -288,6 +298,6 @@ pub fn solve_line(
     let colors = line_colors(clue, palette)?;
     Ok(with_words!(
         words_for(length),
-        solve_line_words(length, clue, &colors, palette, domains)
+        solve_line_words(length, clue, &colors, palette, domains, repeat)
     ))
 }

@@ -157,6 +157,15 @@ pub fn solve<const W: usize>(
     space: &mut Workspace<W>,
 ) -> bool {
     let k = clue.len();
+    if colors.len() == 2 {
+        let all = Bits::below(n);
+        if state[0] == all
+            && state[usize::from(colors[1])] == all
+            && !clue.iter().any(|block| block.blotted())
+        {
+            return solve_empty(n, clue, colors[1], out);
+        }
+    }
     space.reserve(k);
     let Workspace {
         starts,
@@ -200,6 +209,39 @@ pub fn solve<const W: usize>(
             out[c] |= smear(placed, length);
         }
     }
+    true
+}
+
+/// `solve` on a line of two colors where nothing is known yet (every line of a new puzzle):
+/// in closed form, O(k). With the blocks packed to the left, block j starts at `left` and can
+/// move `slack` cells right; it covers at most `left..left + slack + length` and surely
+/// `left + slack..left + length`. (The Python reference takes the same shortcut: without it
+/// the native solver was only 8-23x faster on such lines, against 50-190x on partly decided.)
+fn solve_empty<const W: usize>(n: usize, clue: &[Block], color: u8, out: &mut [Bits<W>]) -> bool {
+    let needed = clue
+        .iter()
+        .map(|block| block.length as usize + 1)
+        .sum::<usize>();
+    let needed = needed.saturating_sub(1);
+    if needed > n {
+        return false;
+    }
+    let slack = n - needed;
+    let (mut maybe, mut surely) = (Bits::zero(), Bits::zero());
+    let mut left = 0;
+    for block in clue {
+        let length = block.length as usize;
+        maybe |= Bits::below(left + slack + length).and_not(Bits::below(left));
+        if length > slack {
+            surely |= Bits::below(left + length).and_not(Bits::below(left + slack));
+        }
+        left += length + 1;
+    }
+    for cells in out.iter_mut() {
+        *cells = Bits::zero();
+    }
+    out[0] = Bits::below(n).and_not(surely);
+    out[usize::from(color)] = maybe;
     true
 }
 
@@ -326,10 +368,11 @@ pub(crate) mod tests {
                 })
                 .collect();
             let clue = clue_of(&picture, blot, &mut seed);
-            // A random state; with probability 1/2 one that keeps the picture possible.
+            // A random state; with probability 1/2 one that keeps the picture possible, with
+            // 1/4 one where nothing is known (the closed form for those).
             let keep = case.is_multiple_of(2);
             let mut state = vec![vec![true; n]; colors];
-            for i in 0..n {
+            for i in (0..n).filter(|_| case % 4 != 1) {
                 for (c, row) in state.iter_mut().enumerate() {
                     if pseudo_random(&mut seed).is_multiple_of(4)
                         && !(keep && usize::from(picture[i]) == c)
