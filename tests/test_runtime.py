@@ -188,6 +188,41 @@ def test_cadical_without_interrupt_stops_at_its_deadline_between_slices() -> Non
         assert solver.solve([-3]) is False
 
 
+def test_a_race_keeps_the_solver_that_answers_and_ends_at_its_deadline() -> None:
+    """After its head start in conflicts the first solver takes turns with a rival; the one
+    that answers goes on as the adapter's solver, and two that cannot answer stop at the
+    deadline. (The rival is loaded with another formula here, so that which one answered
+    shows.)"""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import SLICE_SECONDS, SatSolver
+
+    hard = PHP(12).clauses
+    easy = [[1, 2], [-1], [-2, 3]]
+    made: list[str] = []
+
+    def rival_easy(solver: object) -> None:
+        made.append("rival")
+        solver.append_formula(easy)  # type: ignore[attr-defined]
+
+    with SatSolver("cadical195", Deadline(30), easy) as solver:
+        assert solver.race("glucose3", rival_easy, 20_000) is True
+        assert solver.name == "cadical195" and made == []  # answered in its head start
+    with SatSolver("cadical195", Deadline(30), hard) as solver:
+        assert solver.race("glucose3", rival_easy, 2_000) is True
+        assert solver.name == "glucose3" and made == ["rival"]
+        assert solver.get_model()[:3] == [-1, 2, 3]
+        assert solver.solve([-3]) is False  # the rival goes on as the solver
+
+    def rival_hard(solver: object) -> None:
+        solver.append_formula(hard)  # type: ignore[attr-defined]
+
+    started = time.monotonic()
+    with SatSolver("cadical195", Deadline(1), hard) as solver:
+        assert solver.race("glucose3", rival_hard, 2_000) is None
+    assert time.monotonic() - started < 1 + 3 * SLICE_SECONDS + 0.5
+
+
 def test_a_paused_collector_runs_again_after_unless_it_was_off_before() -> None:
     import gc
 

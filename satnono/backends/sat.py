@@ -5,9 +5,10 @@ By default (no solver or encoding named) it takes the steps of the field's stron
 the native engine propagates and probes the residual and searches it depth first under a probe
 budget (SEARCH_WORK); if that does not finish, CaDiCaL takes the probed residual, with the
 binary implications probing found as extra clauses and belief propagation's guesses as its
-phases (cells and block starts), and each later solution is searched from the last one's
-phases. A named solver or encoding gets line logic's residual alone, with the phase seed
-(SearchOptions.seed): that is the configuration being compared, and what the portfolio races.
+phases (cells and block starts), raced by Glucose once it has spent a head start without an
+answer; each later solution is searched from the last one's phases. A named solver or
+encoding gets line logic's residual alone, with the phase seed (SearchOptions.seed): that is
+the configuration being compared, and what the portfolio races.
 
 Solutions are enumerated with blocking clauses over the residual cell variables. Solvers that
 PySAT can interrupt run in this process (satnono.runtime.stoppable stops them at the deadline
@@ -57,6 +58,16 @@ SEARCH_WORK = 2_000_000
 #: The solver that takes the probed residual by default: with belief propagation's phases it
 #: found Knotty's two solutions in 0.1 s and Faase's in 2.5 s (BENCHMARKS.md).
 PROBED_SOLVER = "cadical195"
+#: The solver that races PROBED_SOLVER for the probed residual's first solution once that has
+#: met RIVAL_HEAD_START conflicts alone: Glucose 3, with the same phases as first guesses only
+#: (CaDiCaL keeps the phases it is given to the end; Glucose's saved phases replace them).
+#: Kept phases find Knotty's solutions in 3,400 conflicts (0.1 s) where Glucose finds none
+#: in 60 s, but on a large random residual with many solutions they lose their way: on the
+#: generated tuning set's five probed residuals CaDiCaL alone took 0.6-27.8 s, Glucose
+#: 0.2-6.2 s. The head start covers what CaDiCaL needs on the hard real puzzles (Faase 15,100
+#: conflicts) and on all but 2 of taai2014's 254 probed residuals (BENCHMARKS.md).
+PROBED_RIVAL = "glucose3"
+RIVAL_HEAD_START = 20_000
 #: Implications of probing handed to the solver at most (each one a binary clause).
 MOST_IMPLICATIONS = 300_000
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
@@ -74,6 +85,7 @@ def enumerate_models(
     blocked: list[list[int]] | None = None,
     phases: list[int] | None = None,
     implied: list[list[int]] | None = None,
+    rival: str | None = None,
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted".
 
@@ -88,7 +100,9 @@ def enumerate_models(
     at each branching node. The blocking clauses already added keep the walk from finding
     those solutions again. The consumer sends nothing back; it simply stops iterating when it
     has enough. `blocked` are blocking clauses of solutions found before (by an earlier search);
-    `implied` are clauses the formula implies (probing's), loaded with it.
+    `implied` are clauses the formula implies (probing's), loaded with it. With a `rival`
+    solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START seconds the
+    rival, loaded alike, takes turns with the solver, and whichever answers goes on.
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
@@ -106,8 +120,18 @@ def enumerate_models(
             deadline,
             phases,
         )
+
+        def load_rival(other: Any) -> None:
+            assert rival is not None
+            load(other, rival, formula, seed, [*blocking, *(implied or ())], deadline, phases)
+
+        first = True
         while not splits or len(blocking) < BLOCKING_PHASE:
-            result = solver.solve()
+            if first and rival is not None:
+                result = solver.race(rival, load_rival, RIVAL_HEAD_START)
+            else:
+                result = solver.solve()
+            first = False
             if result is None:
                 yield "interrupted"
                 return
@@ -318,6 +342,7 @@ def _search(
         ]
         implied = implication_clauses(formula, implications)
         phases = guessed_phases(formula, residual, deadline) if guess else None
+        rival = PROBED_RIVAL if guess else None
     stats: dict[str, Any] = {
         "solver": solver_name,
         "encoding": formula.encoding,
@@ -331,13 +356,13 @@ def _search(
     )
     if in_process:
         models: Iterator[Any] = enumerate_models(
-            formula, solver_name, deadline, options.seed, extra, phases, implied
+            formula, solver_name, deadline, options.seed, extra, phases, implied, rival
         )
     else:
 
         def run(send: Send) -> None:  # no deadline: the child is killed when it passes
             for item in enumerate_models(
-                formula, solver_name, Deadline(None), options.seed, extra, phases, implied
+                formula, solver_name, Deadline(None), options.seed, extra, phases, implied, rival
             ):
                 send(item)
 

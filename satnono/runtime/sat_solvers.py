@@ -12,7 +12,7 @@ child that it can kill instead, as it does CaDiCaL on a large formula.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Self
 
 from satnono.errors import InputError
@@ -42,6 +42,7 @@ SLICED = frozenset({"cadical195"})
 #: residuals: one call 14.8 s in all, slices of 10,000 conflicts 14.2 s, of 1,000 21.4 s).
 SLICE_SECONDS = 0.2
 FIRST_SLICE = 10_000
+SMALLEST_SLICE = 1_000
 
 
 def solver_names() -> dict[str, str]:
@@ -130,7 +131,7 @@ class SatSolver(Stoppable):
             return None
         solver = self.solver
         if self.slice is not None:
-            return self._solve_in_slices(list(assumptions))
+            return self.solve_for(float("inf"), assumptions=list(assumptions))
         if not self.interruptible:
             return bool(solver.solve(assumptions=list(assumptions)))
         result = solver.solve_limited(assumptions=list(assumptions), expect_interrupt=True)
@@ -139,19 +140,63 @@ class SatSolver(Stoppable):
             return None
         return bool(result)
 
-    def _solve_in_slices(self, assumptions: list[int]) -> bool | None:
-        """solve() in calls of a conflict budget sized to last about SLICE_SECONDS each."""
+    def solve_for(
+        self, seconds: float, conflicts: int | None = None, assumptions: Sequence[int] = ()
+    ) -> bool | None:
+        """solve() in slices of a conflict budget (each about SLICE_SECONDS) for about
+        `seconds` or `conflicts` more conflicts: None when it has not answered by then or the
+        deadline has passed."""
+        if self.slice is None:
+            self.slice = FIRST_SLICE
+        spent = 0.0
+        until = None if conflicts is None else self.conflicts() + conflicts
         while True:
             started = time.perf_counter()
-            assert self.slice is not None
-            self.solver.conf_budget(self.slice)
-            result = self.solver.solve_limited(assumptions=assumptions)
+            budget = self.slice if until is None else min(self.slice, until - self.conflicts())
+            self.solver.conf_budget(max(budget, 1))
+            result = self.solver.solve_limited(assumptions=list(assumptions))
             if result is not None:
                 return bool(result)
-            if self.deadline.expired():
-                return None
             took = max(time.perf_counter() - started, 1e-3)
-            self.slice = max(1_000, min(int(self.slice * SLICE_SECONDS / took), 10_000_000))
+            spent += took
+            if self.deadline.expired() or spent >= seconds:
+                return None
+            if until is not None and self.conflicts() >= until:
+                return None
+            # Grown at most 4-fold: conflicts slow down as learned clauses pile up.
+            scaled = int(self.slice * min(SLICE_SECONDS / took, 4.0))
+            self.slice = max(SMALLEST_SLICE, min(scaled, 10**7))
+
+    def conflicts(self) -> int:
+        """Conflicts met so far by this solver."""
+        return int(self.solver.accum_stats().get("conflicts", 0))
+
+    def race(
+        self, rival_name: str, load_rival: Callable[[Any], None], head_start: int
+    ) -> bool | None:
+        """solve(), but after `head_start` conflicts without an answer a second solver, named
+        `rival_name` and loaded by `load_rival`, takes turns with this one, a slice each.
+        Whichever answers first is this adapter's solver from then on (the other is deleted);
+        None when the deadline came first. Both must take a conflict budget."""
+        result = self.solve_for(float("inf"), head_start)
+        if result is not None or self.deadline.expired():
+            return result
+        rival = SatSolver(rival_name, self.deadline)  # not watched: its slices look at the deadline
+        rival.slice = SMALLEST_SLICE  # grown to SLICE_SECONDS from its first turn's speed
+        try:
+            load_rival(rival.solver)
+            while not self.deadline.expired():
+                result = rival.solve_for(SLICE_SECONDS)
+                if result is not None:  # swapped, so that the loser is the one deleted below
+                    self.solver, rival.solver = rival.solver, self.solver
+                    self.name, self.slice = rival.name, rival.slice
+                    return result
+                result = self.solve_for(SLICE_SECONDS)
+                if result is not None:
+                    return result
+            return None
+        finally:
+            rival.solver.delete()
 
     def propagate(self, assumptions: Iterable[int] = ()) -> tuple[bool, list[int]]:
         """Unit propagation under `assumptions`: (consistent, implied literals)."""
