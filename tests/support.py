@@ -149,6 +149,8 @@ def load_tool(name: str) -> ModuleType:
     """A dev tool of tools/ (not part of the package) imported as a module, for its tests."""
     if name in sys.modules:
         return sys.modules[name]
+    if str(TOOLS) not in sys.path:  # the tools import each other, as when run as scripts
+        sys.path.insert(0, str(TOOLS))
     spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

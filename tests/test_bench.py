@@ -86,3 +86,36 @@ def test_the_throughput_benchmark_times_every_way(
     for way in ("batch, 1 worker", "batch, 2 workers", "solve, one process", "library (CPU)"):
         row = next(line for line in table.splitlines() if line.startswith(f"| {way} |"))
         assert float(row.split("|")[2]) > 0
+
+
+def test_the_tournament_benchmark_checks_and_tables_every_answer(tmp_path: Path) -> None:
+    output = tmp_path / "BENCH.md"
+    output.write_text("# Bench\n\nkept\n", encoding="utf-8")
+    tool = load_tool("bench_tournament")
+    assert tool.main([str(EXAMPLES / "tournament-4.txt"), "--output", str(output)]) == 0
+    text = output.read_text(encoding="utf-8")
+    assert text.startswith("# Bench\n\nkept\n") and "<!-- bench:tournament -->" in text
+    (row,) = [line for line in text.splitlines() if line.startswith("| tournament-4 |")]
+    assert row.startswith("| tournament-4 | 4/4, ")
+
+
+def test_the_peers_benchmark_reads_each_peers_verdict_and_marks_disagreement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    for name in ("duck.non", "switches-8.non"):
+        shutil.copy(EXAMPLES / name, folder / name)
+    # Stand-ins printing the peers' verdict lines: one says unique to all, one multiple.
+    nonosolve, pbnsolve = tmp_path / "nonosolve", tmp_path / "pbnsolve"
+    nonosolve.write_text('#!/bin/sh\necho "x 1x1 UNIQUE time=0.0 nodes=0"\n')
+    pbnsolve.write_text('#!/bin/sh\necho "FOUND MULTIPLE SOLUTIONS:"\n')
+    for program in (nonosolve, pbnsolve):
+        program.chmod(0o755)
+    tool = load_tool("bench_peers")
+    arguments = [str(folder), "--nonosolve", str(nonosolve), "--pbnsolve", str(pbnsolve)]
+    assert tool.main([*arguments, "--timeout", "20"]) == 0
+    rows = {line.split(" | ")[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert rows["| duck"].endswith("unique | 0.00, unique | 0.00, multiple ✗ |")
+    assert rows["| switches-8"].endswith("multiple | 0.00, unique ✗ | 0.00, multiple |")
+    assert ", 2/2** | **" in rows["| **total, decided**"]

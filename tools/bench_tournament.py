@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import replace_section  # noqa: E402
+
 from satnono.formats.tournament import parse_answers, parse_tournament  # noqa: E402
 from satnono.verify import problems  # noqa: E402
 
@@ -47,14 +49,15 @@ class SetRun:
     slowest: float | None
 
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
+    """CPU seconds of the child processes waited for so far (and of theirs)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
 def _timed(command: Sequence[str], cwd: Path | None, limit: float | None) -> tuple[float, float]:
     """(CPU, wall) seconds of a command and everything it waited for; killed at `limit`."""
-    cpu, wall = _children_cpu(), time.perf_counter()
+    cpu, wall = children_cpu(), time.perf_counter()
     process = subprocess.Popen(
         command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -63,7 +66,7 @@ def _timed(command: Sequence[str], cwd: Path | None, limit: float | None) -> tup
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-    return _children_cpu() - cpu, time.perf_counter() - wall
+    return children_cpu() - cpu, time.perf_counter() - wall
 
 
 def _right(questions: Path, answers: Path) -> tuple[int, int]:
@@ -180,15 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.output is None:
         print("\n".join(text))
         return 0
-    document = args.output.read_text()
-    start, end = "<!-- bench:tournament -->", "<!-- /bench:tournament -->"
-    body = f"{start}\n" + "\n".join(text) + f"\n{end}"
-    if start in document:
-        before, rest = document.split(start, 1)
-        document = before + body + rest.split(end, 1)[1]
-    else:
-        document = document.rstrip() + "\n\n" + body + "\n"
-    args.output.write_text(document)
+    old = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
+    args.output.write_text(replace_section(old, "tournament", "\n".join(text)), encoding="utf-8")
     return 0
 
 
