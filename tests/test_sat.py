@@ -47,6 +47,19 @@ def test_native_search_then_cdcl_finds_exactly_the_solutions(puzzle: Puzzle) -> 
     assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)
 
 
+@settings(max_examples=80, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_the_race_with_glucose_finds_exactly_the_solutions(puzzle: Puzzle) -> None:
+    """The same path with no head start: Glucose takes turns with CaDiCaL from the first
+    conflict, and whichever answers first enumerates the rest, none twice."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sat_backend, "SEARCH_WORK", 0)
+        patch.setattr(sat_backend, "RIVAL_HEAD_START", 0)
+        found, report = backend_solutions("sat", puzzle)
+    assert report.exhausted
+    assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)
+
+
 @settings(max_examples=60, deadline=None)
 @given(grids(max_width=7, max_height=7, max_colors=4))
 def test_the_picture_is_among_the_solutions(case: tuple) -> None:

@@ -27,6 +27,8 @@ from bench import replace_section
 from bench_tournament import children_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The files taken from the folder: formats all three programs read.
+SUFFIXES = (".non", ".nin")
 #: Seconds a process may run past --timeout before it is killed (start-up, clean-up).
 GRACE = 5.0
 
@@ -112,7 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path)
     parser.add_argument("--section", default="peers")
     args = parser.parse_args(argv)
-    puzzles = sorted(args.folder.glob("*.non"), key=_order)
+    puzzles = sorted(
+        (path for path in args.folder.iterdir() if path.suffix in SUFFIXES), key=_order
+    )
     programs = ["satnono"]
     programs += ["nonosolve"] if args.nonosolve else []
     programs += ["pbnsolve"] if args.pbnsolve else []

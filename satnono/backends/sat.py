@@ -87,7 +87,8 @@ def enumerate_models(
     implied: list[list[int]] | None = None,
     rival: str | None = None,
 ) -> Iterator[Any]:
-    """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted".
+    """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted"
+    (and ("solver", name) when a rival took over).
 
     The first solutions come from the classic loop (solve, add a blocking clause, solve again),
     which is what proving a solution unique takes. With `phases` (literals), the solver starts
@@ -129,6 +130,8 @@ def enumerate_models(
         while not splits or len(blocking) < BLOCKING_PHASE:
             if first and rival is not None:
                 result = solver.race(rival, load_rival, RIVAL_HEAD_START)
+                if solver.name != solver_name:
+                    yield ("solver", solver.name)  # the rival answered and goes on
             else:
                 result = solver.solve()
             first = False
@@ -371,6 +374,9 @@ def _search(
     solve_started = time.perf_counter()
     try:
         for item in models:
+            if isinstance(item, tuple):
+                stats["solver"] = item[1]
+                continue
             if item == "exhausted":
                 report.exhausted = True
                 break
