@@ -17,7 +17,7 @@ Difficulty labels (the `difficulty` field; the terminal adds the depth to "needs
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -76,8 +76,9 @@ class Analysis:
     compared: int
     #: The first solution found, if any.
     solution: Grid | None
-    #: Every color each cell takes in some solution (exact once the backbone is computed);
-    #: without a solution, the state line logic and probing reached.
+    #: Every color each cell takes in some solution (exact once the backbone is computed;
+    #: before that, a cell not settled has every color line logic left it); without a
+    #: solution, the state line logic and probing reached.
     domains: tuple[int, ...] | None
     reason: str | None
     timed_out: bool
@@ -174,6 +175,8 @@ def analyze(
     backbone_cells: int | None = None
     backbone_exact = False
     ambiguous: tuple[int, ...] = ()
+    # Cells no proof has settled: every cell until the backbone says otherwise.
+    unsettled: Collection[int] = range(len(domains))
     if found == 1 and exact:
         backbone_cells, backbone_exact = len(domains), True
     elif found >= 2:
@@ -187,7 +190,14 @@ def analyze(
                 ambiguous = tuple(cell for cell, d in enumerate(union) if d & (d - 1))
                 backbone_cells = settled.backbone
                 backbone_exact = settled.exact
+                unsettled = frozenset(settled.unsettled)
                 timed_out = timed_out or not settled.exact
+    if colors is not None and not backbone_exact:
+        # A cell nothing settled may take any color line logic left it: shown as such, not
+        # as the color the solutions found so far happen to agree on.
+        colors = tuple(
+            seen | domains[cell] if cell in unsettled else seen for cell, seen in enumerate(colors)
+        )
 
     # Probing starts where line logic stopped; it is not measured after a timeout.
     probed: tuple[int, ...] | None = tuple(domains)

@@ -33,21 +33,35 @@ def _is_real(value: object) -> bool:
     )
 
 
-def whole_number(value: object, name: str, minimum: int | None = 0) -> int:
-    """`value` as an int >= `minimum` (None: any); a bool, a float or a string is refused
-    (1.5 solutions or "3" samples are mistakes, not requests to round or parse). Any
-    integer type is taken (numpy's too: whatever has __index__)."""
+#: Longest timeout, in seconds (11.6 days): a longer one is taken as this one. Past about
+#: 2.1e6 s (2^31 ms) the system's timers overflow, and no run here is meant to take longer.
+MAX_SECONDS = 1_000_000
+#: Largest seed: CP-SAT takes a 32-bit signed seed, and the other seeds are taken alike.
+MAX_SEED = 2**31 - 1
+#: Most threads (CP-SAT's workers) and worker processes (cubes, batch) taken.
+MOST_THREADS = 256
+
+
+def whole_number(
+    value: object, name: str, minimum: int | None = 0, maximum: int | None = None
+) -> int:
+    """`value` as an int in `minimum`..`maximum` (None: no bound); a bool, a float or a
+    string is refused (1.5 solutions or "3" samples are mistakes, not requests to round or
+    parse). Any integer type is taken (numpy's too: whatever has __index__)."""
     if isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise InputError(f"expected a whole number, got {_kind(value)} {shown(value)}", name)
     number = operator.index(value)  # type: ignore[arg-type]
     if minimum is not None and number < minimum:
-        raise InputError(f"must be {minimum} or more, not {number}", name)
+        raise InputError(f"must be {minimum} or more, not {shown(number)}", name)
+    if maximum is not None and number > maximum:
+        raise InputError(f"must be at most {maximum:,}, not {shown(number)}", name)
     return number
 
 
 def seconds(value: object, name: str = "timeout") -> float | None:
-    """`value` as a finite number of seconds >= 0, or None (no limit); NaN, infinity, a bool
-    and a number too large for a float are refused."""
+    """`value` as a finite number of seconds >= 0 (at most MAX_SECONDS: more is taken as
+    that), or None (no limit); NaN, infinity, a bool and a number too large for a float are
+    refused."""
     if value is None:
         return None
     if not _is_real(value):
@@ -59,7 +73,7 @@ def seconds(value: object, name: str = "timeout") -> float | None:
         number = math.inf
     if not 0 <= number < math.inf:
         raise InputError(f"must be a finite number of seconds >= 0, not {shown(value)}", name)
-    return number
+    return min(number, MAX_SECONDS)  # longer is no limit in practice, and timers overflow
 
 
 def probability(value: object, name: str, *, below_one: bool) -> float:

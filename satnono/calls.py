@@ -218,7 +218,7 @@ def iter_samples(
 
     arguments.puzzle(puzzle)
     n = arguments.whole_number(n, "n", minimum=1)
-    seed = arguments.whole_number(seed, "seed", minimum=None)
+    seed = arguments.whole_number(seed, "seed", -arguments.MAX_SEED - 1, arguments.MAX_SEED)
     if arguments.text(sampler, "sampler") not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
                          "sampler")  # fmt: skip

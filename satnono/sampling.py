@@ -98,6 +98,8 @@ class Sampling:
         verify = Verifier(puzzle)
         try:
             for _ in range(self.n):
+                if deadline.expired():  # drawing from enumerated components takes no time
+                    raise Timeout  # per sample, but a million samples do
                 grid = list(domains)
                 for stream in streams:
                     for cell, domain in next(stream):

@@ -68,10 +68,10 @@ class SolveResult:
             return f"no solution: {self.reason}"
         if self.status == "unique":
             return "unique solution"
-        if self.status == "timeout":
+        if self.status in ("timeout", "interrupted"):
             if n:
-                return f"timeout: at least {n} {plural} found, search not finished"
-            return "timeout: no solution found yet"
+                return f"{self.status}: at least {n} {plural} found, search not finished"
+            return f"{self.status}: no solution found yet"
         if self.status == "solved":
             return "solved (uniqueness not checked: stopped at the first solution)"
         if self.complete:

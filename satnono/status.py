@@ -20,6 +20,8 @@ class Status(enum.StrEnum):
     UNSOLVABLE = "unsolvable"
     #: The deadline passed before the search could say more.
     TIMEOUT = "timeout"
+    #: The caller stopped the search (a handle's cancel(), Ctrl-C) before it could say more.
+    INTERRUPTED = "interrupted"
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -27,7 +29,7 @@ class Status(enum.StrEnum):
     @property
     def finished(self) -> bool:
         """A verdict the search reached, rather than one the deadline cut short."""
-        return self is not Status.TIMEOUT
+        return self not in (Status.TIMEOUT, Status.INTERRUPTED)
 
 
 #: The statuses of a finished search, as stored text (compare's runs may also be "killed" or

@@ -7,6 +7,7 @@ solve runs in a thread of its own; the handle's methods may be called from any t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from satnono.runtime.background import Background, HandOver
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.stoppable import stop_watcher
 from satnono.solutions import Progress, SolveResult
+from satnono.status import Status
 
 
 class SolveHandle:
@@ -42,6 +44,7 @@ class SolveHandle:
         self.deadline = deadline
         self._handed: HandOver[Grid] | None = HandOver() if stream else None
         self._on_solution = on_solution
+        self._cancelled = False
 
         def work() -> SolveResult:
             try:
@@ -72,7 +75,10 @@ class SolveHandle:
         return self._background.done()
 
     def cancel(self) -> None:
-        """Stop the search now (thread-safe); the solutions found so far stay in result()."""
+        """Stop the search now (thread-safe); the solutions found so far stay in result(),
+        whose status says "interrupted" if the search had not ended by itself."""
+        if not self._background.done():
+            self._cancelled = True
         if self._handed is not None:
             self._handed.close()
         self.deadline.cancel()
@@ -83,7 +89,10 @@ class SolveHandle:
 
     def result(self) -> SolveResult:
         """The SolveResult, once the solve has ended (waits; raises what the solve raised)."""
-        return self._background.result()
+        result = self._background.result()
+        if self._cancelled and result.status == Status.TIMEOUT:
+            return dataclasses.replace(result, status=Status.INTERRUPTED)
+        return result
 
     def __enter__(self) -> SolveHandle:
         return self

@@ -211,6 +211,43 @@ def test_only_the_pages_own_origin_and_host_drive_the_api(server: str) -> None:
     assert own.startswith(b"HTTP/1.1 200")
 
 
+def test_no_request_from_another_site_has_an_effect(server: str) -> None:
+    """An <img> or a link of another page sends a GET, with Sec-Fetch-Site and perhaps an
+    Origin: the API refuses it before any work, and a download never starts from a GET."""
+    for headers in ("Origin: http://evil.example\r\n", "Sec-Fetch-Site: cross-site\r\n"):
+        for method in ("GET", "POST"):
+            answer = _raw(server, f"{method} /api/webpbn/4242 HTTP/1.1\r\nHost: {{host}}\r\n"
+                                  f"{headers}Content-Length: 0\r\n\r\n")  # fmt: skip
+            assert answer.startswith(b"HTTP/1.1 403"), (method, headers, answer[:80])
+    plain_get = _raw(server, "GET /api/webpbn/4242 HTTP/1.1\r\nHost: {host}\r\n\r\n")
+    assert plain_get.startswith(b"HTTP/1.1 405")
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "body"),
+    [
+        ("picture", {"puzzle": "DUCK", "caption": 5}),
+        ("picture", {"puzzle": "DUCK", "solution": 5}),
+        ("picture", {"puzzle": "DUCK", "partial": 5}),
+        ("picture", {"puzzle": "DUCK", "solution": [5]}),
+        ("picture", {"puzzle": 5}),
+        ("picture", [1, 2]),
+        ("author", "[" * 100_000),
+        ("picture", "{" * 100_000),
+        ("webpbn/" + "9" * 5000, ""),
+        ("webpbn/12a", ""),
+    ],
+)
+def test_malformed_requests_get_400_never_500(server: str, endpoint: str, body: object) -> None:
+    duck = (EXAMPLES / "duck.non").read_text()
+    if isinstance(body, dict):
+        body = {key: duck if value == "DUCK" else value for key, value in body.items()}
+    data = body if isinstance(body, str) else json.dumps(body)
+    status, answer = post(f"{server}/api/{endpoint}?name=duck.non", data.encode())
+    assert status == 400, answer[:200]
+    assert "error" in json.loads(answer)
+
+
 def test_a_stalled_body_is_cut_off(server: str) -> None:
     started = time.monotonic()
     answer = _raw(server, "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100\r\n\r\n")
@@ -396,6 +433,27 @@ def test_a_timeout_shows_the_grid_as_far_as_it_was_decided(page: object) -> None
     assert page.inner_text("#verdict").startswith("Timeout")  # type: ignore[attr-defined]
     assert "hatch" in page.inner_html("#picture").lower()  # type: ignore[attr-defined]
     page.fill("#timeout", "30")  # type: ignore[attr-defined]
+
+
+def test_a_count_after_a_timeout_says_none_was_counted(page: object) -> None:
+    """The page said "at least 0 solutions (line logic ...)" where the CLI says no solution
+    was counted, and "1 solutions" for one."""
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#timeout", "0")  # type: ignore[attr-defined]
+    page.fill("#text", (EXAMPLES / "permutation-9.non").read_text())  # type: ignore[attr-defined]
+    page.click("#count")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('verdict').textContent.includes(' s)')", timeout=30_000
+    )
+    verdict = page.inner_text("#verdict")  # type: ignore[attr-defined]
+    assert verdict.startswith("timeout before any solution was counted"), verdict
+    page.fill("#timeout", "30")  # type: ignore[attr-defined]
+    page.fill("#text", (EXAMPLES / "duck.non").read_text())  # type: ignore[attr-defined]
+    page.click("#count")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('verdict').textContent.includes(' s)')", timeout=30_000
+    )
+    assert page.inner_text("#verdict").startswith("1 solution (")  # type: ignore[attr-defined]
 
 
 def test_a_busy_port_or_unknown_host_is_one_line_and_exit_2() -> None:

@@ -43,6 +43,13 @@ class BatchSettings:
     #: Keep the solutions found in the row (compare checks them against each other).
     keep_solutions: bool = False
 
+    def __post_init__(self) -> None:
+        from satnono import arguments
+
+        # Checked and capped here, where every archive run's timeout passes: a raw 1e10 s
+        # overflowed the solver's poll in every row.
+        object.__setattr__(self, "timeout", arguments.seconds(self.timeout))
+
     def key(self) -> str:
         parts = [
             f"backend={self.backend or 'default'}", f"timeout={self.timeout}",
@@ -99,13 +106,14 @@ def _tuple_repr(items: list[str]) -> str:
 
 def job_of(path: Path) -> Job:
     """The job of a single-puzzle use of a file (its first puzzle), or its error."""
+    from satnono.archive.files import stored_name
     from satnono.formats import read_puzzle
 
     try:
         puzzle = read_puzzle(path)
     except InputError as error:
-        return Job("", str(path), 1, None, str(error))
-    return Job(puzzle_hash(puzzle), str(path), 1, puzzle)
+        return Job("", stored_name(path), 1, None, str(error))
+    return Job(puzzle_hash(puzzle), stored_name(path), 1, puzzle)
 
 
 @dataclass(frozen=True)
@@ -126,7 +134,7 @@ def collect(paths: Sequence[Path]) -> Collected:
     """Every entry under `paths` accounted for: each puzzle once (duplicates by content are
     solved once and recorded under every name), files that cannot be read and entries that
     are not regular files as error jobs, the rest skipped with a reason."""
-    from satnono.archive.files import find_entries
+    from satnono.archive.files import find_entries, stored_name
     from satnono.formats import read_puzzles
 
     entries = find_entries(paths)
@@ -134,9 +142,10 @@ def collect(paths: Sequence[Path]) -> Collected:
     names: list[tuple[str, int, str]] = []
 
     def failed(path: Path, error: str) -> None:
-        digest = hashlib.sha256(f"{os.path.abspath(path)}:{error}".encode()).hexdigest()[:32]
-        jobs.setdefault(digest, Job(digest, str(path), 1, None, error))
-        names.append((str(path), 1, digest))
+        where = stored_name(os.path.abspath(path))
+        digest = hashlib.sha256(f"{where}:{error}".encode()).hexdigest()[:32]
+        jobs.setdefault(digest, Job(digest, stored_name(path), 1, None, error))
+        names.append((stored_name(path), 1, digest))
 
     for path in entries.files:
         try:
@@ -146,10 +155,10 @@ def collect(paths: Sequence[Path]) -> Collected:
             continue
         for index, puzzle in enumerate(puzzles, start=1):
             digest = puzzle_hash(puzzle)
-            jobs.setdefault(digest, Job(digest, str(path), index, puzzle))
-            names.append((str(path), index, digest))
+            jobs.setdefault(digest, Job(digest, stored_name(path), index, puzzle))
+            names.append((stored_name(path), index, digest))
     for path, problem in entries.unreadable:
-        failed(path, str(InputError(problem, path)))
+        failed(path, str(InputError(problem, stored_name(path))))
     if not names and not entries.skipped:
         raise InputError("no puzzle files found", ", ".join(map(str, paths)))
     return Collected(list(jobs.values()), names, entries.skipped)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,8 +62,18 @@ def puzzle_files(paths: Iterable[Path]) -> list[Path]:
 _MISSING = "no such file"
 
 
+def stored_name(path: Path | str) -> str:
+    """`path` as text that a UTF-8 store and a terminal take: a byte of a file name that is
+    not UTF-8 shows as an escape (\\xff) instead of failing the run."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def _walk(folder: Path, found: Entries) -> None:
-    for path in sorted(_below(folder)):
+    def unreadable_folder(error: OSError) -> None:  # os.walk passes over it otherwise
+        place = Path(error.filename) if error.filename else folder
+        found.unreadable.append((place, f"a folder that cannot be read ({error.strerror})"))
+
+    for path in sorted(_below(folder, unreadable_folder)):
         if path.is_symlink() and path.is_dir():
             found.skipped.append((path, "a link to a folder (not followed)"))
             continue
@@ -76,9 +86,10 @@ def _walk(folder: Path, found: Entries) -> None:
             found.skipped.append((path, f"not a puzzle file suffix ({path.suffix or 'none'})"))
 
 
-def _below(folder: Path) -> Iterator[Path]:
-    """Every entry below `folder` but its sub-folders, which are walked in turn."""
-    for root, folders, names in os.walk(folder, followlinks=False):
+def _below(folder: Path, on_error: Callable[[OSError], None]) -> Iterator[Path]:
+    """Every entry below `folder` but its sub-folders, which are walked in turn; a folder
+    that cannot be listed goes to `on_error`."""
+    for root, folders, names in os.walk(folder, onerror=on_error, followlinks=False):
         base = Path(root)
         for name in names:
             yield base / name

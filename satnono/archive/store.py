@@ -97,6 +97,8 @@ class ResultStore:
             if not os.access(folder, os.W_OK | os.X_OK):
                 raise InputError(f"cannot create the database: {folder} is not writable",
                                  self.path)  # fmt: skip
+        elif self.path.exists():
+            self._check_before_writing()
         with self._guarded():
             self.connection = sqlite3.connect(self.path, timeout=30)
             if create:
@@ -127,8 +129,31 @@ class ResultStore:
                 problem = f"not a satnono results database ({text})"
             raise InputError(problem, self.path) from None
 
-    def _check_schema(self) -> None:
-        columns = {row[1] for row in self.connection.execute("PRAGMA table_info(results)")}
+    def _check_before_writing(self) -> None:
+        """An existing file is opened for writing only if it is a satnono results database
+        (or an empty file): another program's database is refused before anything in it
+        changes (no table added, no switch to WAL), and so is a device such as /dev/null
+        (SQLite would write a journal beside it)."""
+        if not self.path.is_file():
+            raise InputError("not a regular file: a results database must be a file", self.path)
+        if self.path.stat().st_size == 0:
+            return
+        with self._guarded():
+            reading = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                tables = {name for (name,) in reading.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table'")}  # fmt: skip
+                self._check_schema(reading)
+            finally:
+                reading.close()
+        others = sorted(tables - {"results", "names"})
+        if others:
+            raise InputError(f"not a satnono results database (it has a table {others[0]!r}): "
+                             "refused, nothing in it was changed", self.path)  # fmt: skip
+
+    def _check_schema(self, connection: sqlite3.Connection | None = None) -> None:
+        connection = connection or self.connection
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(results)")}
         if not columns:
             raise InputError("not a satnono results database (no results table)", self.path)
         missing = [name for name in _COLUMNS if name not in columns]
@@ -223,11 +248,13 @@ class ResultStore:
         file gets its own row, the same verdict), in configuration and file order."""
         with self._guarded():
             names: dict[str, list[tuple[str, int]]] = {}
+            named: set[tuple[str, int]] = set()
             if self._has_names():
                 for file, index, digest in self.connection.execute(
                     "SELECT file, puzzle_index, puzzle_hash FROM names ORDER BY file, puzzle_index"
                 ):
                     names.setdefault(digest, []).append((file, index))
+                    named.add((file, index))
             cursor = self.connection.execute(
                 f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY configuration, file, "
                 "puzzle_index"
@@ -235,6 +262,8 @@ class ResultStore:
             stored = [dict(zip(_COLUMNS, values, strict=True)) for values in cursor]
         for data in stored:
             row = _row_of(data)
+            if row.puzzle_hash not in names and (row.file, row.puzzle_index) in named:
+                continue  # the file was edited since: it now holds another puzzle
             found = names.get(row.puzzle_hash) or [(row.file, row.puzzle_index)]
             for file, index in found:
                 yield replace(row, file=file, puzzle_index=index)

@@ -242,10 +242,11 @@ def search_options(
         from satnono.cnf import check_encoding
 
         encoding = check_encoding(encoding)
-    threads = arguments.whole_number(threads, "threads", minimum=1)
-    seed = arguments.whole_number(seed, "seed", minimum=None)  # -1: every phase true
+    threads = arguments.whole_number(threads, "threads", 1, arguments.MOST_THREADS)
+    # -1: every phase true
+    seed = arguments.whole_number(seed, "seed", -arguments.MAX_SEED - 1, arguments.MAX_SEED)
     if workers is not None:
-        workers = arguments.whole_number(workers, "workers", minimum=1)
+        workers = arguments.whole_number(workers, "workers", 1, arguments.MOST_THREADS)
     if cubes is not None:
         cubes = arguments.whole_number(cubes, "cubes", minimum=1)
     scheduler = arguments.text(scheduler, "scheduler")

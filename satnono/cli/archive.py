@@ -92,6 +92,8 @@ def batch_report(
     by_configuration: dict[str, list[archive.ResultRow]] = {}
     for row in rows:
         by_configuration.setdefault(row.configuration, []).append(row)
+    if not rows:
+        typer.echo(f"0 puzzles: {printable(str(db))} holds no results yet", err=to_stdout)
     for configuration, group in by_configuration.items():
         if len(by_configuration) > 1:
             typer.echo(printable(f"configuration {configuration}:"), err=to_stdout)

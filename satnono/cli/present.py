@@ -88,7 +88,11 @@ def print_analysis(console: Any, analysis: Analysis, max_solutions: int) -> None
         console.out(line, highlight=False)
     if analysis.ambiguous_cells and analysis.domains is not None:
         console.out("")
-        console.out("every solution agrees except on '?':", highlight=False)
+        if analysis.backbone_exact:
+            console.out("every solution agrees except on '?':", highlight=False)
+        else:  # '?' also marks what the timeout left unsettled: not a claim of agreement
+            console.out("'?': cells that differ between solutions or were not settled before "
+                        "the timeout:", highlight=False)  # fmt: skip
         print_domains(console, analysis.puzzle, analysis.domains)
     console.out(f"({analysis.seconds:.2f} s)", highlight=False)
 

@@ -56,6 +56,8 @@ FLAGS = {
     "threshold": "--threshold",
     "timeout": "--timeout",
     "width": "--width",
+    "workers": "--workers",
+    "cubes": "--cubes",
 }
 
 
@@ -202,6 +204,8 @@ def _raise_broken_pipe() -> None:
 def exit_code(status: str, found: int) -> int:
     if found:
         return EXIT_SOLVED
+    if status == "interrupted":
+        return EXIT_INTERRUPTED
     return EXIT_TIMEOUT if status == "timeout" else EXIT_UNSOLVABLE
 
 

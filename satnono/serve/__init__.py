@@ -22,6 +22,8 @@ WEB = Path(__file__).resolve().parent.parent / "web"
 KEEP_ALIVE = 5
 CONNECTIONS = 64
 SHUTDOWN_WAIT = 1
+#: Longest webpbn puzzle id taken (its ids have 6 digits today).
+MAX_ID_DIGITS = 9
 
 
 def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
@@ -99,6 +101,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
 
         try:
             digits = request.path_params["puzzle_id"]
+            if not (digits.isascii() and digits.isdigit() and len(digits) <= MAX_ID_DIGITS):
+                raise InputError(f"a webpbn puzzle id is a number of at most {MAX_ID_DIGITS} "
+                                 "digits", "puzzle_id")  # fmt: skip
             path = await asyncio.to_thread(satnono.fetch, "webpbn", int(digits))
             return JSONResponse({"text": read_text(path), "name": f"webpbn-{digits}.xml"})
         except InputError as error:
@@ -112,7 +117,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
         *(Route(f"/api/{name}", endpoint(name, searches=False), methods=["POST"])
           for name in ("picture", "convert")),
         Route("/api/solve/stream", stream, methods=["POST"]),
-        Route("/api/webpbn/{puzzle_id:int}", webpbn),
+        # POST: a download and a write to the cache never start from a GET (a link or an
+        # <img> of another page could send one).
+        Route("/api/webpbn/{puzzle_id}", webpbn, methods=["POST"]),
         Mount("/static", StaticFiles(directory=WEB), name="static"),
     ]  # fmt: skip
 

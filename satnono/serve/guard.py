@@ -136,9 +136,12 @@ class SameOrigin:
     """ASGI middleware: only the page itself may drive the API.
 
     A request whose Host is not an address this server serves (127.0.0.1, localhost, [::1]
-    or the --host given, with its port) gets 403, so a rebound DNS name cannot reach the API;
-    a POST whose Origin is another site's gets 403, so no other page the user visits can make
-    the browser post to it (a text/plain POST needs no preflight).
+    or the --host given, with its port) gets 403, so a rebound DNS name cannot reach the API.
+    A request to the API whose Origin is another site's, or that the browser marks as sent
+    from another site (Sec-Fetch-Site: cross-site or same-site, which an `<img>` or a link
+    of another page sends without an Origin), gets 403 before any work, whatever its method:
+    no other page the user visits can make the browser post to it (a text/plain POST needs
+    no preflight) or start a download through it.
     """
 
     def __init__(self, app: Any, host: str, port: int) -> None:
@@ -155,7 +158,10 @@ class SameOrigin:
             if host not in self.hosts:
                 await _forbidden(send, "this server answers only to its own address")
                 return
-            if scope["method"] != "GET" and origin is not None and origin not in self.origins:
+            foreign = (origin is not None and origin not in self.origins) or headers.get(
+                "sec-fetch-site"
+            ) in ("cross-site", "same-site")
+            if foreign and (scope["method"] != "GET" or scope["path"].startswith("/api/")):
                 await _forbidden(send, "only the page of this server may use its API")
                 return
         await self.app(scope, receive, send)

@@ -76,15 +76,17 @@ def picture(text: str, query: dict[str, str], deadline: satnono.Deadline) -> byt
     {"puzzle", "partial", ...}, where partial rows mark undecided cells '?' (drawn hatched)."""
     from satnono.picture import picture_bytes
 
+    shape = '{"puzzle": text, "solution": rows, "highlight": cells, "caption": text}'
+    data = _json_object(text, shape)
     try:
-        data = json.loads(text)
-        puzzle_text = str(data["puzzle"])
-        solution = data.get("solution")
-        partial = data.get("partial")
+        puzzle_text = data["puzzle"]
+        solution, partial = _rows(data, "solution"), _rows(data, "partial")
         highlight = [(int(r), int(c)) for r, c in data.get("highlight") or []]
+        caption = data.get("caption")
+        if not isinstance(puzzle_text, str) or not isinstance(caption, str | None):
+            raise TypeError
     except (ValueError, KeyError, TypeError):
-        raise InputError('expected {"puzzle": text, "solution": rows, "highlight": cells}',
-                          "request") from None  # fmt: skip
+        raise InputError(f"expected {shape}", "request") from None
     puzzle = parse(puzzle_text, query)
     kind = "png" if query.get("type") == "png" else "svg"
     if puzzle.width * puzzle.height > MAX_PICTURE_CELLS[kind]:
@@ -92,14 +94,36 @@ def picture(text: str, query: dict[str, str], deadline: satnono.Deadline) -> byt
                          f"the limit for {kind.upper()} here", "request")  # fmt: skip
     domains = None
     if solution:
-        grid = contract.grid_of_rows(puzzle, [str(row) for row in solution], "solution")
+        grid = contract.grid_of_rows(puzzle, solution, "solution")
         domains = [1 << color for row in grid for color in row]
     elif partial:
-        domains = _partial_domains(puzzle, [str(row) for row in partial])
+        domains = _partial_domains(puzzle, partial)
     cells = [(r - 1) * puzzle.width + (c - 1) for r, c in highlight
              if 1 <= r <= puzzle.height and 1 <= c <= puzzle.width]  # fmt: skip
-    caption = data.get("caption") or puzzle.title or None
-    return picture_bytes(puzzle, domains, cells, caption, kind)
+    return picture_bytes(puzzle, domains, cells, caption or puzzle.title or None, kind)
+
+
+def _json_object(text: str, shape: str) -> dict[str, Any]:
+    """The posted JSON object, or InputError saying `shape` (also for JSON nested too deep
+    to read, which Python's reader meets as a RecursionError)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object {shape}", "request")
+    return data
+
+
+def _rows(data: dict[str, Any], key: str) -> list[str] | None:
+    """`data[key]` as rows of text (None when absent); TypeError when it is not a list of
+    strings."""
+    rows = data.get(key)
+    if rows is None:
+        return None
+    if not isinstance(rows, list) or not all(isinstance(row, str) for row in rows):
+        raise TypeError(key)
+    return rows
 
 
 def convert(text: str, query: dict[str, str], deadline: satnono.Deadline) -> str:
@@ -119,8 +143,8 @@ def author(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict
     from satnono.formats import FORMATS, MAX_COLORS
     from satnono.model import WHITE, Color, make_palette
 
+    data = _json_object(text, '{"rows": [...], "palette": [{"char", "rgb"}]}')
     try:
-        data = json.loads(text)
         rows = [str(row) for row in data["rows"]]
         colors = [Color(str(c.get("name") or c["char"]), str(c["char"]), str(c["rgb"]))
                   for c in data.get("palette") or [{"char": "#", "rgb": "#000000"}]]  # fmt: skip

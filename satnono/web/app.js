@@ -53,6 +53,7 @@ function verdictText(result) {
     case "multiple": return result.complete ? `${n} solutions` : `At least ${n} solutions`;
     case "unsolvable": return `No solution: ${result.reason}`;
     case "timeout": return n ? `Timeout: ${n} solution(s) found` : "Timeout: no solution found yet";
+    case "interrupted": return n ? `Cancelled: ${n} solution(s) found` : "Cancelled: no solution found yet";
     default: return "Solved (uniqueness not checked)";
   }
 }
@@ -156,13 +157,22 @@ async function analyze(show = true) {
   } catch (error) { $("verdict").textContent = error.message; }
 }
 
+// As the CLI words it: a count that stopped is a lower bound, and none counted says so.
+function countVerdict(data) {
+  const noun = data.count === 1 ? "solution" : "solutions";
+  if (data.exact) return `${data.count} ${noun}`;
+  if (data.stopped === "limit") return `at least ${data.count} ${noun} (stopped at the limit)`;
+  if (data.count) return `at least ${data.count} ${noun} (${data.stopped}: a lower bound)`;
+  return `${data.stopped || "timeout"} before any solution was counted`;
+}
+
 async function count() {
   state.text = $("text").value;
   clearResult();
   $("verdict").textContent = "Counting…";
   try {
     const data = await (await post("/api/count", state.text)).json();
-    $("verdict").textContent = `${data.exact ? "" : "at least "}${data.count} solutions` +
+    $("verdict").textContent = countVerdict(data) +
       ` (${data.method.join(", ") || "line logic"}, ${data.seconds.toFixed(2)} s)`;
   } catch (error) { $("verdict").textContent = error.message; }
 }
@@ -200,7 +210,7 @@ $("text").addEventListener("input", () => { state.text = $("text").value; state.
 $("fetch").addEventListener("click", async () => {
   const id = $("webpbn").value;
   try {
-    const response = await fetch(`/api/webpbn/${encodeURIComponent(id)}`);
+    const response = await fetch(`/api/webpbn/${encodeURIComponent(id)}`, { method: "POST" });
     const data = await response.json();
     if (!response.ok) throw new Error(data.error);
     setPuzzle(data.text, data.name);
