@@ -35,26 +35,19 @@ def test_sat_counts_match_brute_force(puzzle: Puzzle) -> None:
         assert result.status == "unsolvable" and result.reason
 
 
-@settings(max_examples=150, deadline=None)
+@pytest.mark.parametrize("head_start", [sat_backend.RIVAL_HEAD_START, 0])
+@settings(max_examples=100, deadline=None)
 @given(puzzles(max_width=5, max_height=5, max_colors=3))
-def test_native_search_then_cdcl_finds_exactly_the_solutions(puzzle: Puzzle) -> None:
+def test_native_search_then_cdcl_finds_exactly_the_solutions(
+    head_start: int, puzzle: Puzzle
+) -> None:
     """The default path with no native search budget: root probing, then CDCL on what it
-    leaves, with probing's implications and belief propagation's phases; no solution twice."""
+    leaves, with probing's implications and belief propagation's phases; no solution twice.
+    With no head start, Glucose takes turns with CaDiCaL from the first conflict, and
+    whichever answers first enumerates the rest."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sat_backend, "SEARCH_WORK", 0)
-        found, report = backend_solutions("sat", puzzle)
-    assert report.exhausted
-    assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)
-
-
-@settings(max_examples=80, deadline=None)
-@given(puzzles(max_width=5, max_height=5, max_colors=3))
-def test_the_race_with_glucose_finds_exactly_the_solutions(puzzle: Puzzle) -> None:
-    """The same path with no head start: Glucose takes turns with CaDiCaL from the first
-    conflict, and whichever answers first enumerates the rest, none twice."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sat_backend, "SEARCH_WORK", 0)
-        patch.setattr(sat_backend, "RIVAL_HEAD_START", 0)
+        patch.setattr(sat_backend, "RIVAL_HEAD_START", head_start)
         found, report = backend_solutions("sat", puzzle)
     assert report.exhausted
     assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)

@@ -53,26 +53,42 @@ macro_rules! with_words {
     };
 }
 
+/// A board on `domains`, propagated over `scope` to its fixpoint, with the scope's cells;
+/// Err(what was reached instead, a conflict or the deadline, and the lines solved).
+fn propagated<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    scope: &[usize],
+    deadline: Option<Instant>,
+) -> Result<(Board<W>, Vec<usize>), (Reached, u64)> {
+    let mut board =
+        Board::<W>::new(puzzle, domains).map_err(|line| (Reached::Conflict(Some(line)), 0))?;
+    let cells = board.set_scope(puzzle, scope);
+    let stopped = match board.propagate(puzzle, deadline) {
+        Outcome::Fixpoint => return Ok((board, cells)),
+        Outcome::Conflict(line) => Reached::Conflict(Some(line)),
+        Outcome::Timeout => Reached::Timeout(board.grid.domains(puzzle)),
+    };
+    Err((stopped, board.propagator.solves))
+}
+
 fn propagate<const W: usize>(
     puzzle: &Puzzle,
     domains: &[u128],
     scope: &[usize],
     deadline: Option<Instant>,
 ) -> (Reached, u64) {
-    let mut board = match Board::<W>::new(puzzle, domains) {
-        Ok(board) => board,
-        Err(line) => return (Reached::Conflict(Some(line)), 0),
-    };
-    board.set_scope(puzzle, scope);
-    let reached = match board.propagate(puzzle, deadline) {
-        Outcome::Fixpoint if board.grid.known == puzzle.cells() => {
-            Reached::Solved(board.grid.domains(puzzle))
-        }
-        Outcome::Fixpoint => Reached::Fixpoint(board.grid.domains(puzzle)),
-        Outcome::Conflict(line) => Reached::Conflict(Some(line)),
-        Outcome::Timeout => Reached::Timeout(board.grid.domains(puzzle)),
-    };
-    (reached, board.propagator.solves)
+    match propagated::<W>(puzzle, domains, scope, deadline) {
+        Ok((board, _)) if board.grid.known == puzzle.cells() => (
+            Reached::Solved(board.grid.domains(puzzle)),
+            board.propagator.solves,
+        ),
+        Ok((board, _)) => (
+            Reached::Fixpoint(board.grid.domains(puzzle)),
+            board.propagator.solves,
+        ),
+        Err(stopped) => stopped,
+    }
 }
 
 fn probe<const W: usize>(
@@ -81,16 +97,10 @@ fn probe<const W: usize>(
     scope: &[usize],
     deadline: Option<Instant>,
 ) -> (Reached, u64) {
-    let mut board = match Board::<W>::new(puzzle, domains) {
-        Ok(board) => board,
-        Err(line) => return (Reached::Conflict(Some(line)), 0),
+    let (mut board, cells) = match propagated::<W>(puzzle, domains, scope, deadline) {
+        Ok(propagated) => propagated,
+        Err((stopped, _)) => return (stopped, 0),
     };
-    let cells = board.set_scope(puzzle, scope);
-    match board.propagate(puzzle, deadline) {
-        Outcome::Fixpoint => {}
-        Outcome::Conflict(line) => return (Reached::Conflict(Some(line)), 0),
-        Outcome::Timeout => return (Reached::Timeout(board.grid.domains(puzzle)), 0),
-    }
     board.trail.clear();
     let mut prober = Prober::<W>::new(puzzle);
     prober.exclude = false;

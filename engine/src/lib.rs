@@ -194,6 +194,32 @@ struct PyEngine {
     engine: Engine,
 }
 
+/// A step of line logic or probing, as the engine runs it.
+#[cfg(feature = "python")]
+type Step = fn(&Engine, &[u128], &[usize], Option<Instant>) -> (Reached, u64);
+
+#[cfg(feature = "python")]
+impl PyEngine {
+    /// `step` on checked domains and scope, without the GIL, a panic made an error: the
+    /// verdict and the step's count (lines solved or probes).
+    fn reach(
+        &self,
+        py: Python<'_>,
+        domains: DomainsIn<'_>,
+        scope: Vec<usize>,
+        seconds: Option<f64>,
+        step: Step,
+    ) -> PyResult<(Verdict, u64)> {
+        let (domains, as_bytes) = domains.read();
+        checked_domains(&self.engine, &domains)?;
+        let scope = checked_scope(&self.engine, scope)?;
+        let deadline = deadline_in(seconds)?;
+        let (reached, count) =
+            py.detach(|| guarded(|| Ok(step(&self.engine, &domains, &scope, deadline))))?;
+        Ok((verdict(py, reached, as_bytes)?, count))
+    }
+}
+
 #[cfg(feature = "python")]
 #[pymethods]
 impl PyEngine {
@@ -223,13 +249,7 @@ impl PyEngine {
         scope: Vec<usize>,
         seconds: Option<f64>,
     ) -> PyResult<(Verdict, u64)> {
-        let (domains, as_bytes) = domains.read();
-        checked_domains(&self.engine, &domains)?;
-        let scope = checked_scope(&self.engine, scope)?;
-        let deadline = deadline_in(seconds)?;
-        let (reached, solves) =
-            py.detach(|| guarded(|| Ok(self.engine.propagate(&domains, &scope, deadline))))?;
-        Ok((verdict(py, reached, as_bytes)?, solves))
+        self.reach(py, domains, scope, seconds, Engine::propagate)
     }
 
     /// Line logic, then probing to its fixpoint: every cell it fixes holds in every solution.
@@ -242,13 +262,7 @@ impl PyEngine {
         scope: Vec<usize>,
         seconds: Option<f64>,
     ) -> PyResult<(Verdict, u64)> {
-        let (domains, as_bytes) = domains.read();
-        checked_domains(&self.engine, &domains)?;
-        let scope = checked_scope(&self.engine, scope)?;
-        let deadline = deadline_in(seconds)?;
-        let (reached, probes) =
-            py.detach(|| guarded(|| Ok(self.engine.probe(&domains, &scope, deadline))))?;
-        Ok((verdict(py, reached, as_bytes)?, probes))
+        self.reach(py, domains, scope, seconds, Engine::probe)
     }
 
     /// Belief propagation for `rounds` rounds from `domains`: each cell's most likely color,

@@ -294,6 +294,28 @@ impl<const W: usize> Search<W> {
         self.phase = Phase::Node;
     }
 
+    /// Probe the current node to its fixpoint, reporting what the probes found and a solved
+    /// node; Err(the event to return) when the deadline or the budget stopped it.
+    fn sweep(&mut self, limits: Limits) -> Result<Sweep, Event> {
+        let sweep = self.prober.sweep(
+            &self.puzzle,
+            &mut self.board,
+            &self.cells,
+            self.goal,
+            limits,
+        );
+        self.take_found();
+        match sweep {
+            Sweep::Stopped if past(limits.deadline) => Err(Event::Paused),
+            Sweep::Stopped => Err(Event::Budget),
+            Sweep::Solved => {
+                self.report(self.board.grid.domains(&self.puzzle));
+                Ok(Sweep::Solved)
+            }
+            other => Ok(other),
+        }
+    }
+
     /// Search on until a new solution, the end of the search, `deadline` or the budget.
     pub fn run(&mut self, deadline: Option<Instant>) -> Event {
         loop {
@@ -324,28 +346,9 @@ impl<const W: usize> Search<W> {
                             }
                         }
                     }
-                    let sweep = self.prober.sweep(
-                        &self.puzzle,
-                        &mut self.board,
-                        &self.cells,
-                        self.goal,
-                        limits,
-                    );
-                    self.take_found();
-                    match sweep {
-                        Sweep::Stopped => {
-                            return if past(deadline) {
-                                Event::Paused
-                            } else {
-                                Event::Budget
-                            };
-                        }
-                        Sweep::Conflict => self.phase = Phase::Done,
-                        Sweep::Solved => {
-                            self.report(self.board.grid.domains(&self.puzzle));
-                            self.phase = Phase::Done;
-                        }
-                        Sweep::Stable => {
+                    match self.sweep(limits) {
+                        Err(event) => return event,
+                        Ok(Sweep::Stable) => {
                             // Everything up to here holds for every solution not yet reported.
                             self.board.trail.clear();
                             self.prober.forget_log();
@@ -354,6 +357,7 @@ impl<const W: usize> Search<W> {
                             self.run_nodes = 0;
                             self.branch();
                         }
+                        Ok(_) => self.phase = Phase::Done, // a conflict, or solved (reported)
                     }
                 }
                 Phase::Node => {
@@ -362,28 +366,10 @@ impl<const W: usize> Search<W> {
                     {
                         self.restart(); // back at the root: probed already, not a new node
                     }
-                    let sweep = self.prober.sweep(
-                        &self.puzzle,
-                        &mut self.board,
-                        &self.cells,
-                        self.goal,
-                        limits,
-                    );
-                    self.take_found();
-                    match sweep {
-                        Sweep::Stopped => {
-                            return if past(deadline) {
-                                Event::Paused
-                            } else {
-                                Event::Budget
-                            };
-                        }
-                        Sweep::Conflict => self.phase = Phase::Next,
-                        Sweep::Solved => {
-                            self.report(self.board.grid.domains(&self.puzzle));
-                            self.phase = Phase::Next;
-                        }
-                        Sweep::Stable => self.branch(),
+                    match self.sweep(limits) {
+                        Err(event) => return event,
+                        Ok(Sweep::Stable) => self.branch(),
+                        Ok(_) => self.phase = Phase::Next, // a conflict, or solved (reported)
                     }
                 }
                 Phase::Next => self.next_value(),

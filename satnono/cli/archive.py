@@ -25,6 +25,16 @@ batch = typer.Typer(
 )
 app.add_typer(batch, name="batch")
 
+#: --backend where the default is satnono's own (None), for every puzzle of an archive.
+ArchiveBackendOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        help="Search backend (default: satnono's).",
+        autocompletion=completes("backend"),
+    ),
+]
+
 
 def _check_plot(plot_file: Path | None) -> None:
     if plot_file is not None and plot_file.suffix.lower() not in (".png", ".svg"):
@@ -38,14 +48,7 @@ def batch_run(
     db: Annotated[
         Path | None, typer.Option("--db", help="SQLite results database (created if missing).")
     ] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option(
-            "--backend",
-            help="Search backend (default: satnono's).",
-            autocompletion=completes("backend"),
-        ),
-    ] = None,
+    backend: ArchiveBackendOpt = None,
     timeout: Annotated[
         float, typer.Option("--timeout", min=0, help="Seconds per puzzle (a hard deadline).")
     ] = 60.0,
@@ -168,14 +171,7 @@ def tournament(
     timeout: Annotated[
         float | None, typer.Option("--timeout", min=0, help="Seconds per puzzle.")
     ] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option(
-            "--backend",
-            help="Search backend (default: satnono's).",
-            autocompletion=completes("backend"),
-        ),
-    ] = None,
+    backend: ArchiveBackendOpt = None,
 ) -> None:
     """Run a question file as the computer-olympiad tournaments do: its puzzles in order, one
     at a time on one core, one solution each; write the answer file and a time log as it
