@@ -239,3 +239,21 @@ def test_a_paused_collector_runs_again_after_unless_it_was_off_before() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_race_without_a_timeout_stops_when_its_deadline_is_cancelled(
+    no_children_left: None,
+) -> None:
+    """A race with no timeout waited for its children's messages for ever: a cancel (a
+    dropped request, a shutdown) was never seen, and a portfolio solve never returned."""
+
+    def silent(send: Send) -> None:
+        time.sleep(60)
+
+    deadline = Deadline(None)
+    threading.Timer(0.3, deadline.cancel).start()
+    started = time.monotonic()
+    with Race[str](lambda entrant, message: True) as race:
+        race.enter("a", silent, "silent")
+        assert race.collect(deadline) is None
+    assert time.monotonic() - started < 0.3 + 0.5

@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -323,6 +324,60 @@ def test_sigterm_stops_the_server_at_once_whatever_runs() -> None:
         process.wait(10)
         assert time.monotonic() - started < 2
         stream.close()
+
+
+@pytest.mark.parametrize("backend", ["backtrack", "cpsat", "portfolio", "sat"])
+def test_sigterm_during_a_solve_answers_it_and_logs_no_traceback(backend: str) -> None:
+    """SIGTERM while a solve ran on backtrack, cpsat or portfolio gave the client 500 and the
+    log a CancelledError: the runs were cancelled only after the graceful wait."""
+    import random
+
+    from satnono.generate import puzzle_from_grid, random_grid
+
+    hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
+    text = write_puzzles_text(hard)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [*SATNONO, "serve", "--port", str(port)], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/", timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "no server"
+                time.sleep(0.1)
+        answer: dict[str, object] = {}
+
+        def solve() -> None:
+            answer["reply"] = post(f"{url}/api/solve?name=h.non&backend={backend}", text)
+
+        client = threading.Thread(target=solve)
+        client.start()
+        time.sleep(2)  # the solve is running
+        started = time.monotonic()
+        process.terminate()
+        _, log = process.communicate(timeout=10)
+        client.join(10)
+        assert time.monotonic() - started < 3
+    finally:
+        if process.poll() is None:
+            process.kill()
+    status, body = answer["reply"]  # type: ignore[misc]
+    assert status == 503 and "shutting down" in json.loads(body)["error"], body
+    assert "Traceback" not in log and "CancelledError" not in log, log[-2000:]
+
+
+def write_puzzles_text(puzzle: object) -> bytes:
+    from satnono.formats import FORMATS
+
+    return FORMATS["non"].write([puzzle]).encode()  # type: ignore[list-item]
 
 
 # --- in a real browser --------------------------------------------------------------------------

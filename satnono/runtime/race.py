@@ -15,6 +15,9 @@ from typing import Any, Generic, TypeVar
 from satnono.runtime.child import ChildFinished, ForkedChild, Send, wait_any
 from satnono.runtime.deadline import Deadline, Timeout
 
+#: Longest wait for a child's message between two looks at the deadline (seconds).
+LOOK = 0.1
+
 Tag = TypeVar("Tag")
 
 
@@ -70,7 +73,11 @@ class Race(Generic[Tag]):
             running = self.running()
             if not running or deadline.expired():
                 break
-            ready = wait_any([entrant.child for entrant in running], deadline.remaining())
+            # At most a moment between looks: a cancelled deadline (Ctrl-C, a dropped request,
+            # a shutdown) wakes no one, and without a timeout this waited for ever.
+            remaining = deadline.remaining()
+            look = LOOK if remaining is None else min(remaining, LOOK)
+            ready = wait_any([entrant.child for entrant in running], look)
             for entrant in running:
                 if entrant.child in ready:
                     self._receive(entrant)

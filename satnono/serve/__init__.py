@@ -26,8 +26,9 @@ SHUTDOWN_WAIT = 1
 MAX_ID_DIGITS = 9
 
 
-def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """The Starlette application (routes below), behind the same-origin guard."""
+def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> Any:
+    """The Starlette application (routes below), behind the same-origin guard; `slots`
+    (a guard.RunSlots) are the run slots, made here unless the server holds them."""
     from starlette.applications import Starlette
     from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
@@ -45,7 +46,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
         read_body,
     )
 
-    slots = RunSlots()
+    slots = slots or RunSlots()
     bodies = asyncio.Semaphore(BODIES)
 
     def refused(error: Exception) -> Any:
@@ -75,6 +76,8 @@ def create_app(host: str = "127.0.0.1", port: int = 8000) -> Any:
                     data = task.result()
                 finally:
                     lease.release()
+                if slots.closing:  # cut short by the shutdown: not an answer to give
+                    raise RequestError("the server is shutting down: try again later", 503)
             except (InputError, RequestError) as error:
                 return refused(error)
             if isinstance(data, str | bytes):
@@ -154,11 +157,22 @@ def serve(
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, [url]).start()
+    from satnono.serve.guard import RunSlots
+
+    slots = RunSlots()
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Runs stop first, so that each request is answered within the graceful wait;
+            # uvicorn would otherwise cancel it mid-run (a 500 and a CancelledError).
+            slots.cancel_all()
+            super().handle_exit(sig, frame)
+
     config = uvicorn.Config(
-        create_app(host, port), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
+        create_app(host, port, slots), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
         limit_concurrency=CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_WAIT,
     )  # fmt: skip
-    uvicorn.Server(config).run(sockets=[listening])
+    Server(config).run(sockets=[listening])
 
 
 def _bind(host: str, port: int) -> socket.socket:

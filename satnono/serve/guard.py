@@ -72,6 +72,8 @@ class RunSlots:
         self.free = asyncio.Semaphore(size)
         self.wait = wait
         self.running: set[Lease] = set()
+        #: Set at shutdown: a run that ends then is answered 503, not with its cut result.
+        self.closing = False
 
     async def lease(self, timeout: float | None) -> Lease:
         """A slot within `wait` seconds, else RequestError 503; its deadline is `timeout`."""
@@ -91,7 +93,10 @@ class RunSlots:
         return lease
 
     def cancel_all(self) -> None:
-        """At shutdown: every run stops now, so the process can end at once."""
+        """At shutdown: every run stops now, so the process can end at once (called from the
+        signal handler, before the server's graceful wait, so that each request is answered
+        within it rather than cancelled mid-run)."""
+        self.closing = True
         for lease in list(self.running):
             lease.deadline.cancel()
 
