@@ -71,9 +71,14 @@ def interrupted_object(
     """What a Ctrl-C leaves: the solutions so far and the grid as line logic left it."""
     from satnono.terminal import domain_rows
 
+    # The search may still be running while this is read (Ctrl-C only starts its stop): the
+    # list is taken once, and the count is at least its length (it read 21,886 found, then
+    # listed 21,887).
+    grids = None if grids is None else list(grids)
+    found = max(progress.solutions, len(grids or ()))
     data: dict[str, Any] = {
         "file": source, "width": puzzle.width, "height": puzzle.height,
-        "status": "interrupted", "complete": False, "solutions_found": progress.solutions,
+        "status": "interrupted", "complete": False, "solutions_found": found,
         "seconds": round(seconds, 4),
     }  # fmt: skip
     if grids is not None:

@@ -202,3 +202,15 @@ def test_a_file_edited_between_two_runs_is_one_row(tmp_path: Path) -> None:
     assert run_satnono("batch", str(puzzle), "--db", str(db), timeout=120).returncode == 0
     report = run_satnono("batch", "report", str(db), timeout=60)
     assert report.stdout.startswith("1 puzzles: 1 multiple"), report.stdout
+
+
+def test_an_interrupted_object_never_lists_more_solutions_than_it_counts() -> None:
+    """Ctrl-C while the search still ran: the count was read, then a solution arrived before
+    the list was (CI: "21886 >= 21887" failed)."""
+    from satnono import contract
+    from satnono.solutions import Progress
+
+    puzzle = satnono.read_puzzle(EXAMPLES / "switches-8.non")
+    grids = list(satnono.solve(puzzle, max_solutions=3).grids)
+    data = contract.interrupted_object("s.non", puzzle, grids, Progress(solutions=2), 1.0)
+    assert data["solutions_found"] == len(data["solutions"]) == 3
