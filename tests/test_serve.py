@@ -26,15 +26,17 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @contextlib.contextmanager
-def _running_server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`satnono serve` on a free port, once it answers; stopped (or killed) at the end."""
+def _running_server(
+    stderr: int = subprocess.DEVNULL,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`satnono serve` on a free port, once it answers; stopped (or killed) at the end.
+    `stderr=subprocess.PIPE` keeps its log for the caller."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     process = subprocess.Popen(
-        [*SATNONO, "serve", "--port", str(port)], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [*SATNONO, "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=stderr
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -332,27 +334,12 @@ def test_sigterm_during_a_solve_answers_it_and_logs_no_traceback(backend: str) -
     log a CancelledError: the runs were cancelled only after the graceful wait."""
     import random
 
+    from satnono.formats import FORMATS
     from satnono.generate import puzzle_from_grid, random_grid
 
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
-    text = write_puzzles_text(hard)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [*SATNONO, "serve", "--port", str(port)], stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url + "/", timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None and time.monotonic() < deadline, "no server"
-                time.sleep(0.1)
+    text = FORMATS["non"].write([hard]).encode()
+    with _running_server(stderr=subprocess.PIPE) as (url, process):
         answer: dict[str, object] = {}
 
         def solve() -> None:
@@ -363,21 +350,13 @@ def test_sigterm_during_a_solve_answers_it_and_logs_no_traceback(backend: str) -
         time.sleep(2)  # the solve is running
         started = time.monotonic()
         process.terminate()
-        _, log = process.communicate(timeout=10)
+        _, log_bytes = process.communicate(timeout=10)
         client.join(10)
         assert time.monotonic() - started < 3
-    finally:
-        if process.poll() is None:
-            process.kill()
+    log = log_bytes.decode()
     status, body = answer["reply"]  # type: ignore[misc]
     assert status == 503 and "shutting down" in json.loads(body)["error"], body
     assert "Traceback" not in log and "CancelledError" not in log, log[-2000:]
-
-
-def write_puzzles_text(puzzle: object) -> bytes:
-    from satnono.formats import FORMATS
-
-    return FORMATS["non"].write([puzzle]).encode()  # type: ignore[list-item]
 
 
 # --- in a real browser --------------------------------------------------------------------------
