@@ -214,3 +214,23 @@ def test_an_interrupted_object_never_lists_more_solutions_than_it_counts() -> No
     grids = list(satnono.solve(puzzle, max_solutions=3).grids)
     data = contract.interrupted_object("s.non", puzzle, grids, Progress(solutions=2), 1.0)
     assert data["solutions_found"] == len(data["solutions"]) == 3
+
+
+def test_cubes_on_eight_workers_keeps_its_timeout(tmp_path: Path) -> None:
+    """`--backend cubes --workers 8 --timeout 5` took 9.4 s here: the split took most of
+    the time, then a cluster started anyway (1.8 s) and closed gracefully after its
+    workers were killed (2.3 s)."""
+    import random
+
+    from satnono.formats import write_puzzles
+    from satnono.generate import puzzle_from_grid, random_grid
+
+    hard = tmp_path / "hard.non"
+    write_puzzles([puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))], hard)
+    started = time.monotonic()
+    done = run_satnono(
+        "solve", str(hard), "--backend", "cubes", "--workers", "8", "--timeout", "4",
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr[-500:]
+    assert time.monotonic() - started < 4 + 1.5

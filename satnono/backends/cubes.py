@@ -28,6 +28,9 @@ from satnono.runtime.deadline import Deadline, Timeout
 IN_PROCESS_CELLS = 200
 #: Worker counts the makespan is simulated for (issue 21: beyond this 2-core machine).
 SIMULATED_WORKERS = (8, 64, 512)
+#: Seconds a local cluster takes to start: 8 worker processes 1.4-2.0 s on this 2-core
+#: machine (tools: /tmp scratch timing of satnono.runtime.dask.client).
+CLUSTER_START = 2.0
 #: Seconds between a cube's looks at whether workers wait for work, for the cubes of the first
 #: split (twice as long for parts that may give way again, GIVE_WAY_LEVELS): see _GiveWay.
 CUBE_BUDGET = 4.0
@@ -294,7 +297,10 @@ class CubesBackend:
             return SearchReport(exhausted=False, timed_out=True, stats=stats)
         if not cubes:
             return SearchReport(exhausted=True, stats=stats)
-        if deadline.expired():  # no cluster started for nothing (starting one takes 1-2 s)
+        # No cluster started for nothing: one that would start after the deadline.
+        remaining = deadline.remaining()
+        starting = CLUSTER_START if options.scheduler == "local" else 0.0
+        if remaining is not None and remaining <= starting:
             return SearchReport(exhausted=False, timed_out=True, stats=stats)
         report = SearchReport(exhausted=False, stats=stats)
         conquest = _Conquest(residual, cubes, options, deadline, workers)
