@@ -14,11 +14,10 @@ from typing import Any
 
 from satnono.errors import InputError
 
-#: Seconds the client and a local cluster may take to close; once its workers are killed
-#: (the work ended early) a short wait is enough: 8 killed workers' cluster closed in 2.1 s
-#: at 5 s, in 0.04 s at 0.5 s, no process left either way.
+#: Seconds the client and a local cluster may take to close. (A shorter wait once the workers
+#: are killed closed 8 of them in 0.04 s instead of 2.1 s, but left the scheduler of an
+#: in-process cluster serving: later clusters found its port taken.)
 CLOSE_WAIT = 5
-KILLED_CLOSE_WAIT = 0.5
 
 
 class client:  # noqa: N801 - used as a context manager, like distributed.Client
@@ -72,7 +71,6 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
         return self.client
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        wait: float = CLOSE_WAIT
         if (kind is not None or self.abandoned) and self.cluster is not None:
             # Interrupted (Ctrl-C), failed or abandoned: the workers may be deep in a task, and a
             # graceful close would wait for them (up to --timeout) and print their broken
@@ -80,14 +78,13 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             self._kill_workers()
             if self.stop_tasks is not None:
                 self.stop_tasks()
-            wait = KILLED_CLOSE_WAIT
         # Bounded: a run must end promptly however the cluster is (killed workers, a lost
         # scheduler); what is not closed by then goes with the process.
         with contextlib.suppress(Exception):
-            self.client.close(timeout=wait)
+            self.client.close(timeout=CLOSE_WAIT)
         if self.cluster is not None:
             with contextlib.suppress(Exception):
-                self.cluster.close(timeout=wait)
+                self.cluster.close(timeout=CLOSE_WAIT)
 
     def _kill_workers(self) -> None:
         for nanny in list(getattr(self.cluster, "workers", {}).values()):
