@@ -12,6 +12,7 @@
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
 mod bits;
+mod cache;
 mod clue;
 mod engine;
 mod estimate;
