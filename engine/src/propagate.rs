@@ -151,13 +151,9 @@ impl<const W: usize> Propagator<W> {
         }
         let mut steps: u64 = 0;
         while self.queued > 0 {
-            steps += 1;
-            if deadline.is_some() && steps.is_multiple_of(CLOCK_EVERY) && past(deadline) {
-                self.clear_queue();
+            let Some(line) = self.next_line(&mut steps, deadline) else {
                 return Outcome::Timeout;
-            }
-            let line = self.pop();
-            self.note_read(line);
+            };
             let colors = &puzzle.line_colors[line];
             let state = grid.line(line);
             let fits = match self.cache.as_mut() {
@@ -249,13 +245,9 @@ impl<const W: usize> Propagator<W> {
     ) -> Outcome {
         let mut steps: u64 = 0;
         while self.queued > 0 {
-            steps += 1;
-            if deadline.is_some() && steps.is_multiple_of(CLOCK_EVERY) && past(deadline) {
-                self.clear_queue();
+            let Some(line) = self.next_line(&mut steps, deadline) else {
                 return Outcome::Timeout;
-            }
-            let line = self.pop();
-            self.note_read(line);
+            };
             let state = {
                 let sets = grid.line(line);
                 [sets[0], sets[1]]
@@ -313,6 +305,20 @@ impl<const W: usize> Propagator<W> {
             }
         }
         Outcome::Fixpoint
+    }
+
+    /// The next dirty line (the queue must not be empty), noted as read; None, with the
+    /// queue emptied, when the deadline has passed (looked at every CLOCK_EVERY lines).
+    #[inline]
+    fn next_line(&mut self, steps: &mut u64, deadline: Option<Instant>) -> Option<usize> {
+        *steps += 1;
+        if deadline.is_some() && steps.is_multiple_of(CLOCK_EVERY) && past(deadline) {
+            self.clear_queue();
+            return None;
+        }
+        let line = self.pop();
+        self.note_read(line);
+        Some(line)
     }
 
     /// Record `line` as read, once, while reading is on.
