@@ -214,3 +214,22 @@ def test_write_picture_errors_name_the_path(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot write") as error:
         write_picture(example("duck"), None, missing)
     assert error.value.path == str(missing)
+
+
+def test_a_drawing_keeps_its_deadline() -> None:
+    """A 200x200 PNG took seconds in one matplotlib call with timeout=1 (issue 32): with a
+    deadline, it is drawn in a process that the deadline ends; within it, the same bytes."""
+    import random
+    import time
+
+    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.picture import picture_bytes
+    from satnono.runtime.deadline import Deadline, Timeout
+
+    big = puzzle_from_grid(random_grid(200, 200, 2, 0.5, random.Random(1)))
+    started = time.monotonic()
+    with pytest.raises(Timeout):
+        picture_bytes(big, kind="png", deadline=Deadline(0.3))
+    assert time.monotonic() - started < 0.3 + 1
+    duck = example("duck")
+    assert picture_bytes(duck, deadline=Deadline(30)) == picture_bytes(duck)

@@ -3,13 +3,10 @@ the CLI's line, limits), and the page in a real headless Chromium (solve, author
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import socket
-import subprocess
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -17,56 +14,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from web_support import LONG, post, running_server
 
-from support import EXAMPLES, SATNONO, run_satnono
+from support import EXAMPLES, run_satnono
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@contextlib.contextmanager
-def _running_server(
-    stderr: int = subprocess.DEVNULL,
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`satnono serve` on a free port, once it answers; stopped (or killed) at the end.
-    `stderr=subprocess.PIPE` keeps its log for the caller."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [*SATNONO, "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=stderr
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url + "/", timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None and time.monotonic() < deadline, "no server"
-                time.sleep(0.1)
-        yield url, process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(10)
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with _running_server() as (url, _):
+    with running_server() as (url, _):
         yield url
-
-
-def post(url: str, body: bytes) -> tuple[int, bytes]:
-    request = urllib.request.Request(url, body, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
 
 
 def cli_json(*args: str) -> dict[str, object]:
@@ -134,150 +94,7 @@ def test_the_stream_ends_with_the_solve_object(server: str) -> None:
     assert events[-1]["result"]["solutions_found"] == 3
 
 
-# --- never locked up, only its own page (issue 20) -----------------------------------------------
-
-LONG = (EXAMPLES / "permutation-9.non").read_bytes()  # 9! solutions: a stream that runs long
-
-
-def _open_stream(server: str, body: bytes = LONG) -> socket.socket:
-    """A /api/solve/stream request whose answer has started (its run slot is taken)."""
-    host, port = server.removeprefix("http://").split(":")
-    sock = socket.create_connection((host, int(port)), timeout=20)
-    sock.sendall(
-        f"POST /api/solve/stream?max_solutions=0&timeout=60 HTTP/1.1\r\nHost: {host}:{port}\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n".encode()
-        + body
-    )
-    assert sock.recv(12).startswith(b"HTTP/1.1 200")
-    return sock
-
-
-def _solve_quickly(server: str) -> float:
-    started = time.monotonic()
-    status, body = post(f"{server}/api/solve?name=duck.non", (EXAMPLES / "duck.non").read_bytes())
-    assert status == 200 and json.loads(body)["status"] == "unique"
-    return time.monotonic() - started
-
-
-def test_dropped_streams_give_their_slots_back(server: str) -> None:
-    for _ in range(3):
-        _open_stream(server).close()  # a closed tab, a Cancel click
-    assert _solve_quickly(server) < 5
-    for _ in range(3):
-        sock = _open_stream(server)
-        sock.shutdown(socket.SHUT_RDWR)
-        sock.close()
-    assert _solve_quickly(server) < 5
-
-
-def test_a_third_stream_waits_then_gets_503(server: str) -> None:
-    first, second = _open_stream(server), _open_stream(server)
-    try:
-        started = time.monotonic()
-        status, body = post(f"{server}/api/solve/stream?name=d.non", LONG)
-        assert status == 503 and "busy" in json.loads(body)["error"]
-        assert time.monotonic() - started < 11
-    finally:
-        first.close()
-        second.close()
-    assert _solve_quickly(server) < 5
-
-
-def _raw(server: str, headers: str, body: bytes = b"") -> bytes:
-    host, port = server.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=20) as sock:
-        sock.sendall(headers.format(host=f"{host}:{port}").encode() + body)
-        return sock.recv(4096)
-
-
-def test_only_the_pages_own_origin_and_host_drive_the_api(server: str) -> None:
-    duck = (EXAMPLES / "duck.non").read_bytes()
-    evil_origin = _raw(
-        server,
-        "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nOrigin: "
-        f"http://evil.example\r\nContent-Length: {len(duck)}\r\n\r\n",
-        duck,
-    )
-    assert evil_origin.startswith(b"HTTP/1.1 403")
-    evil_host = _raw(
-        server,
-        f"POST /api/solve HTTP/1.1\r\nHost: evil.example\r\nContent-Length: {len(duck)}\r\n\r\n",
-        duck,
-    )
-    assert evil_host.startswith(b"HTTP/1.1 403")
-    own = _raw(
-        server,
-        "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\n"
-        f"Content-Length: {len(duck)}\r\n\r\n",
-        duck,
-    )
-    assert own.startswith(b"HTTP/1.1 200")
-
-
-def test_no_request_from_another_site_has_an_effect(server: str) -> None:
-    """An <img> or a link of another page sends a GET, with Sec-Fetch-Site and perhaps an
-    Origin: the API refuses it before any work, and a download never starts from a GET."""
-    for headers in ("Origin: http://evil.example\r\n", "Sec-Fetch-Site: cross-site\r\n"):
-        for method in ("GET", "POST"):
-            answer = _raw(server, f"{method} /api/webpbn/4242 HTTP/1.1\r\nHost: {{host}}\r\n"
-                                  f"{headers}Content-Length: 0\r\n\r\n")  # fmt: skip
-            assert answer.startswith(b"HTTP/1.1 403"), (method, headers, answer[:80])
-    plain_get = _raw(server, "GET /api/webpbn/4242 HTTP/1.1\r\nHost: {host}\r\n\r\n")
-    assert plain_get.startswith(b"HTTP/1.1 405")
-
-
-@pytest.mark.parametrize(
-    ("endpoint", "body"),
-    [
-        ("picture", {"puzzle": "DUCK", "caption": 5}),
-        ("picture", {"puzzle": "DUCK", "solution": 5}),
-        ("picture", {"puzzle": "DUCK", "partial": 5}),
-        ("picture", {"puzzle": "DUCK", "solution": [5]}),
-        ("picture", {"puzzle": 5}),
-        ("picture", [1, 2]),
-        ("author", "[" * 100_000),
-        ("picture", "{" * 100_000),
-        ("webpbn/" + "9" * 5000, ""),
-        ("webpbn/12a", ""),
-    ],
-)
-def test_malformed_requests_get_400_never_500(server: str, endpoint: str, body: object) -> None:
-    duck = (EXAMPLES / "duck.non").read_text()
-    if isinstance(body, dict):
-        body = {key: duck if value == "DUCK" else value for key, value in body.items()}
-    data = body if isinstance(body, str) else json.dumps(body)
-    status, answer = post(f"{server}/api/{endpoint}?name=duck.non", data.encode())
-    assert status == 400, answer[:200]
-    assert "error" in json.loads(answer)
-
-
-def test_a_stalled_body_is_cut_off(server: str) -> None:
-    started = time.monotonic()
-    answer = _raw(server, "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100\r\n\r\n")
-    assert answer.startswith(b"HTTP/1.1 408") and time.monotonic() - started < 15
-
-
-def test_stalled_uploads_are_answered_and_closed(server: str) -> None:
-    """Twelve uploads that stop short of their length: each gets 408 or 503 and its
-    connection is closed, within the body timeout."""
-    host, port = server.removeprefix("http://").split(":")
-    size = 1024 * 1024
-    sockets = []
-    for _ in range(12):
-        sock = socket.create_connection((host, int(port)), timeout=30)
-        sock.sendall(f"POST /api/solve HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                     f"Content-Length: {size}\r\n\r\n".encode() + b"x" * (size // 2))  # fmt: skip
-        sockets.append(sock)
-    started = time.monotonic()
-    for sock in sockets:
-        with sock:
-            answer = sock.recv(12)
-            assert answer in (b"HTTP/1.1 408", b"HTTP/1.1 503"), answer
-            with contextlib.suppress(ConnectionResetError):  # closed with our bytes unread
-                while sock.recv(65536):  # the server closes the connection after its answer
-                    pass
-    assert time.monotonic() - started < 20
-    assert _solve_quickly(server) < 5
+# Hostile and careless clients (never locked up, only its own page): tests/test_hostile.py.
 
 
 def test_the_authors_palette_is_checked(server: str) -> None:
@@ -311,52 +128,6 @@ def test_answers_say_what_they_are_and_errors_stay_short(server: str) -> None:
     assert status == 400 and len(body) < 400
     with urllib.request.urlopen(f"{server}/favicon.ico", timeout=10) as response:
         assert response.status == 200
-
-
-def test_sigterm_stops_the_server_at_once_whatever_runs() -> None:
-    with _running_server() as (url, process):
-        stream = _open_stream(url)
-        palette = [{"char": chr(0x100 + n), "rgb": "#000000"} for n in range(70)]
-        status, _ = post(
-            f"{url}/api/author", json.dumps({"rows": ["a"], "palette": palette}).encode()
-        )
-        assert status == 400
-        started = time.monotonic()
-        process.terminate()
-        process.wait(10)
-        assert time.monotonic() - started < 2
-        stream.close()
-
-
-@pytest.mark.parametrize("backend", ["backtrack", "cpsat", "portfolio", "sat"])
-def test_sigterm_during_a_solve_answers_it_and_logs_no_traceback(backend: str) -> None:
-    """SIGTERM while a solve ran on backtrack, cpsat or portfolio gave the client 500 and the
-    log a CancelledError: the runs were cancelled only after the graceful wait."""
-    import random
-
-    from satnono.formats import FORMATS
-    from satnono.generate import puzzle_from_grid, random_grid
-
-    hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
-    text = FORMATS["non"].write([hard]).encode()
-    with _running_server(stderr=subprocess.PIPE) as (url, process):
-        answer: dict[str, object] = {}
-
-        def solve() -> None:
-            answer["reply"] = post(f"{url}/api/solve?name=h.non&backend={backend}", text)
-
-        client = threading.Thread(target=solve)
-        client.start()
-        time.sleep(2)  # the solve is running
-        started = time.monotonic()
-        process.terminate()
-        _, log_bytes = process.communicate(timeout=10)
-        client.join(10)
-        assert time.monotonic() - started < 3
-    log = log_bytes.decode()
-    status, body = answer["reply"]  # type: ignore[misc]
-    assert status == 503 and "shutting down" in json.loads(body)["error"], body
-    assert "Traceback" not in log and "CancelledError" not in log, log[-2000:]
 
 
 # --- in a real browser --------------------------------------------------------------------------

@@ -5,12 +5,13 @@ only for a PNG).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from satnono.errors import InputError
 from satnono.model import Puzzle
 from satnono.picture.scene import HIGHLIGHT, compute_layout, render_svg
+from satnono.runtime.deadline import Deadline
 
 __all__ = [
     "HIGHLIGHT",
@@ -32,8 +33,27 @@ def picture_bytes(
     highlight: Collection[int] = (),
     caption: str | None = None,
     kind: str = "svg",
+    deadline: Deadline | None = None,
 ) -> bytes:
-    """The picture as SVG or PNG bytes (`kind`); PNG through matplotlib (png.py)."""
+    """The picture as SVG or PNG bytes (`kind`); PNG through matplotlib (png.py).
+
+    With a bounded `deadline`, it is drawn in a forked process that the deadline kills
+    (raising runtime.deadline.Timeout): matplotlib draws in one long call that nothing else
+    can stop (a 200x200 PNG takes seconds), and a large SVG takes seconds too.
+    """
+    if deadline is not None and deadline.bounded:
+        from satnono.runtime.child import can_fork, stream_from_child
+
+        if can_fork():
+            if kind == "png":  # imported here once, not again in every drawing process
+                import matplotlib.backends.backend_agg  # noqa: F401
+
+            def draw(send: Callable[[bytes], None]) -> None:
+                send(picture_bytes(puzzle, domains, highlight, caption, kind))
+
+            for drawn in stream_from_child(draw, deadline, "drawing"):
+                return bytes(drawn)
+            raise RuntimeError("the drawing process ended without a picture")
     if kind == "svg":
         return render_svg(puzzle, domains, highlight, caption).encode("utf-8")
     from satnono.picture.png import render_png

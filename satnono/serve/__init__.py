@@ -3,7 +3,8 @@
 One page (satnono/web/, no build step) to open, solve, watch and author puzzles, and a JSON API
 whose answers are exactly the CLI's `--json` objects (satnono.contract). The API takes puzzle
 text, never a path: it gives no access to the server's files. guard (slots, limits, same
-origin), work (each endpoint's work), live (the streamed solve).
+origin), connection (time limits per connection and phase), work (each endpoint's work), live
+(the streamed solve).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Any
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 #: uvicorn's limits: idle keep-alive connections close after this many seconds, at most this
-#: many connections are served at once (more get 503), and a shutdown waits this long.
+#: many connections are served at once (a request on one more gets 503), and a shutdown waits
+#: this long. Each phase of a connection has its own limit too (serve.connection), so that
+#: clients doing nothing cannot hold these places for long.
 KEEP_ALIVE = 5
-CONNECTIONS = 64
+CONNECTIONS = 256
 SHUTDOWN_WAIT = 1
 #: Longest webpbn puzzle id taken (its ids have 6 digits today).
 MAX_ID_DIGITS = 9
@@ -36,6 +39,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
 
     import satnono
     from satnono import InputError, contract
+    from satnono.runtime.deadline import Timeout
     from satnono.serve import live, work
     from satnono.serve.guard import (
         BODIES,
@@ -55,8 +59,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
         closing = {"Connection": "close"} if status in (408, 413, 503) else None
         return JSONResponse(body, status_code=status, headers=closing)
 
-    def endpoint(name: str, searches: bool = True) -> Any:
-        """POST /api/NAME: the work in a thread; a search takes a run slot (see guard)."""
+    def endpoint(name: str) -> Any:
+        """POST /api/NAME: the work in a thread, in a run slot (see guard), within the
+        request's timeout; work that cannot finish in it is 503."""
         run = getattr(work, name)
 
         async def handle(request: Any) -> Any:
@@ -64,7 +69,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
                 text = await read_body(request, bodies)
                 query = dict(request.query_params)
                 timeout = work.timeout_of(query)
-                lease = await slots.lease(timeout) if searches else slots.unlimited(timeout)
+                lease = await slots.lease(timeout)
                 try:
                     task = asyncio.ensure_future(
                         asyncio.to_thread(run, text, query, lease.deadline)
@@ -78,6 +83,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
                     lease.release()
                 if slots.closing:  # cut short by the shutdown: not an answer to give
                     raise RequestError("the server is shutting down: try again later", 503)
+            except Timeout:  # work with no partial answer (a picture, a conversion)
+                return refused(RequestError(f"the {name} took over its timeout, {timeout:g} s: "
+                                            "ask for a longer one", 503))  # fmt: skip
             except (InputError, RequestError) as error:
                 return refused(error)
             if isinstance(data, str | bytes):
@@ -116,9 +124,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
         Route("/", index),
         Route("/favicon.ico", favicon),
         *(Route(f"/api/{name}", endpoint(name), methods=["POST"])
-          for name in ("solve", "count", "analyze", "author")),
-        *(Route(f"/api/{name}", endpoint(name, searches=False), methods=["POST"])
-          for name in ("picture", "convert")),
+          for name in ("solve", "count", "analyze", "author", "picture", "convert")),
         Route("/api/solve/stream", stream, methods=["POST"]),
         # POST: a download and a write to the cache never start from a GET (a link or an
         # <img> of another page could send one).
@@ -157,6 +163,7 @@ def serve(
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, [url]).start()
+    from satnono.serve.connection import GuardedProtocol
     from satnono.serve.guard import RunSlots
 
     slots = RunSlots()
@@ -171,6 +178,7 @@ def serve(
     config = uvicorn.Config(
         create_app(host, port, slots), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
         limit_concurrency=CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_WAIT,
+        http=GuardedProtocol,
     )  # fmt: skip
     Server(config).run(sockets=[listening])
 

@@ -1,9 +1,10 @@
 """What keeps the web server answering: run slots released on every path, limits on what a
 client controls (bodies, waits, message length), and only the page's own origin and host.
 
-Every endpoint that runs a search takes a slot through `RunSlots.lease()`: at most CONCURRENCY
-runs at once, a request that waits QUEUE_WAIT seconds for one gets 503, and the lease is given
-back however the request ends (answer, error, timeout, dropped connection, cancel, shutdown).
+Every endpoint (a search, a picture, a conversion: all of them are work) takes a slot through
+`RunSlots.lease()`: at most CONCURRENCY runs at once, a request that waits QUEUE_WAIT seconds
+for one gets 503, and the lease is given back however the request ends (answer, error,
+timeout, dropped connection, cancel, shutdown).
 Each run's deadline is registered with the slots, so a dropped request and a shutdown cancel
 the search behind it.
 """
@@ -51,11 +52,10 @@ def error_body(error: Exception) -> tuple[dict[str, str], int]:
 class Lease:
     """One run slot, held until `release()` (idempotent); `deadline` stops the run."""
 
-    def __init__(self, slots: RunSlots, deadline: satnono.Deadline, counted: bool = True) -> None:
+    def __init__(self, slots: RunSlots, deadline: satnono.Deadline) -> None:
         self.slots = slots
         self.deadline = deadline
-        self.released = not counted  # a lease outside the slots has no slot to give back
-        self.counted = counted
+        self.released = False
 
     def release(self) -> None:
         self.deadline.cancel()  # whatever still runs under this lease stops now
@@ -82,13 +82,6 @@ class RunSlots:
         except TimeoutError:
             raise RequestError("the server is busy: try again", 503) from None
         lease = Lease(self, satnono.Deadline(timeout))
-        self.running.add(lease)
-        return lease
-
-    def unlimited(self, timeout: float | None) -> Lease:
-        """A lease outside the slots, for work that searches nothing (drawing, converting):
-        it still has a deadline, cancelled by a dropped request and at shutdown."""
-        lease = Lease(self, satnono.Deadline(timeout), counted=False)
         self.running.add(lease)
         return lease
 

@@ -3,7 +3,8 @@
 Events: "progress" (phase, cells left, solutions, elapsed seconds and the grid as line logic
 and the search have it) at least twice a second, "solution" for each verified solution, then
 "done" with the CLI's solve object (or "error"). Closing the connection, the page's Cancel
-and a server shutdown all cancel the solve; the run slot is released on every path.
+and a server shutdown all cancel the solve; the run slot is released on every path, and at
+the latest RELEASE_GRACE seconds past the deadline, whether or not the client reads.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from satnono.terminal import domain_rows
 
 #: Seconds between progress events while nothing else happens.
 PROGRESS_EVERY = 0.25
+#: Seconds past its deadline that a stream's run slot is given back, even while the last
+#: events still wait for a client that does not read them.
+RELEASE_GRACE = 0.5
 
 
 class LeasedStream(StreamingResponse):
@@ -33,14 +37,18 @@ class LeasedStream(StreamingResponse):
         self.lease = lease
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        remaining = self.lease.deadline.remaining() or 0.0
+        due = asyncio.get_running_loop().call_later(remaining + RELEASE_GRACE, self.lease.release)
         try:
             await super().__call__(scope, receive, send)
         finally:
+            due.cancel()
             self.lease.release()
 
 
 async def handle(request: Any, slots: RunSlots, bodies: asyncio.Semaphore) -> Any:
-    """Check the request, take a run slot (503 when none frees up in time), then stream."""
+    """Check the request, take a run slot (503 when none frees up in time), read the puzzle
+    in it (parsing is work too: many large bodies at once must wait their turn), stream."""
     text = await read_body(request, bodies)
     query = dict(request.query_params)
     limit = work.number(query, "max_solutions", 2, int)
@@ -49,8 +57,12 @@ async def handle(request: Any, slots: RunSlots, bodies: asyncio.Semaphore) -> An
     backend = query.get("backend") or satnono.DEFAULT_BACKEND
     satnono.check_options(backend)
     timeout = work.timeout_of(query)
-    puzzle = await asyncio.to_thread(work.parse, text, query)
     lease = await slots.lease(timeout)
+    try:
+        puzzle = await asyncio.to_thread(work.parse, text, query)
+    except BaseException:
+        lease.release()
+        raise
     events = _events(request, puzzle, backend, limit, lease, work.source_of(query))
     return LeasedStream(events, lease)
 

@@ -100,7 +100,7 @@ def picture(text: str, query: dict[str, str], deadline: satnono.Deadline) -> byt
         domains = _partial_domains(puzzle, partial)
     cells = [(r - 1) * puzzle.width + (c - 1) for r, c in highlight
              if 1 <= r <= puzzle.height and 1 <= c <= puzzle.width]  # fmt: skip
-    return picture_bytes(puzzle, domains, cells, caption or puzzle.title or None, kind)
+    return picture_bytes(puzzle, domains, cells, caption or puzzle.title or None, kind, deadline)
 
 
 def _json_object(text: str, shape: str) -> dict[str, Any]:
@@ -129,12 +129,16 @@ def _rows(data: dict[str, Any], key: str) -> list[str] | None:
 def convert(text: str, query: dict[str, str], deadline: satnono.Deadline) -> str:
     """The puzzle in another format (`to=`): a download."""
     from satnono.formats import FORMATS
+    from satnono.runtime.deadline import Timeout
 
     target = query.get("to", "")
     if target not in FORMATS:
         raise InputError(f"unknown format {target[:QUOTED]!r}; choose one of: "
                          f"{', '.join(FORMATS)}", "to")  # fmt: skip
-    return FORMATS[target].write([parse(text, query)])
+    puzzle = parse(text, query)
+    if deadline.expired():  # reading and writing are linear in the body: bounded, checked once
+        raise Timeout
+    return FORMATS[target].write([puzzle])
 
 
 def author(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict[str, Any]:
