@@ -361,3 +361,46 @@ def test_the_scaling_benchmark_reports_both_worker_counts(
     table = capsys.readouterr().out
     assert "| 1 |" in table and "| 2 |" in table and "Speed-up from 1 to 2 workers" in table
     assert table.count("| unique | 1 |") == 2
+
+
+_SCRIPT = """import random
+import satnono
+from satnono.generate import puzzle_from_grid, random_grid
+
+def main():
+    hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
+    try:
+        result = satnono.solve(hard, backend="cubes", workers=2, timeout=4)
+    except satnono.InputError as error:
+        print("refused:", error)
+    else:
+        print("status:", result.status)
+{call}
+"""
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_plain_script_on_the_cubes_backend_works_or_gets_one_clear_line(
+    tmp_path: Path, guarded: bool
+) -> None:
+    """A script without `if __name__ == "__main__":` died with "Nanny failed to start" and
+    dozens of tracebacks (issue 32): Dask's worker processes re-run the script. It is refused
+    at once with one line saying so; the guarded script solves."""
+    import subprocess
+    import sys
+
+    call = 'if __name__ == "__main__":\n    main()' if guarded else "main()"
+    script = tmp_path / "plain.py"
+    script.write_text(_SCRIPT.format(call=call))
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    if guarded:
+        assert done.stdout.startswith("status: ") and "Traceback" not in done.stderr
+    else:
+        assert done.stdout.splitlines() == [
+            f"refused: {script}: the cubes backend starts worker processes, which re-run this "
+            'script: put its work under `if __name__ == "__main__":`'
+        ]
+        assert done.stderr == "" and time.monotonic() - started < 5

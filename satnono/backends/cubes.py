@@ -283,13 +283,14 @@ class CubesBackend:
         """Reads `workers`, `scheduler` and `cubes`; solver, encoding and seed go to the sat
         backend in every cube."""
         from satnono.backends import load_backend
-        from satnono.runtime.dask import run_on_cluster
+        from satnono.runtime.dask import check_worker_processes_can_start, run_on_cluster
         from satnono.runtime.sat_solvers import canonical_solver
 
         if residual.unknown < IN_PROCESS_CELLS:
             report = load_backend("sat").search(residual, options, deadline, on_solution)
             report.stats.update(cubes=0, in_process=True)
             return report
+        check_worker_processes_can_start(options.scheduler)  # before any work is done
         stats: dict[str, Any] = {"solver": canonical_solver(options.solver)}
         try:
             cubes, workers = split_for(residual, options, deadline, stats)

@@ -45,6 +45,7 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
         self.abandoned = False
         try:
             if scheduler == "local":
+                check_worker_processes_can_start(scheduler, threads)
                 # The workers ignore Ctrl-C (a process started with SIGINT ignored keeps it
                 # so): this process alone answers it, closing the cluster, so that a Ctrl-C
                 # prints one line rather than every worker's KeyboardInterrupt traceback.
@@ -87,7 +88,14 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
                 self.cluster.close(timeout=CLOSE_WAIT)
 
     def _kill_workers(self) -> None:
+        from distributed import Nanny
+
         for nanny in list(getattr(self.cluster, "workers", {}).values()):
+            if not isinstance(nanny, Nanny):
+                continue  # a worker thread of this process: its tasks are stopped otherwise
+            # Said first, else the nanny starts a new worker in its place, only to close it (2 s).
+            with contextlib.suppress(Exception):
+                nanny.close_gracefully()
             process = getattr(getattr(nanny, "process", None), "process", None)
             pid = getattr(process, "pid", None)
             if isinstance(pid, int):
@@ -101,6 +109,33 @@ def cluster_threads(scheduler: str) -> int:
     with client(scheduler, 1) as dask:
         threads: dict[str, int] = dask.nthreads()
         return max(1, sum(threads.values()))
+
+
+def check_worker_processes_can_start(scheduler: str, threads: bool = False) -> None:
+    """InputError, in one line, when a local cluster's worker processes would re-run the
+    script this process runs: Python starts them by importing the main script again (its
+    "spawn" method, Dask's), so a script whose work is not under `if __name__ ==
+    "__main__":` would run again in every worker and start clusters of its own ("Nanny
+    failed to start" and dozens of tracebacks). Called before any work is done."""
+    import multiprocessing
+    import re
+    import sys
+
+    if scheduler != "local" or threads or multiprocessing.current_process().daemon:
+        return  # no process started here
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or getattr(main, "__spec__", None) is not None or not path:
+        return  # run as a module (-m), interactively or with -c: nothing is re-run
+    try:
+        with open(path, encoding="utf-8", errors="replace") as script:
+            source = script.read()
+    except OSError:
+        return
+    main_test = r"""__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__"""
+    if not re.search(rf"^\s*if\s+\(?\s*(?:{main_test})", source, re.M):
+        raise InputError("the cubes backend starts worker processes, which re-run this script: "
+                         'put its work under `if __name__ == "__main__":`', path)  # fmt: skip
 
 
 def _local_workers(workers: int, threads: bool) -> dict[str, Any]:
@@ -121,11 +156,13 @@ def each_result(
     on_result: Callable[[int, Any], bool],
     stopped: Callable[[], bool] | None = None,
     in_flight: int | None = None,
+    cancel: bool = True,
 ) -> bool:
     """Submit `function(*a)` for each `a` of `arguments`; `on_result(number, future)` for each
     as it finishes, in any order (`number` is its place in `arguments`). True when every one
-    finished; False, with the rest cancelled, once `on_result` returns False or `stopped()`
-    (looked at several times a second) is true.
+    finished; False, with the rest cancelled (unless `cancel` is False: a cluster about to be
+    killed need not be told, and telling it takes a round trip per call), once `on_result`
+    returns False or `stopped()` (looked at several times a second) is true.
 
     `in_flight` caps the tasks submitted and not yet finished: the next argument is taken from
     `arguments` only when one finishes, after its `on_result`, so that a generator can shape
@@ -151,13 +188,15 @@ def each_result(
             added.append(future)
         return added
 
+    def stop() -> bool:
+        if cancel:
+            dask.cancel(list(futures.values()))
+        return False
+
     def finish(future: Any) -> bool:
         number = pending.pop(future.key)
         del futures[future.key]
-        if on_result(number, future):
-            return True
-        dask.cancel(list(futures.values()))
-        return False
+        return on_result(number, future) or stop()
 
     if stopped is None:  # nothing to look at between results: wait for each as it comes
         finishing = as_completed(top_up())
@@ -169,13 +208,16 @@ def each_result(
     top_up()
     while pending:
         if stopped():
-            dask.cancel(list(futures.values()))
-            return False
+            return stop()
         try:
             done, _ = wait(list(futures.values()), timeout=_LOOK, return_when="FIRST_COMPLETED")
         except TimeoutError:  # none finished in this look
             continue
+        # Looked at between results too: at a deadline, every running task ends at once, and
+        # fetching each result takes a while from workers that still hold every core.
         for future in sorted(done, key=lambda future: pending[future.key]):
+            if stopped():
+                return stop()
             if not finish(future):
                 return False
         top_up()
@@ -199,7 +241,10 @@ def run_on_cluster(
     given."""
     cluster = client(scheduler, workers, threads, stop_tasks)
     with cluster as dask:
-        finished = each_result(dask, function, arguments, on_result, stopped, in_flight)
+        own = cluster.cluster is not None  # killed when the work ends early: not cancelled
+        finished = each_result(
+            dask, function, arguments, on_result, stopped, in_flight, cancel=not own
+        )
         cluster.abandoned = not finished
     return finished
 
