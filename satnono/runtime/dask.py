@@ -9,7 +9,7 @@ import os
 import signal
 import threading
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from satnono.errors import InputError
@@ -72,20 +72,24 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
         return self.client
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        if (kind is not None or self.abandoned) and self.cluster is not None:
-            # Interrupted (Ctrl-C), failed or abandoned: the workers may be deep in a task, and a
-            # graceful close would wait for them (up to --timeout) and print their broken
-            # connections. Kill them outright; their solver processes die with them.
-            self._kill_workers()
-            if self.stop_tasks is not None:
-                self.stop_tasks()
-        # Bounded: a run must end promptly however the cluster is (killed workers, a lost
-        # scheduler); what is not closed by then goes with the process.
-        with contextlib.suppress(Exception):
-            self.client.close(timeout=CLOSE_WAIT)
-        if self.cluster is not None:
+        killed = (kind is not None or self.abandoned) and self.cluster is not None
+        # Killed workers break their connections on purpose: Dask's errors about them (logged
+        # with tracebacks, some at CRITICAL) say nothing the caller needs, so none is shown.
+        with _silenced("distributed") if killed else contextlib.nullcontext():
+            if killed:
+                # Interrupted (Ctrl-C), failed or abandoned: the workers may be deep in a task,
+                # and a graceful close would wait for them (up to --timeout). Kill them
+                # outright; their solver processes die with them.
+                self._kill_workers()
+                if self.stop_tasks is not None:
+                    self.stop_tasks()
+            # Bounded: a run must end promptly however the cluster is (killed workers, a lost
+            # scheduler); what is not closed by then goes with the process.
             with contextlib.suppress(Exception):
-                self.cluster.close(timeout=CLOSE_WAIT)
+                self.client.close(timeout=CLOSE_WAIT)
+            if self.cluster is not None:
+                with contextlib.suppress(Exception):
+                    self.cluster.close(timeout=CLOSE_WAIT)
 
     def _kill_workers(self) -> None:
         from distributed import Nanny
@@ -101,6 +105,20 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             if isinstance(pid, int):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def _silenced(logger_name: str) -> Iterator[None]:
+    """Nothing from the logger `logger_name` (and its children) is shown meanwhile."""
+    import logging
+
+    logger = logging.getLogger(logger_name)
+    previous = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
 
 
 def cluster_threads(scheduler: str) -> int:

@@ -38,8 +38,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
     from starlette.staticfiles import StaticFiles
 
     import satnono
-    from satnono import InputError, contract
-    from satnono.runtime.deadline import Timeout
+    from satnono import InputError, Timeout, contract
     from satnono.serve import live, work
     from satnono.serve.guard import (
         BODIES,

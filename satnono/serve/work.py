@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import satnono
-from satnono import InputError, Puzzle, contract
+from satnono import InputError, Puzzle, Timeout, contract
 
 #: Longest timeout a request may ask for, and the one used when it asks for none.
 MAX_TIMEOUT = 120.0
@@ -129,7 +129,6 @@ def _rows(data: dict[str, Any], key: str) -> list[str] | None:
 def convert(text: str, query: dict[str, str], deadline: satnono.Deadline) -> str:
     """The puzzle in another format (`to=`): a download."""
     from satnono.formats import FORMATS
-    from satnono.runtime.deadline import Timeout
 
     target = query.get("to", "")
     if target not in FORMATS:

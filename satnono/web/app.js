@@ -36,6 +36,13 @@ function setPuzzle(text, name) {
   drawPicture();
 }
 
+// Drawing and converting have a timeout of their own: the form's timeout is the search's
+// (0 asks for line logic alone, which must still be drawn).
+function drawingOptions() {
+  const query = options(); query.set("timeout", "30");
+  return query;
+}
+
 async function post(path, body, query) {
   const response = await fetch(`${path}?${query || options()}`, { method: "POST", body });
   if (!response.ok) {
@@ -63,7 +70,7 @@ async function drawPicture() {
   const shown = state.solution ? { solution: state.solution } : { partial: state.partial };
   const body = JSON.stringify({ puzzle: state.text, ...shown, highlight: state.ambiguous });
   try {
-    const response = await post("/api/picture", body);
+    const response = await post("/api/picture", body, drawingOptions());
     $("picture").innerHTML = await response.text();
     for (const id of ["download-svg", "download-png", "download-puzzle"]) $(id).disabled = false;
   } catch (error) {
@@ -186,13 +193,13 @@ function download(blob, name) {
 async function downloadPicture(type) {
   const shown = state.solution ? { solution: state.solution } : { partial: state.partial };
   const body = JSON.stringify({ puzzle: state.text, ...shown, highlight: state.ambiguous });
-  const query = options(); query.set("type", type);
+  const query = drawingOptions(); query.set("type", type);
   download(await (await post("/api/picture", body, query)).blob(), `${baseName()}.${type}`);
 }
 
 async function downloadPuzzle() {
   const format = $("download-format").value;
-  const query = options(); query.set("to", format);
+  const query = drawingOptions(); query.set("to", format);
   download(await (await post("/api/convert", $("text").value, query)).blob(), `${baseName()}.${format}`);
 }
 
