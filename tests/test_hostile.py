@@ -269,28 +269,25 @@ def test_malformed_requests_get_400_never_500(server: str, endpoint: str, body: 
     assert "error" in json.loads(answer)
 
 
-def test_a_stalled_body_is_cut_off(server: str) -> None:
-    started = time.monotonic()
-    answer = raw(server, "POST /api/solve HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100\r\n\r\n")
-    assert answer.startswith(b"HTTP/1.1 408") and time.monotonic() - started < 15
-
-
 def test_stalled_uploads_are_answered_and_closed(server: str) -> None:
-    """Twelve uploads that stop short of their length: each gets 408 or 503 and its
-    connection is closed, within the body timeout."""
+    """Twelve uploads that stop short of their length (the first sends no body at all):
+    each gets 408 (or 503 when eight others are being read) and its connection is closed,
+    within the body timeout."""
     host, port = server.removeprefix("http://").split(":")
     size = 1024 * 1024
     sockets = []
-    for _ in range(12):
+    for number in range(12):
         sock = socket.create_connection((host, int(port)), timeout=30)
         sock.sendall(f"POST /api/solve HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                     f"Content-Length: {size}\r\n\r\n".encode() + b"x" * (size // 2))  # fmt: skip
+                     f"Content-Length: {size}\r\n\r\n".encode()
+                     + b"x" * (size // 2 if number else 0))  # fmt: skip
         sockets.append(sock)
     started = time.monotonic()
-    for sock in sockets:
+    for number, sock in enumerate(sockets):
         with sock:
             answer = sock.recv(12)
             assert answer in (b"HTTP/1.1 408", b"HTTP/1.1 503"), answer
+            assert number or answer == b"HTTP/1.1 408"  # the first is read first: cut off
             with contextlib.suppress(ConnectionResetError):  # closed with our bytes unread
                 while sock.recv(65536):  # the server closes the connection after its answer
                     pass

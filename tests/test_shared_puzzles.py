@@ -54,7 +54,9 @@ def test_corpus_solves(path: Path) -> None:
     if key in CORPUS_TOO_HARD:
         (puzzle,) = read_puzzles(path)
         result = solve(puzzle, limit=1, timeout=3)
-        assert result.status in {"timeout", "unique", "multiple"}
+        # With limit=1 a found grid is "solved" (nothing said about others); the engine now
+        # finds Faase's within the 3 s on a quiet machine, and not always on a busy one.
+        assert result.status in {"timeout", "solved", "unique", "multiple"}
         assert result.status == "timeout" or result.solutions_found == 1
         return
     for puzzle in read_puzzles(path):
