@@ -30,6 +30,11 @@ def printable(text: str) -> str:
     )
 
 
+def labelled(label: str | None, line: str) -> str:
+    """`line` after `label` (the file, when a command handles several), as grep names them."""
+    return f"{printable(label)}: {line}" if label else line
+
+
 class PlainConsole:
     """The part of rich's Console that grids need, for pipes and files.
 
@@ -138,7 +143,7 @@ class SolutionPrinter:
         `label`: the file, when several are solved)."""
         if self.count == 1:
             self._print(self.first, None)
-        self.console.out(f"{printable(label)}: {verdict}" if label else verdict)
+        self.console.out(labelled(label, verdict))
 
     def interrupted(
         self, domains: Sequence[int] | None, where: str, label: str | None = None

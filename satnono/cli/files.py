@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -11,18 +13,19 @@ import typer
 
 import satnono
 from satnono.cli import present
+from satnono.cli.each import OutputFolder, each_puzzle
 from satnono.cli.options import (
     BackendOpt,
     EncodingOpt,
     FormatOpt,
     IndexOpt,
-    PuzzleArg,
+    PuzzlesArg,
     Show,
     TimeoutOpt,
 )
-from satnono.cli.process import EXIT_UNSOLVABLE, deadline, fail, handles_errors, load, say
+from satnono.cli.process import EXIT_SOLVED, EXIT_UNSOLVABLE, handles_errors, say
 from satnono.cli.shell import app
-from satnono.terminal import printable
+from satnono.terminal import labelled, printable
 
 
 @app.command()
@@ -72,10 +75,15 @@ def _renamed(error: satnono.InputError, flag: str) -> satnono.InputError:
 @app.command()
 @handles_errors
 def cnf(
-    puzzle: PuzzleArg,
+    puzzles: PuzzlesArg,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="DIMACS file to write (default or -: stdout)."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="DIMACS file to write (default or -: stdout); for several puzzles, a folder "
+            "(one FILE.cnf each).",
+        ),
     ] = None,
     encoding: EncodingOpt = None,
     fmt: FormatOpt = None,
@@ -83,24 +91,32 @@ def cnf(
 ) -> None:
     """Write the CNF of the residual puzzle (after line propagation) in DIMACS."""
     satnono.check_options(encoding=encoding)
-    loaded = load(puzzle, fmt, index)
-    text, formula = satnono.residual_cnf(loaded, encoding)
-    if formula is None:
-        raise fail(f"no solution: {text}; no CNF written", EXIT_UNSOLVABLE)
-    if output is None or str(output) == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise satnono.InputError(f"cannot write: {error.strerror or error}", output) from None
-    left = len(formula.cell_literals)
-    typer.echo(
-        f"{output or 'stdout'}: {formula.variables} variables, {_clauses_written(text)} clauses, "
-        f"{left} residual cells" + (" (line logic solves this puzzle)" if not left else ""),
-        err=True,
-    )
+    where = OutputFolder(output, puzzles, "--output")
+
+    def cnf_one(loaded: satnono.Puzzle, source: str, _: satnono.Deadline, label: str | None) -> int:
+        text, formula = satnono.residual_cnf(loaded, encoding)
+        if formula is None:
+            say(printable(labelled(label, f"no solution: {text}; no CNF written")))
+            return EXIT_UNSOLVABLE
+        target = where.path_for(source, ".cnf")
+        if target is None or str(target) == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            try:
+                target.write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise satnono.InputError(
+                    f"cannot write: {error.strerror or error}", target
+                ) from None
+        left = len(formula.cell_literals)
+        solved = " (line logic solves this puzzle)" if not left else ""
+        typer.echo(f"{target or 'stdout'}: {formula.variables} variables, "
+                   f"{_clauses_written(text)} clauses, {left} residual cells{solved}",
+                   err=True)  # fmt: skip
+        return EXIT_SOLVED
+
+    raise SystemExit(each_puzzle(puzzles, fmt, index, None, None, cnf_one))
 
 
 def _clauses_written(dimacs: str) -> int:
@@ -143,16 +159,24 @@ def fetch(
 @app.command()
 @handles_errors
 def render(
-    source: Annotated[
-        Path,
+    sources: Annotated[
+        list[Path],
         typer.Argument(
-            help="A puzzle file (or webpbn:ID, or -), or the JSON that `satnono solve --json` "
-            "printed.",
+            help="Puzzle files or folders (or webpbn:ID, or -), or the JSON that `satnono "
+            "solve --json` printed.",
             show_default=False,
-            metavar="SOURCE",
+            metavar="SOURCE...",
         ),
     ],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Picture to write: .svg or .png.")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Picture to write: .svg or .png (- for standard output, with --to); for "
+            "several puzzles, a folder (one FILE.svg each, or --to png).",
+        ),
+    ],
     what: Annotated[
         Show,
         typer.Option(
@@ -161,26 +185,64 @@ def render(
             "hatched), goal (the picture stored in the file) or blank (clues only).",
         ),
     ] = Show.solution,
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to",
+            help="Picture format, svg or png: for standard output or a folder "
+            "(else the suffix of --output says it).",
+        ),
+    ] = None,
     backend: BackendOpt = satnono.DEFAULT_BACKEND,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0, help="Time allowed for solving.")
+        float, typer.Option("--timeout", min=0, help="Time allowed for solving each puzzle.")
     ] = 60.0,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
-    """Draw a puzzle with its clues on the margins and its cells in their real colors."""
-    if source.suffix.lower() == ".json" or (str(source) == "-" and _json_on_stdin()):
-        puzzle, grid, caption = satnono.read_recorded_solution(source)
-        satnono.render(puzzle, grid, output, caption)
-    else:
-        within = deadline(timeout)
-        puzzle = load(source, fmt, index, within)
+    """Draw puzzles with their clues on the margins and their cells in their real colors."""
+    if to is not None and to not in ("svg", "png"):
+        raise satnono.InputError(f"{to!r} is not a picture format: svg or png", "--to")
+    recorded = len(sources) == 1 and (
+        sources[0].suffix.lower() == ".json" or (str(sources[0]) == "-" and _json_on_stdin())
+    )
+    if recorded:
+        puzzle, grid, caption = satnono.read_recorded_solution(sources[0])
+        _draw(output, to, lambda path: satnono.render(puzzle, grid, path, caption))
+        return
+    where = OutputFolder(output, sources, "--output")
+
+    def render_one(
+        puzzle: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
+    ) -> int:
+        target = where.path_for(source, f".{to or 'svg'}") or output
         name = puzzle.title or "puzzle"
-        caption = satnono.render(
-            puzzle, None, output, name if what is Show.blank else None, show=what.value,
+        _draw(target, to, lambda path: satnono.render(
+            puzzle, None, path, name if what is Show.blank else None, show=what.value,
             backend=backend, timeout=within.remaining(),
-        )  # fmt: skip
-    say(printable(f"wrote {output} ({caption})"))
+        ))  # fmt: skip
+        return EXIT_SOLVED
+
+    raise SystemExit(each_puzzle(sources, fmt, index, timeout, None, render_one))
+
+
+def _draw(target: Path, to: str | None, draw: Callable[[Path], str]) -> None:
+    """`draw(path)` (which returns the caption) into `target`, or onto standard output for
+    '-' (through a file of the `to` format, which standard output has no suffix to say)."""
+    if str(target) != "-":
+        if to is not None and target.suffix.lower() != f".{to}":
+            raise satnono.InputError(f"--to {to}, but the picture's name ends "
+                                     f"{target.suffix or 'without a suffix'}", target)  # fmt: skip
+        say(printable(f"wrote {target} ({draw(target)})"))
+        return
+    if to is None:
+        raise satnono.InputError("a picture on standard output needs --to svg or --to png", "-")
+    with tempfile.TemporaryDirectory() as folder:
+        drawn = Path(folder) / f"picture.{to}"
+        caption = draw(drawn)
+        sys.stdout.buffer.write(drawn.read_bytes())
+        sys.stdout.flush()
+    say(printable(f"wrote standard output ({caption})"))
 
 
 def _json_on_stdin() -> bool:

@@ -33,14 +33,16 @@ def completes(parameter: str) -> Callable[[str], list[str]]:
     return complete
 
 
-PuzzleArg = Annotated[
-    Path,
+PuzzlesArg = Annotated[
+    list[Path],
     typer.Argument(
-        help="Puzzle file (.non, .xml, ...), webpbn:ID, nonograms:ID, or - for standard input.",
+        help="Puzzle files (.non, .xml, ...), folders of them, webpbn:ID, nonograms:ID, or - "
+        "for standard input; several are handled in turn.",
         show_default=False,
-        metavar="PUZZLE",
+        metavar="PUZZLE...",
     ),
 ]
+
 PathsArg = Annotated[
     list[Path],
     typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,17 +13,9 @@ from typing import Any
 import satnono
 from satnono import contract
 from satnono.cli import present
-from satnono.cli.process import (
-    EXIT_BAD_INPUT,
-    EXIT_INTERRUPTED,
-    EXIT_SOLVED,
-    deadline,
-    exit_code,
-    load,
-    print_json,
-    say,
-)
-from satnono.terminal import SolutionPrinter, printable
+from satnono.cli.each import each_puzzle, several
+from satnono.cli.process import EXIT_INTERRUPTED, exit_code, print_json
+from satnono.terminal import SolutionPrinter
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +47,7 @@ def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
     the puzzles')."""
     if args.json_output and args.json_lines:
         raise satnono.InputError("choose one of --json and --json-lines", "--json-lines")
-    if len(puzzles) > 1 and (args.svg or args.png):
+    if several(puzzles) and (args.svg or args.png):
         raise satnono.InputError(
             "--svg and --png draw one puzzle: name one", "--svg" if args.svg else "--png"
         )
@@ -72,27 +63,14 @@ def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
         args.scheduler,
         args.cubes,
     )
-    solve_one = functools.partial(_solve_one, args=args)
-    json_for = "solve" if args.json_output else None
-    if len(puzzles) == 1:
-        within = deadline(args.timeout)
-        loaded = load(puzzles[0], args.fmt, args.index, within, json_for)
-        return solve_one(loaded, str(puzzles[0]), within=within)
-    # Several puzzles: each verdict says which file it is for (as grep names its files), and
-    # with JSON a file that cannot be read gets its object too: one per file named.
-    worst = EXIT_SOLVED
-    for number, path in enumerate(puzzles):
-        try:
-            within = deadline(args.timeout, first=number == 0)
-            loaded = load(path, args.fmt, args.index, within, json_for)
-            code = solve_one(loaded, str(path), within=within, label=str(path))
-        except satnono.InputError as error:
-            say(printable(f"satnono: error: {error}"))
-            if args.json_output or args.json_lines:
-                print_json(contract.error_object(str(path), str(error)))
-            code = EXIT_BAD_INPUT
-        worst = max(worst, code)
-    return worst
+    json_for = "solve" if args.json_output or args.json_lines else None
+
+    def solve_one(
+        puzzle: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
+    ) -> int:
+        return _solve_one(puzzle, source, args=args, within=within, label=label)
+
+    return each_puzzle(puzzles, args.fmt, args.index, args.timeout, json_for, solve_one)
 
 
 def _solve_one(

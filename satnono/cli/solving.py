@@ -10,6 +10,7 @@ import typer
 import satnono
 from satnono import contract
 from satnono.cli import present
+from satnono.cli.each import each_puzzle, several
 from satnono.cli.options import (
     BackendOpt,
     CubesOpt,
@@ -17,7 +18,7 @@ from satnono.cli.options import (
     FormatOpt,
     IndexOpt,
     JsonOpt,
-    PuzzleArg,
+    PuzzlesArg,
     SchedulerOpt,
     SeedOpt,
     SolverOpt,
@@ -30,16 +31,14 @@ from satnono.cli.process import (
     EXIT_INTERRUPTED,
     console,
     ctrl_c_cancels,
-    deadline,
     exit_code,
     handles_errors,
-    load,
     print_json,
     say,
 )
 from satnono.cli.shell import app
 from satnono.cli.solve import SolveArgs, run
-from satnono.terminal import SolutionPrinter
+from satnono.terminal import SolutionPrinter, labelled, printable
 
 #: `satnono solve`'s defaults, declared once (in SolveArgs); count shares its backend and seed.
 _SOLVE = SolveArgs()
@@ -48,15 +47,7 @@ _SOLVE = SolveArgs()
 @app.command()
 @handles_errors
 def solve(
-    puzzles: Annotated[
-        list[Path],
-        typer.Argument(
-            help="Puzzle files (.non, .xml, ...), webpbn:ID, or - for standard input; several "
-            "are solved in turn.",
-            show_default=False,
-            metavar="PUZZLE...",
-        ),
-    ],
+    puzzles: PuzzlesArg,
     backend: BackendOpt = _SOLVE.backend,
     solver: SolverOpt = _SOLVE.solver,
     encoding: EncodingOpt = _SOLVE.encoding,
@@ -92,9 +83,10 @@ def solve(
 ) -> None:
     """Solve puzzles: print their solutions and a verdict (unique, N solutions, no solution).
 
-    PUZZLE may be a file, - (standard input) or webpbn:ID (downloaded once, then cached).
-    With several puzzles, --json prints one object per line and the exit code is the
-    highest of theirs; a puzzle that cannot be read is reported and the others go on.
+    PUZZLE may be a file, a folder (its puzzle files), - (standard input) or webpbn:ID
+    (downloaded once, then cached). With several puzzles, --json prints one object per line
+    and the exit code is the highest of theirs; a puzzle that cannot be read is reported (with
+    --json, as an error object) and the others go on.
     """
     args = SolveArgs(
         backend=backend, solver=solver, encoding=encoding, threads=threads, seed=seed,
@@ -108,7 +100,7 @@ def solve(
 @app.command()
 @handles_errors
 def count(
-    puzzle: PuzzleArg,
+    puzzles: PuzzlesArg,
     limit: Annotated[
         int,
         typer.Option(
@@ -154,31 +146,38 @@ def count(
     """
     from satnono.cli.live import elapsed, live_line
 
-    within = deadline(timeout)
-    loaded = load(puzzle, fmt, index, within, "count" if json_output else None)
-    with ctrl_c_cancels(within) as pressed, live_line(elapsed("counting"), not json_output):
-        counted = satnono.count(
-            loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
-            backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
-            workers=workers, scheduler=scheduler, cubes=cubes, deadline=within,
-        )  # fmt: skip
-    interrupted = pressed.is_set() and not counted.exact
-    if json_output:
-        data = contract.count_object(str(puzzle), counted)
+    satnono.check_options(backend, solver, threads, seed, encoding, timeout, workers,
+                          scheduler, cubes)  # fmt: skip
+
+    def count_one(
+        loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
+    ) -> int:
+        with ctrl_c_cancels(within) as pressed, live_line(elapsed("counting"), not json_output):
+            counted = satnono.count(
+                loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
+                backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
+                workers=workers, scheduler=scheduler, cubes=cubes, deadline=within,
+            )  # fmt: skip
+        interrupted = pressed.is_set() and not counted.exact
+        if json_output:
+            data = contract.count_object(source, counted)
+            if interrupted:
+                data["stopped"] = "interrupted"
+            print_json(data)
+        else:
+            typer.echo(labelled(label, present.count_text(counted, limit, interrupted)))
         if interrupted:
-            data["stopped"] = "interrupted"
-        print_json(data)
-    else:
-        typer.echo(present.count_text(counted, limit, interrupted))
-    if interrupted:
-        raise SystemExit(EXIT_INTERRUPTED)
-    raise SystemExit(exit_code(counted.result.status, counted.count))
+            raise SystemExit(EXIT_INTERRUPTED)
+        return exit_code(counted.result.status, counted.count)
+
+    json_for = "count" if json_output else None
+    raise SystemExit(each_puzzle(puzzles, fmt, index, timeout, json_for, count_one))
 
 
 @app.command()
 @handles_errors
 def sample(
-    puzzle: PuzzleArg,
+    puzzles: PuzzlesArg,
     n: Annotated[int, typer.Option("-n", "--samples", min=1, help="How many solutions.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same samples).")] = 0,
     sampler: Annotated[
@@ -203,38 +202,35 @@ def sample(
 ) -> None:
     """Draw random solutions, each verified; components with up to 1000 solutions exactly
     uniformly, larger ones with the chosen sampler (its guarantee is in the summary)."""
-    within = deadline(timeout)
-    loaded = load(puzzle, fmt, index, within)
-    text = None if json_lines else SolutionPrinter(loaded, quiet)
-    with satnono.iter_samples(loaded, n, seed, sampler, within.remaining()) as drawing:
-        for grid in drawing:
-            if text is None:
-                print_json(contract.solution_object(loaded, grid))
-            else:
-                text.add(grid)
-    if text is None:
-        print_json(
-            contract.sample_summary(
-                str(puzzle),
-                drawing.status,
-                drawing.drawn,
-                seed,
-                sampler,
-                drawing.methods,
-                drawing.guarantee,
-                drawing.seconds,
-                drawing.reason,
-            )
-        )
-    else:
-        text.finish(present.sample_verdict(drawing))
-    raise SystemExit(exit_code(drawing.status, drawing.drawn))
+    satnono.check_options(seed=seed, timeout=timeout)
+
+    def sample_one(
+        loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
+    ) -> int:
+        text = None if json_lines else SolutionPrinter(loaded, quiet)
+        with satnono.iter_samples(loaded, n, seed, sampler, within.remaining()) as drawing:
+            for grid in drawing:
+                if text is None:
+                    print_json(contract.solution_object(loaded, grid))
+                else:
+                    text.add(grid)
+        if text is None:
+            print_json(contract.sample_summary(
+                source, drawing.status, drawing.drawn, seed, sampler, drawing.methods,
+                drawing.guarantee, drawing.seconds, drawing.reason,
+            ))  # fmt: skip
+        else:
+            text.finish(present.sample_verdict(drawing), label)
+        return exit_code(drawing.status, drawing.drawn)
+
+    json_for = "sample" if json_lines else None
+    raise SystemExit(each_puzzle(puzzles, fmt, index, timeout, json_for, sample_one))
 
 
 @app.command()
 @handles_errors
 def analyze(
-    puzzle: PuzzleArg,
+    puzzles: PuzzlesArg,
     exact_count: Annotated[
         bool, typer.Option("--count", help="Count the solutions exactly instead of stopping.")
     ] = False,
@@ -264,23 +260,32 @@ def analyze(
         )
     if picture is not None and picture.suffix.lower() not in (".svg", ".png"):
         raise satnono.InputError("the picture must be a .svg or .png file", picture)
+    if picture is not None and several(puzzles):
+        raise satnono.InputError("--picture draws one puzzle: name one", "--picture")
+    satnono.check_options(timeout=timeout)
     from satnono.cli.live import elapsed, live_line
 
-    within = deadline(timeout)
-    loaded = load(puzzle, fmt, index, within, "analyze" if json_output else None)
-    with ctrl_c_cancels(within) as pressed, live_line(elapsed("analyzing"), not json_output):
-        analysis = satnono.analyze(
-            loaded, max_solutions=max_solutions, exact_count=exact_count, deadline=within
-        )
-    if picture is not None:
-        satnono.render(loaded, None, picture, analysis=analysis)
-    if json_output:
-        where = None if picture is None else str(picture)
-        print_json(contract.analysis_object(str(puzzle), analysis, where))
-    else:
-        present.print_analysis(console(), analysis, max_solutions)
-    if pressed.is_set() and analysis.timed_out:
-        say("satnono: interrupted: the analysis above is what was found so far")
-        raise SystemExit(EXIT_INTERRUPTED)
-    unknown = analysis.difficulty == "unknown"
-    raise SystemExit(exit_code("timeout" if unknown else "", analysis.solutions))
+    def analyze_one(
+        loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
+    ) -> int:
+        with ctrl_c_cancels(within) as pressed, live_line(elapsed("analyzing"), not json_output):
+            analysis = satnono.analyze(
+                loaded, max_solutions=max_solutions, exact_count=exact_count, deadline=within
+            )
+        if picture is not None:
+            satnono.render(loaded, None, picture, analysis=analysis)
+        if json_output:
+            where = None if picture is None else str(picture)
+            print_json(contract.analysis_object(source, analysis, where))
+        else:
+            if label is not None:
+                typer.echo(printable(f"{label}:"))
+            present.print_analysis(console(), analysis, max_solutions)
+        if pressed.is_set() and analysis.timed_out:
+            say("satnono: interrupted: the analysis above is what was found so far")
+            raise SystemExit(EXIT_INTERRUPTED)
+        unknown = analysis.difficulty == "unknown"
+        return exit_code("timeout" if unknown else "", analysis.solutions)
+
+    json_for = "analyze" if json_output else None
+    raise SystemExit(each_puzzle(puzzles, fmt, index, timeout, json_for, analyze_one))
