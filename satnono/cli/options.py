@@ -112,6 +112,15 @@ SeedOpt = Annotated[
 TimeoutOpt = Annotated[
     float | None, typer.Option("--timeout", min=0, help="Give up after this many seconds.")
 ]
+CluesOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--clues/--no-clues",
+        help="The clues on the margins of the grids printed (default: in a terminal, not in a "
+        "pipe or a file).",
+        show_default=False,
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 PictureOpt = Annotated[
     Path | None, typer.Option("--picture", "-o", help="Picture to write: .svg or .png.")

@@ -82,8 +82,11 @@ def sample_verdict(drawing: SampleRun) -> str:
     return f"{verdict} ({drawing.seconds:.2f} s)"
 
 
-def print_analysis(console: Any, analysis: Analysis, max_solutions: int) -> None:
-    """The report, and for an ambiguous puzzle the grid with its ambiguous cells as '?'."""
+def print_analysis(
+    console: Any, analysis: Analysis, max_solutions: int, clues: bool = False
+) -> None:
+    """The report, and for an ambiguous puzzle the grid with its ambiguous cells as '?'
+    (`clues` on its margins)."""
     for line in analysis.report_lines(max_solutions):
         console.out(line, highlight=False)
     if analysis.ambiguous_cells and analysis.domains is not None:
@@ -93,7 +96,7 @@ def print_analysis(console: Any, analysis: Analysis, max_solutions: int) -> None
         else:  # '?' also marks what the timeout left unsettled: not a claim of agreement
             console.out("'?': cells that differ between solutions or were not settled before "
                         "the timeout:", highlight=False)  # fmt: skip
-        print_domains(console, analysis.puzzle, analysis.domains)
+        print_domains(console, analysis.puzzle, analysis.domains, clues)
     console.out(f"({analysis.seconds:.2f} s)", highlight=False)
 
 

@@ -38,6 +38,7 @@ class SolveArgs:
     svg: Path | None = None
     png: Path | None = None
     quiet: bool = False
+    clues: bool | None = None
     fmt: str | None = None
     index: int = 1
 
@@ -88,7 +89,7 @@ def _solve_one(
     # --json keeps every solution for its one object; text and --json-lines print each one as
     # it is found and keep only the first (for --svg/--png), however many there are.
     found: list[satnono.Grid] = []
-    text = SolutionPrinter(puzzle, quiet)
+    text = SolutionPrinter(puzzle, quiet, args.clues)
 
     def on_solution(grid: satnono.Grid) -> None:
         if json_lines:

@@ -13,6 +13,7 @@ from satnono.cli import present
 from satnono.cli.each import each_puzzle, several
 from satnono.cli.options import (
     BackendOpt,
+    CluesOpt,
     CubesOpt,
     EncodingOpt,
     FormatOpt,
@@ -78,6 +79,7 @@ def solve(
         bool,
         typer.Option("--quiet", "-q", help="Print only the verdict: no grid, no live progress."),
     ] = _SOLVE.quiet,
+    clues: CluesOpt = _SOLVE.clues,
     fmt: FormatOpt = _SOLVE.fmt,
     index: IndexOpt = _SOLVE.index,
 ) -> None:
@@ -92,7 +94,7 @@ def solve(
         backend=backend, solver=solver, encoding=encoding, threads=threads, seed=seed,
         workers=workers, scheduler=scheduler, cubes=cubes, max_solutions=max_solutions,
         timeout=timeout, json_output=json_output, json_lines=json_lines, svg=svg, png=png,
-        quiet=quiet, fmt=fmt, index=index,
+        quiet=quiet, clues=clues, fmt=fmt, index=index,
     )  # fmt: skip
     raise SystemExit(run(puzzles, args))
 
@@ -197,6 +199,7 @@ def sample(
         ),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
+    clues: CluesOpt = None,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
@@ -207,7 +210,7 @@ def sample(
     def sample_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
-        text = None if json_lines else SolutionPrinter(loaded, quiet)
+        text = None if json_lines else SolutionPrinter(loaded, quiet, clues)
         with satnono.iter_samples(loaded, n, seed, sampler, within.remaining()) as drawing:
             for grid in drawing:
                 if text is None:
@@ -246,6 +249,7 @@ def analyze(
             "--picture", "-o", help="Draw the solution, ambiguous cells outlined (.svg or .png)."
         ),
     ] = None,
+    clues: CluesOpt = None,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
 ) -> None:
@@ -280,7 +284,9 @@ def analyze(
         else:
             if label is not None:
                 typer.echo(printable(f"{label}:"))
-            present.print_analysis(console(), analysis, max_solutions)
+            shown = console()
+            framed = shown.is_terminal if clues is None else clues
+            present.print_analysis(shown, analysis, max_solutions, framed)
         if pressed.is_set() and analysis.timed_out:
             say("satnono: interrupted: the analysis above is what was found so far")
             raise SystemExit(EXIT_INTERRUPTED)
