@@ -265,10 +265,12 @@ def check_options(
 
 
 def choices() -> dict[str, list[str]]:
-    """The names each choice parameter takes here: backend, solver, encoding, sampler and
-    format (for shell completion and menus; the calls check against the same lists)."""
+    """The names each choice parameter takes here: backend, solver, encoding, sampler,
+    format and site (for shell completion and menus; the calls check against the same
+    lists)."""
     from satnono.cnf import ENCODINGS
     from satnono.formats import FORMATS
+    from satnono.puzzles import SITES
     from satnono.runtime.sat_solvers import available_solvers
     from satnono.sampling import SAMPLERS
 
@@ -278,6 +280,7 @@ def choices() -> dict[str, list[str]]:
         "encoding": list(ENCODINGS),
         "sampler": list(SAMPLERS),
         "format": list(FORMATS),
+        "site": list(SITES),
     }
 
 

@@ -79,7 +79,7 @@ class SolveResult:
         return f"at least {n} solutions"
 
 
-@dataclass
+@dataclass(repr=False)
 class Progress:
     """How far a solve has got: updated by the pipeline, read by a live display.
 
@@ -95,6 +95,18 @@ class Progress:
     solutions: int = 0
     domains: tuple[int, ...] | None = None
     started: float = field(default_factory=time.perf_counter)
+
+    def __repr__(self) -> str:
+        """One short line: the grid is summed up, not listed (Sierp's was 5,767 characters)."""
+        grid = "None"
+        if self.domains is not None:
+            open_cells = sum(1 for domain in self.domains if domain & (domain - 1))
+            grid = f"<{len(self.domains)} cells, {open_cells} undecided>"
+        return (
+            f"Progress(phase={self.phase!r}, cells={self.cells}, cells_left={self.cells_left}, "
+            f"components={self.components}, component={self.component}, "
+            f"solutions={self.solutions}, domains={grid})"
+        )
 
 
 def solve(

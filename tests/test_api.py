@@ -138,3 +138,11 @@ def test_a_few_cells_left_are_searched_by_branching_in_the_callers_thread() -> N
     assert by_sat.solver == "glucose3"  # a named solver searches itself
     assert sorted(map(tuple, by_sat.solutions)) == sorted(map(tuple, result.solutions))
     assert result.status == by_sat.status == "multiple" and result.complete and by_sat.complete
+
+
+def test_progress_sums_its_grid_up_in_its_repr() -> None:
+    """`handle.progress` printed every cell's domain: 5,767 characters on Sierp (issue 33)."""
+    progress = satnono.Progress(phase="search", cells=1880, domains=(1, 2, 3) * 600)
+    text = repr(progress)
+    assert len(text) < 200 and "domains=<1800 cells, 600 undecided>" in text
+    assert text.startswith("Progress(phase='search', cells=1880,")

@@ -229,6 +229,9 @@ def test_choices_complete_in_the_shell() -> None:
     assert "glucose3" in complete("count", "x", "--solver", "gl")
     assert complete("sample", "x", "--sampler", "") == ["cmsgen", "unigen"]
     assert complete("batch", "run", "x", "--backend", "cp") == ["cpsat"]
+    # fetch's SITE and compare's list of backends completed nothing (issue 33).
+    assert complete("fetch", "") == ["webpbn", "nonograms"]
+    assert complete("compare", "x", "--backends", "sat,cp") == ["sat,cpsat"]
 
 
 @pytest.mark.parametrize("command", ["", "solve", "count", "sample", "analyze", "compare"])

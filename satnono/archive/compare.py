@@ -29,7 +29,8 @@ class SolveRun:
     status: str
     #: The solver's own time (JSON "seconds"); the time to the kill when it was killed.
     seconds: float
-    #: Wall time: of the whole `satnono solve` process in `make bench`, of the solve here.
+    #: Wall time: of the whole `satnono solve` process in `make bench`; here, the time the
+    #: worker waited for the answer (the solve, and handing the puzzle and its answer over).
     wall_seconds: float
     solutions_found: int = 0
     complete: bool = False
@@ -83,7 +84,8 @@ def _solve_run(path: Path, backend: str, row: ResultRow) -> SolveRun:
     status = "killed" if row.error == "killed at the hard deadline" else row.status
     return SolveRun(
         puzzle=str(path), backend=backend, status=status, seconds=row.seconds,
-        wall_seconds=row.seconds, solutions_found=row.solutions_found or 0,
+        wall_seconds=row.seconds if row.wall_seconds is None else row.wall_seconds,
+        solutions_found=row.solutions_found or 0,
         complete=bool(row.complete), cells_left=row.cells_left, variables=row.variables,
         clauses=row.clauses,
         error=row.error or "" if row.status in ("error", "timeout") else "",

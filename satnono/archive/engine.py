@@ -209,9 +209,15 @@ def _solve(
         with contextlib.suppress(OSError):  # a dead server: its first answer says how
             if places:
                 server.post(message)
+        since = time.perf_counter()  # the solver answers in order: each one's wall time
         for place in range(start, end):
             job, settings = tasks[place]
-            rows.append(_row(job, settings, _answer(server, job, settings)))
+            answer = _answer(server, job, settings)
+            answer["wall_seconds"], since = (
+                round(time.perf_counter() - since, 4),
+                time.perf_counter(),
+            )
+            rows.append(_row(job, settings, answer))
             if server.finished:
                 start = place + 1
                 break
@@ -343,6 +349,7 @@ def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow
         version=__version__, error=answer.get("error"),
         solutions=tuple(tuple(rows) for rows in answer.get("solutions", ())),
         variables=answer.get("variables"), clauses=answer.get("clauses"),
+        wall_seconds=answer.get("wall_seconds"),
     )  # fmt: skip
 
 

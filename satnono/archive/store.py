@@ -51,10 +51,13 @@ class ResultRow:
     #: constraints), when asked for (compare); not stored.
     variables: int | None = field(default=None, compare=False)
     clauses: int | None = field(default=None, compare=False)
+    #: The time this worker waited for the answer (the solve, and handing the puzzle and
+    #: its answer over); `seconds` is the solve's own, in the solver process. Not stored.
+    wall_seconds: float | None = field(default=None, compare=False)
 
 
 #: The fields a results database holds (the others travel to compare only).
-_UNSTORED = frozenset({"solutions", "variables", "clauses"})
+_UNSTORED = frozenset({"solutions", "variables", "clauses", "wall_seconds"})
 _COLUMNS = [f.name for f in fields(ResultRow) if f.name not in _UNSTORED]
 _TYPES = {
     "puzzle_index": "INTEGER", "width": "INTEGER", "height": "INTEGER", "colors": "INTEGER",

@@ -11,7 +11,13 @@ import satnono
 from satnono import archive
 from satnono.cli import present
 from satnono.cli.live import batch_bar, compare_bar, tournament_bar
-from satnono.cli.options import PathsArg, SchedulerOpt, WorkersOpt, completes
+from satnono.cli.options import (
+    PathsArg,
+    SchedulerOpt,
+    WorkersOpt,
+    completes,
+    completes_list,
+)
 from satnono.cli.process import console, deadline, handles_errors, say
 from satnono.cli.shell import DefaultCommandGroup, app
 from satnono.terminal import printable
@@ -113,7 +119,12 @@ def batch_report(
 def compare(
     paths: PathsArg,
     backends: Annotated[
-        str, typer.Option("--backends", help="Comma-separated backends to compare.")
+        str,
+        typer.Option(
+            "--backends",
+            help="Comma-separated backends to compare.",
+            autocompletion=completes_list("backend"),
+        ),
     ] = "sat,cpsat,backtrack",
     timeout: Annotated[
         float, typer.Option("--timeout", min=0, help="Seconds per puzzle and backend.")

@@ -22,6 +22,7 @@ from satnono.cli.options import (
     PuzzlesArg,
     Show,
     TimeoutOpt,
+    completes,
 )
 from satnono.cli.process import EXIT_SOLVED, EXIT_UNSOLVABLE, handles_errors, say
 from satnono.cli.shell import app
@@ -130,7 +131,12 @@ def _clauses_written(dimacs: str) -> int:
 def fetch(
     site: Annotated[
         str,
-        typer.Argument(help="Where from: webpbn or nonograms.", show_default=False, metavar="SITE"),
+        typer.Argument(
+            help="Where from: webpbn or nonograms.",
+            show_default=False,
+            metavar="SITE",
+            autocompletion=completes("site"),
+        ),
     ],
     puzzle_id: Annotated[
         int, typer.Argument(help="The puzzle's id on the site.", min=1, metavar="ID")

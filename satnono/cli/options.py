@@ -33,6 +33,18 @@ def completes(parameter: str) -> Callable[[str], list[str]]:
     return complete
 
 
+def completes_list(parameter: str) -> Callable[[str], list[str]]:
+    """Shell completion of a comma-separated list of such names (compare's --backends): the
+    last name is completed, the ones before it kept."""
+
+    def complete(incomplete: str) -> list[str]:
+        before, _, last = incomplete.rpartition(",")
+        head = f"{before}," if before else ""
+        return [head + name for name in satnono.choices()[parameter] if name.startswith(last)]
+
+    return complete
+
+
 PuzzlesArg = Annotated[
     list[Path],
     typer.Argument(
