@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
 EXAMPLE ?= examples/heart-color.non
 # The native engine (Rust): maturin builds it into satnono._engine when the package is
 # installed; cargo lints and tests it on its own.
@@ -11,21 +12,30 @@ CARGO := PYO3_PYTHON=$(abspath $(BIN)/python) cargo
 # The held-out benchmark set is regenerated (seeded) for every run, never tuned on.
 HELD_OUT ?= /tmp/satnono-held-out
 
-.PHONY: install run test lint format bench clean
+.PHONY: install dev-install run test lint format bench clean
 
+# `make run` installs what running satnono needs (every part: the extra `all`); `make test`
+# adds the development tools (the extra `dev`: pytest, linters, the browser driver).
 install: $(STAMP)
 
 $(STAMP): pyproject.toml $(ENGINE) engine/Cargo.lock $(wildcard engine/src/*.rs)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[all]'
 	$(BIN)/python -m compileall -q satnono
+	rm -f $(DEV_STAMP)
 	touch $(STAMP)
+
+dev-install: $(DEV_STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(DEV_STAMP)
 
 run: install
 	$(BIN)/satnono solve $(EXAMPLE)
 
-test: install
+test: dev-install
 	$(BIN)/ruff check satnono tests examples tools
 	$(BIN)/mypy satnono
 	$(CARGO) fmt --manifest-path $(ENGINE) --check
@@ -33,14 +43,14 @@ test: install
 	$(CARGO) test --manifest-path $(ENGINE) --release -q
 	$(BIN)/pytest
 
-lint: install
+lint: dev-install
 	$(BIN)/ruff check satnono tests examples tools
 	$(BIN)/ruff format --check satnono tests examples tools
 	$(BIN)/mypy satnono
 	$(CARGO) fmt --manifest-path $(ENGINE) --check
 	$(CARGO) clippy --manifest-path $(ENGINE) --all-targets --features python -q -- -D warnings
 
-format: install
+format: dev-install
 	$(BIN)/ruff check --fix satnono tests examples tools
 	$(BIN)/ruff format satnono tests examples tools
 	$(CARGO) fmt --manifest-path $(ENGINE)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from satnono import arguments
 from satnono.errors import InputError
+from satnono.extras import require
 from satnono.model import Grid, Puzzle
 from satnono.runtime.deadline import Deadline
 
@@ -222,6 +223,7 @@ def iter_samples(
     if arguments.text(sampler, "sampler") not in SAMPLERS:
         raise InputError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}",
                          "sampler")  # fmt: skip
+    require(f"py{sampler}", "sampler")  # pycmsgen, pyunigen
     return SampleRun(puzzle, n, seed, sampler, Deadline(arguments.seconds(timeout)))
 
 
@@ -351,6 +353,7 @@ def approximation_of(approximate: bool, epsilon: float | None, delta: float | No
             if value is not None:
                 raise InputError("only an estimate (approximate) has a tolerance", name)
         return None
+    require("pyapproxmc", "approximate")
     default = Approximation()
     epsilon = default.epsilon if epsilon is None else epsilon
     delta = default.delta if delta is None else delta

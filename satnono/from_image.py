@@ -48,6 +48,9 @@ def picture_from_image(
     """
     import warnings
 
+    from satnono.extras import require
+
+    require("PIL", "image")
     from PIL import Image, UnidentifiedImageError
 
     from satnono.arguments import whole_number

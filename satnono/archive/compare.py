@@ -144,6 +144,9 @@ def write_csv(runs: Sequence[SolveRun], path: Path) -> None:
 
 def plot(runs: Sequence[SolveRun], backends: Sequence[str], timeout: float, path: Path) -> None:
     """A log-scale grouped bar chart of seconds per puzzle and backend (timeouts hatched)."""
+    from satnono.extras import require
+
+    require("matplotlib", "plot")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -43,6 +43,9 @@ def _name(row: ResultRow) -> str:
 
 def plot(rows: Sequence[ResultRow], path: Path) -> None:
     """Cumulative puzzles solved against time (log scale), and verdicts by size."""
+    from satnono.extras import require
+
+    require("matplotlib", "plot")
     import matplotlib
 
     matplotlib.use("Agg")

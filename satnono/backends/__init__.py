@@ -214,9 +214,9 @@ def check_backend(name: str) -> str:
             f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "backend"
         )
     if name not in installed_backends():
-        raise InputError(
-            f"backend {name!r} needs {BACKENDS[name].requires}, which is not installed", "backend"
-        )
+        from satnono.extras import missing
+
+        raise missing(str(BACKENDS[name].requires), "backend")
     return name
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from satnono.errors import InputError
+from satnono.extras import require
 from satnono.model import Puzzle
 from satnono.picture.scene import HIGHLIGHT, compute_layout, render_svg
 from satnono.runtime.deadline import Deadline
@@ -41,6 +42,8 @@ def picture_bytes(
     (raising runtime.deadline.Timeout): matplotlib draws in one long call that nothing else
     can stop (a 200x200 PNG takes seconds), and a large SVG takes seconds too.
     """
+    if kind == "png":
+        require("matplotlib", "png")
     if deadline is not None and deadline.bounded:
         from satnono.runtime.child import can_fork, stream_from_child
 

@@ -151,6 +151,10 @@ def serve(
     The port is bound here first, so that a port in use is an InputError before anything is
     announced; `on_ready(url)` is told the address then (port 0 picks a free port).
     """
+    from satnono.extras import require
+
+    for module in ("starlette", "uvicorn"):
+        require(module, "serve")
     import uvicorn
 
     listening = _bind(host, port)
