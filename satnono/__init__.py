@@ -76,8 +76,9 @@ from satnono.version import __version__ as __version__
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.backends import DEFAULT_BACKEND, DEFAULT_SEED
+    from satnono.progress import Progress
     from satnono.sampling import SampleRun, Samples
-    from satnono.solutions import CountResult, Progress, SolveResult
+    from satnono.solutions import CountResult, SolveResult
     from satnono.streaming import SolveHandle
 
 __all__ = [
@@ -130,7 +131,7 @@ _LAZY_NAMES = {
     "DEFAULT_SEED": "satnono.backends",
     "Analysis": "satnono.analysis",
     "CountResult": "satnono.solutions",
-    "Progress": "satnono.solutions",
+    "Progress": "satnono.progress",
     "SolveResult": "satnono.solutions",
     "SolveHandle": "satnono.streaming",
     "SampleRun": "satnono.sampling",

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.backends import SearchOptions
     from satnono.cnf import CnfFormula
+    from satnono.progress import Progress
     from satnono.sampling import SampleRun, Samples
-    from satnono.solutions import CountResult, Progress, SolveResult
+    from satnono.solutions import CountResult, SolveResult
     from satnono.streaming import SolveHandle
 
 T = TypeVar("T")
@@ -272,9 +273,9 @@ def choices() -> dict[str, list[str]]:
     lists)."""
     from satnono.cnf import ENCODINGS
     from satnono.formats import FORMATS
-    from satnono.puzzles import SITES
     from satnono.runtime.sat_solvers import available_solvers
     from satnono.sampling import SAMPLERS
+    from satnono.sites import SITES
 
     return {
         "backend": available_backends(),
@@ -333,7 +334,7 @@ def checked_hooks(
     timeout: float | None,
 ) -> tuple[int | None, Deadline]:
     """The optional hooks of a search call, checked; `keep` and the deadline to use."""
-    from satnono.solutions import Progress
+    from satnono.progress import Progress
 
     arguments.optional_callable(on_solution, "on_solution")
     arguments.instance_or_none(progress, Progress, "progress")

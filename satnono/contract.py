@@ -17,8 +17,9 @@ from satnono.model import Grid, Puzzle
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.counting import Factor
+    from satnono.progress import Progress
     from satnono.sampling import ComponentSampling
-    from satnono.solutions import CountResult, Progress, SolveResult
+    from satnono.solutions import CountResult, SolveResult
 
 
 def dumps(data: Any) -> str:
@@ -86,6 +87,25 @@ def interrupted_object(
     if progress.domains is not None:
         data["partial"] = domain_rows(puzzle, progress.domains)
     return data
+
+
+def progress_object(puzzle: Puzzle, progress: Progress, seconds: float) -> dict[str, Any]:
+    """A progress event of the web page's streams: the phase, cells left, solutions (a
+    count's lower bound so far), the backbone's cells settled, and the grid as far as it is
+    decided ('?' for an undecided cell)."""
+    from satnono.terminal import domain_rows
+
+    event: dict[str, Any] = {
+        "event": "progress", "phase": progress.phase, "cells_left": progress.cells_left,
+        "solutions": progress.solutions, "seconds": round(seconds, 2),
+    }  # fmt: skip
+    if progress.components > 1:
+        event["component"], event["components"] = progress.component, progress.components
+    if progress.to_settle is not None:
+        event["settled"], event["to_settle"] = progress.settled, progress.to_settle
+    if progress.domains is not None:
+        event["partial"] = domain_rows(puzzle, progress.domains)
+    return event
 
 
 def count_object(source: str, counted: CountResult) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from satnono import arguments
 from satnono.errors import InputError
 from satnono.model import Color, Grid, Puzzle
 from satnono.runtime.deadline import Timeout
+from satnono.sites import SITES
 
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
@@ -25,8 +26,7 @@ if TYPE_CHECKING:
 
 #: What `render(show=...)` draws when no solution is given.
 SHOW_CHOICES = ("solution", "logic", "goal", "blank")
-#: The sites `fetch` downloads from, and how a puzzle source names one (`webpbn:1234`).
-SITES = ("webpbn", "nonograms")
+#: How a puzzle source names a site `fetch` downloads from (`webpbn:1234`).
 SITE_PREFIXES = tuple(f"{site}:" for site in SITES)
 
 

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Any
 from satnono.errors import InputError
 from satnono.version import __version__
 
+#: The sites `fetch` downloads from.
+SITES = ("webpbn", "nonograms")
+
 if TYPE_CHECKING:
     from http.client import HTTPResponse
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, load_backend
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
+from satnono.progress import Progress
 from satnono.propagate import domains_to_grid, palette_domains
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.status import Status
@@ -77,36 +78,6 @@ class SolveResult:
         if self.complete:
             return f"{n} solutions (complete)"
         return f"at least {n} solutions"
-
-
-@dataclass(repr=False)
-class Progress:
-    """How far a solve has got: updated by the pipeline, read by a live display.
-
-    It is also what an interrupted run still knows: the grid after line logic (`domains`)
-    and the count of verified solutions.
-    """
-
-    phase: str = "reading"
-    cells: int = 0
-    cells_left: int | None = None
-    components: int = 0
-    component: int = 0
-    solutions: int = 0
-    domains: tuple[int, ...] | None = None
-    started: float = field(default_factory=time.perf_counter)
-
-    def __repr__(self) -> str:
-        """One short line: the grid is summed up, not listed (Sierp's was 5,767 characters)."""
-        grid = "None"
-        if self.domains is not None:
-            open_cells = sum(1 for domain in self.domains if domain & (domain - 1))
-            grid = f"<{len(self.domains)} cells, {open_cells} undecided>"
-        return (
-            f"Progress(phase={self.phase!r}, cells={self.cells}, cells_left={self.cells_left}, "
-            f"components={self.components}, component={self.component}, "
-            f"solutions={self.solutions}, domains={grid})"
-        )
 
 
 def solve(

@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from satnono.model import Grid, Puzzle
+from satnono.progress import Progress
 from satnono.runtime.background import Background, HandOver
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.stoppable import stop_watcher
-from satnono.solutions import Progress, SolveResult
+from satnono.solutions import SolveResult
 from satnono.status import Status
 
 

@@ -20,7 +20,6 @@ import satnono
 from satnono import InputError, Puzzle, contract
 from satnono.serve import work
 from satnono.serve.guard import Lease, RunSlots, read_body
-from satnono.terminal import domain_rows
 
 #: Seconds between progress events while nothing else happens.
 PROGRESS_EVERY = 0.25
@@ -81,7 +80,7 @@ async def _events(
                 yield _line({"event": "solution", "solution": puzzle.grid_rows(grid)})
             if time.perf_counter() - shown >= PROGRESS_EVERY or ended:
                 shown = time.perf_counter()
-                yield _line(_progress(puzzle, progress, shown - started))
+                yield _line(contract.progress_object(puzzle, progress, shown - started))
             if ended:
                 try:
                     result = handle.result()
@@ -95,16 +94,6 @@ async def _events(
                 return
     finally:
         handle.cancel()  # a cancel, a closed page or the end: the solve stops now
-
-
-def _progress(puzzle: Puzzle, progress: Any, seconds: float) -> dict[str, Any]:
-    event: dict[str, Any] = {
-        "event": "progress", "phase": progress.phase, "cells_left": progress.cells_left,
-        "solutions": progress.solutions, "seconds": round(seconds, 2),
-    }  # fmt: skip
-    if progress.domains is not None:
-        event["partial"] = domain_rows(puzzle, progress.domains)
-    return event
 
 
 def _line(event: dict[str, Any]) -> bytes:
