@@ -26,6 +26,7 @@ from satnono.backbone import backbone
 from satnono.backends import DEFAULT_BACKEND, installed_backends
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import prepare
+from satnono.progress import Progress
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.solutions import count, solve
 
@@ -122,9 +123,12 @@ def analyze(
     timeout: float | None = None,
     backend: str | None = None,
     deadline: Deadline | None = None,
+    progress: Progress | None = None,
 ) -> Analysis:
     """Analyze a puzzle within one shared deadline (`deadline`, when given, replaces
     `timeout`: a caller that may cancel the analysis from another thread passes its own).
+    `progress`, when given, follows it: line logic, the search for solutions, the backbone's
+    cells settled, probing.
 
     The solutions come first, from the (fast) SAT backend, since the verdict and the exit code
     depend on them; then the backbone of an ambiguous puzzle; then probing and the depth of a
@@ -136,6 +140,8 @@ def analyze(
         backend = DEFAULT_BACKEND if DEFAULT_BACKEND in installed_backends() else SEARCH_BACKEND
     started = time.perf_counter()
     deadline = deadline or Deadline(timeout)
+    progress = progress or Progress()
+    progress.cells, progress.phase = puzzle.width * puzzle.height, "line logic"
 
     def elapsed() -> float:
         return round(time.perf_counter() - started, 4)
@@ -164,7 +170,7 @@ def analyze(
 
     result = solve(
         puzzle, backend=backend, limit=max_solutions, timeout=deadline.remaining(), keep=2,
-        on_solution=merge,
+        on_solution=merge, progress=progress,
     )  # fmt: skip
     found, exact = result.solutions_found, result.complete
     timed_out = result.status == "timeout"
@@ -182,7 +188,7 @@ def analyze(
     elif found >= 2:
         ambiguous = differing
         if not timed_out:
-            settled = backbone(prepared, deadline, known=result.grids)
+            settled = backbone(prepared, deadline, known=result.grids, progress=progress)
             if settled is not None:
                 for cell, seen in enumerate(settled.colors):
                     union[cell] |= seen if cell not in settled.unsettled else 0
@@ -204,6 +210,7 @@ def analyze(
     probing_solves: bool | None = True if line_solvable else None
     by_probing: int | None = by_lines if probing_solves else None
     if not probing_solves and not timed_out:
+        progress.phase = "probing"
         reached = native.Engine(puzzle).probe(domains, None, deadline)
         if reached.status == "timeout":
             probing_solves = by_probing = None

@@ -24,6 +24,7 @@ from typing import Any
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.model import Grid
 from satnono.pipeline import Prepared
+from satnono.progress import Progress
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import SatSolver
 
@@ -75,6 +76,7 @@ def backbone(
     solver: str = SOLVER,
     workers: int | None = None,
     known: Sequence[Grid] = (),
+    progress: Progress | None = None,
 ) -> Backbone | None:
     """The backbone from the state line logic left; None when there is no solution.
 
@@ -82,6 +84,7 @@ def backbone(
     names the PySAT solver (tools/tune_backbone.py compares them); `workers` solvers settle
     a large component at once (default: one per usable core). `known` are solutions found
     before (analyze's first two): they save the first SAT call of every component.
+    `progress`, when given, counts the cells settled (phase "backbone").
     """
     from satnono.backends import usable_cores
     from satnono.runtime.child import can_fork
@@ -98,6 +101,10 @@ def backbone(
     calls = 0
     flat = [[color for row in grid for color in row] for grid in known]
     parts = prepared.parts()
+    done = 0  # cells of the components settled before this one
+    if progress is not None:
+        progress.phase, progress.settled = "backbone", 0
+        progress.to_settle = sum(1 for domain in domains if domain & (domain - 1))
     for number, lines in enumerate(parts):
         if deadline.expired():
             for later in parts[number:]:
@@ -106,6 +113,10 @@ def backbone(
         formula = encode_puzzle(propagator, domains, lines)
         with SatSolver(solver, deadline, formula.clauses) as sat:
             settle = _Settle(formula, sat, workers)
+            if progress is not None:
+                settle.changed = lambda each=settle, before=done: setattr(
+                    progress, "settled", before + each.settled()
+                )
             try:
                 result = settle.run(flat)
             finally:
@@ -115,6 +126,9 @@ def backbone(
         for cell, seen in settle.seen.items():
             colors[cell] = seen
         unsettled += settle.unsettled
+        done += len(settle.seen) - len(settle.unsettled)
+        if progress is not None:
+            progress.settled = done
     for cell in unsettled:
         colors[cell] |= domains[cell]  # not settled: every color it might still take
     return Backbone(tuple(colors), not unsettled, tuple(sorted(unsettled)), calls)
@@ -146,6 +160,12 @@ class _Settle:
         self.tell: Callable[[tuple[str, Any]], None] | None = None
         #: In a forked solver: what the others flipped meanwhile, (cell, colors) pairs.
         self.heard: Callable[[], list[tuple[int, int]]] | None = None
+        #: Told when cells were settled (a progress display reads `settled()` then).
+        self.changed: Callable[[], None] | None = None
+
+    def settled(self) -> int:
+        """Cells settled so far: proven backbone, or seen in two colors."""
+        return sum(1 for cell, seen in self.seen.items() if cell in self.proven or _several(seen))
 
     def _solve(self, assumptions: list[int]) -> bool:
         self.calls += 1
@@ -231,6 +251,8 @@ class _Settle:
             flipped = self._solve([switch])
             true = self._record() if flipped else set()  # before the next clause voids it
             self.solver.add_clause([-switch])  # retire the group's clause for good
+            if self.changed is not None:
+                self.changed()
             if flipped:
                 pending = [(cell, lit) for cell, lit in pending if lit in true]
                 chunk = max(1, chunk // 2)
@@ -283,12 +305,16 @@ class _Settle:
                         continue
                     if kind == "proven":
                         self.proven.update(items)
+                        if self.changed is not None:
+                            self.changed()
                         continue
                     if kind == "calls":
                         self.calls += items
                         continue
                     for cell, colors in items:
                         self.seen[cell] |= colors
+                    if self.changed is not None:
+                        self.changed()
                     for other in running:
                         if other is not child:
                             with contextlib.suppress(OSError):  # it has just finished

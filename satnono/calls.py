@@ -136,23 +136,26 @@ def count(
     delta: float | None = None,
     backend: str | None = None,
     deadline: Deadline | None = None,
+    progress: Progress | None = None,
     **options: Any,
 ) -> CountResult:
     """The number of solutions, exact unless `.exact` is False (then a lower bound).
 
     `approximate` races ApproxMC too: where no exact count finishes, `.estimate` holds an
     estimate within a factor 1+epsilon of the truth with probability at least 1-delta.
+    `progress` (a satnono.Progress) is kept current: the phase, the component counted, and
+    the count so far (`solutions`, a lower bound).
     """
     from satnono.solutions import count as run
 
     approximation = approximation_of(approximate, epsilon, delta)
     limit = arguments.whole_number(limit, "limit")
     chosen, checked = checked_arguments(puzzle, backend, 0, options)
-    _, deadline = checked_hooks(None, None, None, deadline, timeout)
+    _, deadline = checked_hooks(None, progress, None, deadline, timeout)
     return off_main_thread(
         lambda: run(
             puzzle, backend=chosen, limit=limit, options=checked, approximation=approximation,
-            deadline=deadline,
+            deadline=deadline, progress=progress,
         ),
         deadline,
     )  # fmt: skip
@@ -166,19 +169,22 @@ def analyze(
     exact_count: bool = False,
     backend: str | None = None,
     deadline: Deadline | None = None,
+    progress: Progress | None = None,
 ) -> Analysis:
-    """How hard the puzzle is for a person, whether it is unique, and every ambiguous cell."""
+    """How hard the puzzle is for a person, whether it is unique, and every ambiguous cell.
+    `progress` (a satnono.Progress) follows it: the phase, the solutions found, the backbone's
+    cells settled."""
     from satnono.analysis import analyze as run
 
     chosen, _ = checked_arguments(puzzle, backend, max_solutions, {})
     if max_solutions == 1:
         raise InputError("1 cannot tell unique from ambiguous: use 2 or more", "max_solutions")
     exact_count = arguments.flag(exact_count, "exact_count")
-    _, deadline = checked_hooks(None, None, None, deadline, timeout)
+    _, deadline = checked_hooks(None, progress, None, deadline, timeout)
     return off_main_thread(
         lambda: run(
             puzzle, max_solutions=max_solutions, exact_count=exact_count, backend=chosen,
-            deadline=deadline,
+            deadline=deadline, progress=progress,
         ),
         deadline,
     )  # fmt: skip

@@ -266,6 +266,7 @@ def count(
     options: SearchOptions | None = None,
     approximation: Approximation | None = None,
     deadline: Deadline | None = None,
+    progress: Progress | None = None,
 ) -> CountResult:
     """The number of solutions: exact when counting finished, else a lower bound.
 
@@ -279,7 +280,7 @@ def count(
     started = time.perf_counter()
     counted = count_solutions(
         puzzle, backend=backend, limit=limit, deadline=deadline or Deadline(timeout),
-        options=options, approximation=approximation,
+        options=options, approximation=approximation, progress=progress,
     )  # fmt: skip
     seconds = round(time.perf_counter() - started, 4)
     n = counted.count

@@ -146,3 +146,18 @@ def test_progress_sums_its_grid_up_in_its_repr() -> None:
     text = repr(progress)
     assert len(text) < 200 and "domains=<1800 cells, 600 undecided>" in text
     assert text.startswith("Progress(phase='search', cells=1880,")
+
+
+def test_count_and_analyze_report_how_far_they_got() -> None:
+    """A long count or analysis showed only its seconds (issue 33): both now keep a Progress
+    current, as solve does: the count so far, the component, the backbone's cells settled."""
+    switches = satnono.read_puzzle(EXAMPLES / "switches-8.non")
+    progress = satnono.Progress()
+    counted = satnono.count(switches, progress=progress)
+    assert counted.count == 256 and progress.solutions == 256
+    assert progress.cells == 100 and progress.cells_left == 32
+    analysis_progress = satnono.Progress()
+    satnono.analyze(switches, progress=analysis_progress)
+    assert analysis_progress.to_settle == 32 and analysis_progress.settled == 32
+    with pytest.raises(satnono.InputError):
+        satnono.count(switches, progress="not a progress")  # type: ignore[arg-type]

@@ -18,14 +18,21 @@ if TYPE_CHECKING:
 
 
 def describe(progress: Progress) -> str:
-    """One line saying where the solve is, e.g. for the live display or a Ctrl-C report."""
-    parts = [progress.phase]
-    if progress.phase == "search" and progress.components > 1:
-        parts[0] = f"search, component {progress.component} of {progress.components}"
+    """One line saying where a solve, a count or an analysis is, e.g. for the live display or
+    a Ctrl-C report: "counting, component 2 of 3, ..., at least 4096 solutions so far"."""
+    phase = progress.phase
+    parts = [phase]
+    if phase in ("search", "enumerating", "counting") and progress.components > 1:
+        parts[0] = f"{phase}, component {progress.component} of {progress.components}"
+    if phase == "backbone" and progress.to_settle is not None:
+        parts[0] = f"backbone, {progress.settled or 0} of {progress.to_settle} cells settled"
     if progress.cells_left is not None:
         parts.append(f"{progress.cells_left} of {progress.cells} cells left after line logic")
     noun = "solution" if progress.solutions == 1 else "solutions"
-    parts.append(f"{progress.solutions} {noun}")
+    if phase in ("enumerating", "counting"):
+        parts.append(f"at least {progress.solutions} {noun} so far")
+    else:
+        parts.append(f"{progress.solutions} {noun}")
     parts.append(f"{time.perf_counter() - progress.started:.1f} s")
     return ", ".join(parts)
 
@@ -76,12 +83,6 @@ def live_line(text: Callable[[], str], enabled: bool) -> Iterator[LiveLine]:
     console = Console(stderr=True)
     with Live(_Line(text), console=console, refresh_per_second=8, transient=True) as live:
         yield LiveLine(live)
-
-
-def elapsed(what: str) -> Callable[[], str]:
-    """A live line's text for work that reports nothing but its time: "counting, 3.2 s"."""
-    started = time.perf_counter()
-    return lambda: f"{what}, {time.perf_counter() - started:.1f} s"
 
 
 @contextlib.contextmanager

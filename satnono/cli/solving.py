@@ -146,7 +146,7 @@ def count(
     cached counting search racing the Ganak model counter, so counts far beyond what could be
     listed come out exact. --approx adds an ApproxMC estimate with its guarantee.
     """
-    from satnono.cli.live import elapsed, live_line
+    from satnono.cli.live import describe, live_line
 
     satnono.check_options(backend, solver, threads, seed, encoding, timeout, workers,
                           scheduler, cubes)  # fmt: skip
@@ -154,11 +154,14 @@ def count(
     def count_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
-        with ctrl_c_cancels(within) as pressed, live_line(elapsed("counting"), not json_output):
+        progress = satnono.Progress()
+        shown = live_line(lambda: describe(progress), not json_output)
+        with ctrl_c_cancels(within) as pressed, shown:
             counted = satnono.count(
                 loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
                 backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
                 workers=workers, scheduler=scheduler, cubes=cubes, deadline=within,
+                progress=progress,
             )  # fmt: skip
         interrupted = pressed.is_set() and not counted.exact
         if json_output:
@@ -267,14 +270,20 @@ def analyze(
     if picture is not None and several(puzzles):
         raise satnono.InputError("--picture draws one puzzle: name one", "--picture")
     satnono.check_options(timeout=timeout)
-    from satnono.cli.live import elapsed, live_line
+    from satnono.cli.live import describe, live_line
 
     def analyze_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
-        with ctrl_c_cancels(within) as pressed, live_line(elapsed("analyzing"), not json_output):
+        progress = satnono.Progress()
+        shown = live_line(lambda: describe(progress), not json_output)
+        with ctrl_c_cancels(within) as pressed, shown:
             analysis = satnono.analyze(
-                loaded, max_solutions=max_solutions, exact_count=exact_count, deadline=within
+                loaded,
+                max_solutions=max_solutions,
+                exact_count=exact_count,
+                deadline=within,
+                progress=progress,
             )
         if picture is not None:
             satnono.render(loaded, None, picture, analysis=analysis)

@@ -18,6 +18,7 @@ from satnono.counting.race import CounterRace
 from satnono.counting.search import CountingSearch, SatCheck, product, recursion_limit, share
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Prepared, enumerate_part, no_grid, prepare
+from satnono.progress import Progress
 from satnono.propagate import Propagator, domains_to_grid
 from satnono.runtime.child import can_fork
 from satnono.runtime.deadline import Deadline, Timeout
@@ -126,6 +127,7 @@ class _Setup:
     deadline: Deadline
     need: int | None  # the --limit, None for no limit
     stats: dict[str, Any]
+    progress: Progress
 
     @property
     def puzzle(self) -> Puzzle:
@@ -161,6 +163,7 @@ def count_solutions(
     approximation: Approximation | None = None,
     head_start: float = RACE_HEAD_START,
     domains: Sequence[int] | None = None,
+    progress: Progress | None = None,
 ) -> Counted:
     """Count the solutions of `puzzle`; `limit` > 0 stops once the count reaches it.
 
@@ -171,9 +174,12 @@ def count_solutions(
     default_methods). `sat_checks` (when PySAT is installed) lets the counting search ask a
     SAT solver whether a large sub-problem has any solution. `domains` (default: nothing
     decided) restricts the count to the grids they allow: a cube's count (the cubes backend).
+    `progress` is kept current: the phase, the component counted, the count so far.
     """
     if methods is None:
         methods = default_methods(approximation is not None)
+    progress = progress or Progress()
+    progress.cells, progress.phase = puzzle.width * puzzle.height, "line logic"
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
     try:
         prepared = prepare(puzzle, deadline, None if domains is None else list(domains))
@@ -183,7 +189,8 @@ def count_solutions(
         return Counted(0, True, reason=prepared.reason, stats=stats, approximation=approximation)
     domains = prepared.domains
     stats["cells_left"] = prepared.cells_left
-    setup = _Setup(prepared, deadline or Deadline(None), limit or None, stats)
+    progress.cells_left, progress.domains = prepared.cells_left, tuple(domains)
+    setup = _Setup(prepared, deadline or Deadline(None), limit or None, stats, progress)
     # The cubes backend counts on a cluster (phase 2); the first solutions of each component
     # come faster from the sat backend here than from a cluster started for them.
     enumerating = "sat" if backend == "cubes" else backend
@@ -254,11 +261,13 @@ def _enumerate(
     prepared, need = setup.prepared, setup.need
     pieces = prepared.parts()
     setup.stats["components"] = len(pieces)
+    setup.progress.phase, setup.progress.components = "enumerating", len(pieces)
     chosen = load_backend(backend)
     solver: str | None = None
     parts: list[_Part] = []
     product = 1
     for number, lines in enumerate(pieces, start=1):
+        setup.progress.component = number
         started = time.perf_counter()
         part_cap = cap if need is None else min(cap, share(need, product))
         residual = prepared.residual(lines)
@@ -282,6 +291,7 @@ def _enumerate(
             _Part(lines, len(residual.cells()), found, report.exhausted, sample, seconds=seconds)
         )
         product *= found
+        setup.progress.solutions = product  # each component ahead has at least one
     setup.stats["enumerated_components"] = sum(1 for part in parts if part.exact)
     return parts, solver
 
@@ -298,6 +308,7 @@ def _count_parts(
     started = time.perf_counter()
     counter = CountingSearch(setup.propagator, setup.domains, setup.deadline)
     parts = list(parts)
+    setup.progress.phase = "counting"
     unsettled = [index for index, part in enumerate(parts) if not part.exact]
     guarantee = None
     if approximation is not None and APPROXMC in methods:
@@ -307,6 +318,7 @@ def _count_parts(
     with recursion_limit(2 * int(setup.stats["cells_left"]) + 1000):
         for index in unsettled:
             part = parts[index]
+            setup.progress.component = index + 1
             others = product([other.bound for other in parts[:index] + parts[index + 1 :]])
             need = None if setup.need is None else share(setup.need, others)
             if need is not None and part.bound >= need:
@@ -319,6 +331,7 @@ def _count_parts(
             finally:
                 race.close()
                 errors += race.errors
+            setup.progress.solutions = product([each.bound for each in parts])
             if setup.deadline.expired():
                 break
     setup.stats.update(counter.stats(), search_seconds=round(time.perf_counter() - started, 4))
