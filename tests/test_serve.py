@@ -210,6 +210,31 @@ def test_cancel_three_times_then_solve_at_once(page: object, tmp_path: Path) -> 
     assert time.monotonic() - started < 10
 
 
+def test_count_and_analyze_show_progress_and_cancel(page: object) -> None:
+    """Count and Analyze showed "Counting..." with Cancel disabled (issue 33): both now
+    stream their progress, and Cancel stops them."""
+    import random
+
+    from satnono.formats import FORMATS
+    from satnono.generate import puzzle_from_grid, random_grid
+
+    hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#timeout", "60")  # type: ignore[attr-defined]
+    page.fill("#text", FORMATS["non"].write([hard]))  # type: ignore[attr-defined]
+    for action, shown in (("count", "so far"), ("analyze", " s")):
+        page.click(f"#{action}")  # type: ignore[attr-defined]
+        page.wait_for_function(  # type: ignore[attr-defined]
+            f"document.getElementById('phase').textContent.includes({shown!r})", timeout=30_000
+        )
+        assert page.is_enabled("#cancel") and not page.is_enabled("#solve")  # type: ignore[attr-defined]
+        started = time.monotonic()
+        page.click("#cancel")  # type: ignore[attr-defined]
+        _solving_done(page)
+        assert page.inner_text("#verdict") == "Cancelled."  # type: ignore[attr-defined]
+        assert time.monotonic() - started < 5
+
+
 def test_a_new_action_clears_the_old_result(page: object, tmp_path: Path) -> None:
     page.click("#tab-solve")  # type: ignore[attr-defined]
     page.fill("#text", (EXAMPLES / "duck.non").read_text())  # type: ignore[attr-defined]

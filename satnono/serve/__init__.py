@@ -4,7 +4,7 @@ One page (satnono/web/, no build step) to open, solve, watch and author puzzles,
 whose answers are exactly the CLI's `--json` objects (satnono.contract). The API takes puzzle
 text, never a path: it gives no access to the server's files. guard (slots, limits, same
 origin), connection (time limits per connection and phase), work (each endpoint's work), live
-(the streamed solve).
+(the streamed solve, count and analysis).
 """
 
 from __future__ import annotations
@@ -94,11 +94,16 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
 
         return handle
 
-    async def stream(request: Any) -> Any:
-        try:
-            return await live.handle(request, slots, bodies)
-        except (InputError, RequestError) as error:
-            return refused(error)
+    def stream(kind: str) -> Any:
+        """POST /api/KIND/stream: the work as JSON lines (see live)."""
+
+        async def handle(request: Any) -> Any:
+            try:
+                return await live.handle(request, slots, bodies, kind)
+            except (InputError, RequestError) as error:
+                return refused(error)
+
+        return handle
 
     async def index(_: Any) -> Any:
         return FileResponse(WEB / "index.html")
@@ -124,7 +129,8 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
         Route("/favicon.ico", favicon),
         *(Route(f"/api/{name}", endpoint(name), methods=["POST"])
           for name in ("solve", "count", "analyze", "author", "picture", "convert")),
-        Route("/api/solve/stream", stream, methods=["POST"]),
+        *(Route(f"/api/{kind}/stream", stream(kind), methods=["POST"])
+          for kind in ("solve", "count", "analyze")),
         # POST: a download and a write to the cache never start from a GET (a link or an
         # <img> of another page could send one).
         Route("/api/webpbn/{puzzle_id}", webpbn, methods=["POST"]),

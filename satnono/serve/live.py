@@ -1,10 +1,12 @@
-"""POST /api/solve/stream: the solve as it happens, as JSON lines, on a SolveHandle.
+"""POST /api/solve/stream, /api/count/stream and /api/analyze/stream: the work as it happens,
+as JSON lines (a solve on a SolveHandle; a count or an analysis in a thread, with a Progress).
 
-Events: "progress" (phase, cells left, solutions, elapsed seconds and the grid as line logic
-and the search have it) at least twice a second, "solution" for each verified solution, then
-"done" with the CLI's solve object (or "error"). Closing the connection, the page's Cancel
-and a server shutdown all cancel the solve; the run slot is released on every path, and at
-the latest RELEASE_GRACE seconds past the deadline, whether or not the client reads.
+Events: "progress" (phase, cells left, solutions, elapsed seconds, the backbone's cells
+settled and the grid as line logic and the search have it) four times a second, "solution"
+for each verified solution of a solve, then "done" with the CLI's object (or "error").
+Closing the connection, the page's Cancel and a server shutdown all cancel the work; the run
+slot is released on every path, and at the latest RELEASE_GRACE seconds past the deadline,
+whether or not the client reads.
 """
 
 from __future__ import annotations
@@ -45,9 +47,12 @@ class LeasedStream(StreamingResponse):
             self.lease.release()
 
 
-async def handle(request: Any, slots: RunSlots, bodies: asyncio.Semaphore) -> Any:
+async def handle(
+    request: Any, slots: RunSlots, bodies: asyncio.Semaphore, kind: str = "solve"
+) -> Any:
     """Check the request, take a run slot (503 when none frees up in time), read the puzzle
-    in it (parsing is work too: many large bodies at once must wait their turn), stream."""
+    in it (parsing is work too: many large bodies at once must wait their turn), stream the
+    work of `kind` (solve, count or analyze)."""
     text = await read_body(request, bodies)
     query = dict(request.query_params)
     limit = work.number(query, "max_solutions", 2, int)
@@ -62,8 +67,43 @@ async def handle(request: Any, slots: RunSlots, bodies: asyncio.Semaphore) -> An
     except BaseException:
         lease.release()
         raise
-    events = _events(request, puzzle, backend, limit, lease, work.source_of(query))
+    source = work.source_of(query)
+    if kind == "solve":
+        events = _events(request, puzzle, backend, limit, lease, source)
+    else:
+        events = _work_events(request, puzzle, kind, lease, source)
     return LeasedStream(events, lease)
+
+
+async def _work_events(request: Any, puzzle: Puzzle, kind: str, lease: Lease, source: str) -> Any:
+    """A count or an analysis in a worker thread, its Progress sent four times a second; a
+    closed connection (the page's Cancel) cancels it through the lease's deadline."""
+    progress = satnono.Progress()
+
+    def run() -> dict[str, Any]:
+        if kind == "count":
+            counted = satnono.count(puzzle, deadline=lease.deadline, progress=progress)
+            return contract.count_object(source, counted)
+        analysis = satnono.analyze(puzzle, deadline=lease.deadline, progress=progress)
+        return contract.analysis_object(source, analysis)
+
+    task = asyncio.ensure_future(asyncio.to_thread(run))
+    started = time.perf_counter()
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=PROGRESS_EVERY)
+            seconds = time.perf_counter() - started
+            yield _line(contract.progress_object(puzzle, progress, seconds))
+            if not task.done() and await request.is_disconnected():
+                lease.deadline.cancel()
+        try:
+            answer = task.result()
+        except Exception as error:  # reported to the page, never a traceback
+            yield _line({"event": "error", "error": str(error)[:300]})
+            return
+        yield _line({"event": "done", "result": answer})
+    finally:
+        lease.deadline.cancel()  # a cancel, a closed page or the end: the work stops now
 
 
 async def _events(

@@ -2,11 +2,13 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// `action` numbers the actions: a picture requested for an earlier one is never shown.
 const state = { text: "", name: "", solution: null, ambiguous: [], controller: null, status: null,
-  partial: null, drawing: false, pending: null };
+  partial: null, drawing: false, pending: null, action: 0 };
 
 // Each new action starts from a clean slate: no picture, verdict or progress of the last one.
 function clearResult() {
+  state.action += 1; state.pending = false;
   state.solution = null; state.ambiguous = []; state.partial = null; state.status = null;
   $("picture").innerHTML = ""; $("verdict").textContent = ""; $("phase").textContent = "";
   $("partial").textContent = "";
@@ -69,12 +71,15 @@ async function drawPicture() {
   if (!state.text.trim()) { $("picture").innerHTML = ""; return; }
   const shown = state.solution ? { solution: state.solution } : { partial: state.partial };
   const body = JSON.stringify({ puzzle: state.text, ...shown, highlight: state.ambiguous });
+  const action = state.action;
   try {
     const response = await post("/api/picture", body, drawingOptions());
-    $("picture").innerHTML = await response.text();
+    const picture = await response.text();
+    if (action !== state.action) return;  // a new action began meanwhile: not its picture
+    $("picture").innerHTML = picture;
     for (const id of ["download-svg", "download-png", "download-puzzle"]) $(id).disabled = false;
   } catch (error) {
-    $("verdict").textContent = error.message;
+    if (action === state.action) $("verdict").textContent = error.message;
   }
 }
 
@@ -82,20 +87,22 @@ async function drawPicture() {
 async function drawLive() {
   if (state.drawing) { state.pending = true; return; }
   state.drawing = true;
+  const action = state.action;
   try {
-    do { state.pending = false; await drawPicture(); } while (state.pending);
+    do { state.pending = false; await drawPicture(); } while (state.pending && action === state.action);
   } finally { state.drawing = false; }
 }
 
-async function solve() {
-  state.text = $("text").value;
-  clearResult();
-  if (!state.text.trim()) { $("verdict").textContent = "Open a puzzle first."; return; }
+const ACTIONS = ["solve", "count", "analyze"];
+
+// Solve, Count and Analyze stream their work as JSON lines (progress four times a second,
+// then the result); Cancel aborts the one running, and the server stops it.
+async function streamWork(kind, onEvent) {
   state.controller = new AbortController();
-  $("solve").disabled = true; $("cancel").disabled = false;
-  $("verdict").textContent = "Solving…";
+  for (const id of ACTIONS) $(id).disabled = true;
+  $("cancel").disabled = false;
   try {
-    const response = await fetch(`/api/solve/stream?${options()}`,
+    const response = await fetch(`/api/${kind}/stream?${options()}`,
       { method: "POST", body: state.text, signal: state.controller.signal });
     if (!response.ok) throw new Error((await response.json()).error);
     const reader = response.body.getReader();
@@ -109,22 +116,48 @@ async function solve() {
       while ((newline = buffer.indexOf("\n")) >= 0) {
         const event = JSON.parse(buffer.slice(0, newline));
         buffer = buffer.slice(newline + 1);
-        await handle(event);
+        if (event.event === "error") throw new Error(event.error);
+        await onEvent(event);
       }
     }
-  } catch (error) {
-    // A cancel keeps what was decided: the partial grid (or the solutions) stay drawn.
-    $("verdict").textContent = error.name === "AbortError" ? "Cancelled." : error.message;
-    if (state.partial || state.solution) await drawLive();
   } finally {
-    $("solve").disabled = false; $("cancel").disabled = true;
+    for (const id of ACTIONS) $(id).disabled = false;
+    $("cancel").disabled = true;
+    state.controller = null;
   }
 }
 
+function failed(error) {
+  return error.name === "AbortError" ? "Cancelled." : error.message;
+}
+
+async function solve() {
+  state.text = $("text").value;
+  clearResult();
+  if (!state.text.trim()) { $("verdict").textContent = "Open a puzzle first."; return; }
+  $("verdict").textContent = "Solving…";
+  try {
+    await streamWork("solve", handle);
+  } catch (error) {
+    // A cancel keeps what was decided: the partial grid (or the solutions) stay drawn.
+    $("verdict").textContent = failed(error);
+    if (state.partial || state.solution) await drawLive();
+    return;
+  }
+  if (state.status === "multiple") await analyze(false);
+}
+
 function phaseText(event) {
-  const parts = [event.phase];
+  let phase = event.phase;
+  if (event.components > 1) phase += ` (component ${event.component} of ${event.components})`;
+  if (event.phase === "backbone" && event.to_settle !== undefined) {
+    phase = `backbone: ${event.settled} of ${event.to_settle} cells settled`;
+  }
+  const parts = [phase];
   if (event.cells_left !== null && event.cells_left !== undefined) parts.push(`${event.cells_left} cells left after line logic`);
-  parts.push(`${event.solutions} solution${event.solutions === 1 ? "" : "s"}`);
+  const noun = `solution${event.solutions === 1 ? "" : "s"}`;
+  const counting = event.phase === "counting" || event.phase === "enumerating";
+  parts.push(counting ? `at least ${event.solutions} ${noun} so far` : `${event.solutions} ${noun}`);
   parts.push(`${event.seconds.toFixed(1)} s`);
   return parts.join(" · ");
 }
@@ -138,13 +171,10 @@ async function handle(event) {
     }
   } else if (event.event === "solution") {
     if (!state.solution) { state.solution = event.solution; drawLive(); }
-  } else if (event.event === "error") {
-    $("verdict").textContent = event.error;
   } else if (event.event === "done") {
     state.status = event.result.status;
     $("verdict").textContent = verdictText(event.result);
     $("phase").textContent = `${event.result.seconds.toFixed(2)} s`;
-    if (event.result.status === "multiple") await analyze(false);
     await drawLive();  // the solution; after a timeout, the grid as far as it was decided
   }
 }
@@ -152,16 +182,26 @@ async function handle(event) {
 async function analyze(show = true) {
   state.text = $("text").value;
   if (show) { clearResult(); $("verdict").textContent = "Analyzing…"; }
+  let data = null;
   try {
-    const data = await (await post("/api/analyze", state.text)).json();
-    state.ambiguous = data.ambiguous_cells;
-    if (show && data.decided) state.partial = data.decided;  // agreed cells; '?' hatched
-    const parts = [data.label];
-    if (data.ambiguous_cells.length) parts.push(`${data.ambiguous_cells.length} ambiguous cells (outlined)`);
-    const text = parts.join("; ");
-    if (show) { $("verdict").textContent = text; await drawPicture(); }
-    else $("verdict").textContent += ` — ${text}`;
-  } catch (error) { $("verdict").textContent = error.message; }
+    await streamWork("analyze", (event) => {
+      if (event.event === "progress") $("phase").textContent = phaseText(event);
+      else if (event.event === "done") data = event.result;
+    });
+  } catch (error) {
+    if (show) $("verdict").textContent = failed(error);
+    else $("verdict").textContent += error.name === "AbortError" ? " — analysis cancelled" : ` — ${error.message}`;
+    return;
+  }
+  if (!data) return;
+  $("phase").textContent = `${data.seconds.toFixed(2)} s`;
+  state.ambiguous = data.ambiguous_cells;
+  if (show && data.decided) state.partial = data.decided;  // agreed cells; '?' hatched
+  const parts = [data.label];
+  if (data.ambiguous_cells.length) parts.push(`${data.ambiguous_cells.length} ambiguous cells (outlined)`);
+  const text = parts.join("; ");
+  if (show) { $("verdict").textContent = text; await drawPicture(); }
+  else $("verdict").textContent += ` — ${text}`;
 }
 
 // As the CLI words it: a count that stopped is a lower bound, and none counted says so.
@@ -178,10 +218,16 @@ async function count() {
   clearResult();
   $("verdict").textContent = "Counting…";
   try {
-    const data = await (await post("/api/count", state.text)).json();
-    $("verdict").textContent = countVerdict(data) +
-      ` (${data.method.join(", ") || "line logic"}, ${data.seconds.toFixed(2)} s)`;
-  } catch (error) { $("verdict").textContent = error.message; }
+    await streamWork("count", (event) => {
+      if (event.event === "progress") $("phase").textContent = phaseText(event);
+      else if (event.event === "done") {
+        const data = event.result;
+        $("verdict").textContent = countVerdict(data) +
+          ` (${data.method.join(", ") || "line logic"}, ${data.seconds.toFixed(2)} s)`;
+        $("phase").textContent = "";
+      }
+    });
+  } catch (error) { $("verdict").textContent = failed(error); }
 }
 
 function download(blob, name) {
@@ -216,6 +262,8 @@ $("drop").addEventListener("drop", async (e) => {
 $("text").addEventListener("input", () => { state.text = $("text").value; state.name = ""; });
 $("fetch").addEventListener("click", async () => {
   const id = $("webpbn").value;
+  clearResult();  // a failed fetch must not leave the last puzzle's picture under its error
+  $("verdict").textContent = `Fetching webpbn #${id}…`;
   try {
     const response = await fetch(`/api/webpbn/${encodeURIComponent(id)}`, { method: "POST" });
     const data = await response.json();
