@@ -179,6 +179,64 @@ def test_the_authors_mode_marks_the_ambiguous_cells(page: object, tmp_path: Path
     page.screenshot(path=str(_shots(tmp_path) / "web-author.png"), full_page=True)  # type: ignore[attr-defined]
 
 
+def _cell_box(page: object, r: int, c: int) -> dict[str, float]:
+    return page.locator(f"#cell-{r}-{c}").bounding_box()  # type: ignore[attr-defined,no-any-return]
+
+
+def test_painting_at_speed_paints_every_cell_with_the_board_held_still(
+    page: object, tmp_path: Path
+) -> None:
+    """A fast drag across a row painted 4 of its 10 cells, and the board moved under the
+    pointer as the clues grew (issue 33); a title names the export; Undo takes a stroke back."""
+    page.click("#tab-author")  # type: ignore[attr-defined]
+    page.fill("#author-width", "10")  # type: ignore[attr-defined]
+    page.fill("#author-height", "10")  # type: ignore[attr-defined]
+    page.click("#author-resize")  # type: ignore[attr-defined]
+    page.fill("#author-title", "Tiny Heart")  # type: ignore[attr-defined]
+    start, end = _cell_box(page, 2, 0), _cell_box(page, 2, 9)
+    mouse = page.mouse  # type: ignore[attr-defined]
+    mouse.move(start["x"] + 12, start["y"] + 12)
+    mouse.down()
+    mouse.move(end["x"] + 12, end["y"] + 12, steps=2)  # two events for ten cells
+    assert _cell_box(page, 2, 0) == start  # nothing moved while the stroke went on
+    mouse.up()
+    assert page.evaluate("author.grid[2].join('')") == "#" * 10  # type: ignore[attr-defined]
+    assert page.inner_text("#clue-r2") == "10"  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('author-verdict').textContent.startsWith('Unique')",
+        timeout=30_000,
+    )
+    with page.expect_download() as download:  # type: ignore[attr-defined]
+        page.click("#author-export")  # type: ignore[attr-defined]
+    assert download.value.suggested_filename == "tiny-heart.non"
+    assert "Tiny Heart" in Path(download.value.path()).read_text()
+    page.click("#author-undo")  # type: ignore[attr-defined]
+    assert page.evaluate("author.grid[2].join('')") == "." * 10  # type: ignore[attr-defined]
+    page.screenshot(path=str(_shots(tmp_path) / "web-author-undo.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def test_the_page_fits_a_phone_and_shows_the_result_on_a_laptop(
+    page: object, tmp_path: Path
+) -> None:
+    """At 390 px wide the panel overflowed; at 1280x900 the result fell below the fold once
+    a puzzle was open (issue 33)."""
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#text", (EXAMPLES / "sailboat-color.non").read_text())  # type: ignore[attr-defined]
+    page.click("#solve")  # type: ignore[attr-defined]
+    page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
+    _solving_done(page)
+    top = "document.getElementById('%s').getBoundingClientRect().top"
+    assert page.evaluate(top % "verdict") < 900 and page.evaluate(top % "picture") < 900  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": 390, "height": 844})  # type: ignore[attr-defined]
+    try:
+        for tab in ("solve", "author"):
+            page.click(f"#tab-{tab}")  # type: ignore[attr-defined]
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, tab  # type: ignore[attr-defined]
+            page.screenshot(path=str(_shots(tmp_path) / f"web-{tab}-390.png"), full_page=True)  # type: ignore[attr-defined]
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})  # type: ignore[attr-defined]
+
+
 def _solving_done(page: object) -> None:
     page.wait_for_selector("#solve:not([disabled])", timeout=30_000)  # type: ignore[attr-defined]
 
