@@ -86,6 +86,18 @@ def live_line(text: Callable[[], str], enabled: bool) -> Iterator[LiveLine]:
 
 
 @contextlib.contextmanager
+def watched(within: Any, drawn: bool) -> Iterator[tuple[Progress, Any]]:
+    """A count's or an analysis's Progress, drawn live (when `drawn`), while a first Ctrl-C
+    cancels `within` (cli.process.ctrl_c_cancels): yields the Progress and the Ctrl-C event."""
+    import satnono
+    from satnono.cli.process import ctrl_c_cancels
+
+    progress = satnono.Progress()
+    with ctrl_c_cancels(within) as pressed, live_line(lambda: describe(progress), drawn):
+        yield progress, pressed
+
+
+@contextlib.contextmanager
 def batch_bar(stderr_console: Any) -> Iterator[Callable[[Any, int, int], None]]:
     """A progress bar of verdicts so far, rate and time left; yields the on_row callback.
     Drawn only when stderr is a terminal (elsewhere rich would leave a blank line)."""

@@ -31,7 +31,6 @@ from satnono.cli.options import (
 from satnono.cli.process import (
     EXIT_INTERRUPTED,
     console,
-    ctrl_c_cancels,
     exit_code,
     handles_errors,
     print_json,
@@ -146,7 +145,7 @@ def count(
     cached counting search racing the Ganak model counter, so counts far beyond what could be
     listed come out exact. --approx adds an ApproxMC estimate with its guarantee.
     """
-    from satnono.cli.live import describe, live_line
+    from satnono.cli.live import watched
 
     satnono.check_options(backend, solver, threads, seed, encoding, timeout, workers,
                           scheduler, cubes)  # fmt: skip
@@ -154,9 +153,7 @@ def count(
     def count_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
-        progress = satnono.Progress()
-        shown = live_line(lambda: describe(progress), not json_output)
-        with ctrl_c_cancels(within) as pressed, shown:
+        with watched(within, not json_output) as (progress, pressed):
             counted = satnono.count(
                 loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
                 backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
@@ -270,14 +267,12 @@ def analyze(
     if picture is not None and several(puzzles):
         raise satnono.InputError("--picture draws one puzzle: name one", "--picture")
     satnono.check_options(timeout=timeout)
-    from satnono.cli.live import describe, live_line
+    from satnono.cli.live import watched
 
     def analyze_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
-        progress = satnono.Progress()
-        shown = live_line(lambda: describe(progress), not json_output)
-        with ctrl_c_cancels(within) as pressed, shown:
+        with watched(within, not json_output) as (progress, pressed):
             analysis = satnono.analyze(
                 loaded,
                 max_solutions=max_solutions,
