@@ -310,6 +310,21 @@ def test_a_new_action_clears_the_old_result(page: object, tmp_path: Path) -> Non
     page.screenshot(path=str(_shots(tmp_path) / "web-cleared.png"), full_page=True)  # type: ignore[attr-defined]
 
 
+def test_a_failed_fetch_leaves_no_stale_picture(page: object) -> None:
+    """A failed webpbn Fetch left the previous puzzle's picture and time under its error."""
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#text", (EXAMPLES / "duck.non").read_text())  # type: ignore[attr-defined]
+    page.click("#solve")  # type: ignore[attr-defined]
+    page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
+    _solving_done(page)
+    page.fill("#webpbn", "0")  # type: ignore[attr-defined]
+    page.click("#fetch")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('verdict').textContent.includes('puzzle_id')", timeout=30_000
+    )
+    assert page.inner_html("#picture") == "" and page.inner_text("#phase") == ""  # type: ignore[attr-defined]
+
+
 def test_a_timeout_shows_the_grid_as_far_as_it_was_decided(page: object) -> None:
     page.click("#tab-solve")  # type: ignore[attr-defined]
     page.fill("#max", "2")  # type: ignore[attr-defined]
