@@ -17,6 +17,7 @@ costs no more than the CLI's start-up.
 How the code is laid out (data flows down this list, never up):
 
     model, errors        a puzzle (clues, palette, goal) and the two error types
+    progress, extras     how far a long call got; the optional parts and their pip extras
     formats/, sites      reading and writing the file formats; downloading from the sites
     generate, from_image making puzzles (seeded random sets; from a picture)
     linesolver, propagate, components
