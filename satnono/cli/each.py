@@ -12,7 +12,15 @@ from pathlib import Path
 
 import satnono
 from satnono import contract
-from satnono.cli.process import EXIT_BAD_INPUT, EXIT_SOLVED, deadline, load, print_json, say
+from satnono.cli.process import (
+    EXIT_BAD_INPUT,
+    EXIT_SOLVED,
+    deadline,
+    flagged,
+    load,
+    print_json,
+    say,
+)
 from satnono.terminal import printable
 
 #: What a command does with one puzzle: (puzzle, its source as named, its deadline, the label
@@ -56,6 +64,7 @@ def each_puzzle(
     """`one` on each puzzle named, each within its own `timeout` (the first's counted from the
     start of the process, so that start-up is inside it); the highest exit code. `json_for`
     names the command when it prints JSON: an unreadable puzzle gets an error object then."""
+    satnono.check_options(timeout=timeout)  # once, before any file: a bad one is no file's error
     named = expand(paths)
     labelled = len(named) > 1
     worst = EXIT_SOLVED
@@ -68,7 +77,7 @@ def each_puzzle(
             loaded = load(path, fmt, index, within, json_for)
             code = one(loaded, source, within, source if labelled else None)
         except satnono.InputError as error:
-            say(printable(f"satnono: error: {error}"))
+            say(printable(f"satnono: error: {flagged(error)}"))
             if json_for is not None:
                 print_json(contract.error_object(source, str(error)))
             code = EXIT_BAD_INPUT

@@ -70,6 +70,16 @@ def fail(message: str, code: int) -> SystemExit:
     return SystemExit(code)
 
 
+def flagged(error: satnono.InputError) -> satnono.InputError:
+    """`error` naming the CLI's flag where it names the library's parameter (timeout ->
+    --timeout), as every error line of the CLI does."""
+    if error.path in FLAGS:
+        error.path = FLAGS[error.path]
+    if error.hint in FLAGS:
+        error.hint = FLAGS[error.hint]
+    return error
+
+
 def handles_errors(command: F) -> F:
     """Map every failure to one line on stderr and its exit code; never a traceback."""
 
@@ -78,11 +88,7 @@ def handles_errors(command: F) -> F:
         try:
             return command(*args, **kwargs)
         except satnono.InputError as error:
-            if error.path in FLAGS:
-                error.path = FLAGS[error.path]
-            if error.hint in FLAGS:
-                error.hint = FLAGS[error.hint]
-            raise fail(f"error: {error}", EXIT_BAD_INPUT) from None
+            raise fail(f"error: {flagged(error)}", EXIT_BAD_INPUT) from None
         except KeyboardInterrupt:
             raise fail("interrupted", EXIT_INTERRUPTED) from None
         except BrokenPipeError:
