@@ -87,9 +87,9 @@ async function drawPicture() {
 async function drawLive() {
   if (state.drawing) { state.pending = true; return; }
   state.drawing = true;
-  const action = state.action;
   try {
-    do { state.pending = false; await drawPicture(); } while (state.pending && action === state.action);
+    // Each pass draws the state of now: a request of a newer action is served here too.
+    do { state.pending = false; await drawPicture(); } while (state.pending);
   } finally { state.drawing = false; }
 }
 
