@@ -47,6 +47,7 @@ from satnono.calls import (
     available_backends,
     backend_summaries,
     check_options,
+    check_proof,
     choices,
     count,
     iter_samples,
@@ -77,7 +78,9 @@ from satnono.version import __version__ as __version__
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.backends import DEFAULT_BACKEND, DEFAULT_SEED
+    from satnono.certify import Certificate
     from satnono.progress import Progress
+    from satnono.proofcheck import Checked
     from satnono.sampling import SampleRun, Samples
     from satnono.solutions import CountResult, SolveResult
     from satnono.streaming import SolveHandle
@@ -87,6 +90,8 @@ __all__ = [
     "DEFAULT_SEED",
     "Analysis",
     "Block",
+    "Certificate",
+    "Checked",
     "Color",
     "Contradiction",
     "CountResult",
@@ -105,6 +110,7 @@ __all__ = [
     "available_backends",
     "backend_summaries",
     "check_options",
+    "check_proof",
     "choices",
     "count",
     "fetch",
@@ -131,6 +137,8 @@ _LAZY_NAMES = {
     "DEFAULT_BACKEND": "satnono.backends",
     "DEFAULT_SEED": "satnono.backends",
     "Analysis": "satnono.analysis",
+    "Certificate": "satnono.certify",
+    "Checked": "satnono.proofcheck",
     "CountResult": "satnono.solutions",
     "Progress": "satnono.progress",
     "SolveResult": "satnono.solutions",

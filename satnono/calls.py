@@ -7,6 +7,7 @@ iter_samples, and the residual CNF; re-exported by satnono/__init__.py.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from satnono.backends import SearchOptions
     from satnono.cnf import CnfFormula
     from satnono.progress import Progress
+    from satnono.proofcheck import Checked
     from satnono.sampling import SampleRun, Samples
     from satnono.solutions import CountResult, SolveResult
     from satnono.streaming import SolveHandle
@@ -48,6 +50,7 @@ def solve(
     progress: Progress | None = None,
     keep: int | None = None,
     deadline: Deadline | None = None,
+    proof: str | os.PathLike[str] | None = None,
     **options: Any,
 ) -> SolveResult:
     """Solve: up to `max_solutions` verified solutions (0 = all; 2 tells unique from not).
@@ -62,18 +65,59 @@ def solve(
     `deadline` (a satnono.Deadline), when given, replaces `timeout`: a caller can cancel()
     it from another thread to stop the call within a fraction of a second (count and
     analyze take one too).
+    `proof`, a folder: a unique, unsolvable or multiple verdict gets a certificate there
+    (satnono.certify; `.certificate` says what was written, `check_proof` checks it), made
+    within the same deadline; a verdict that claims nothing checkable (solved, timeout) gets
+    none, nor does one whose proof the deadline cut short (`.stats["certificate"]` says why).
     """
     from satnono.solutions import solve as run
 
     chosen, checked = checked_arguments(puzzle, backend, max_solutions, options)
     keep, deadline = checked_hooks(on_solution, progress, keep, deadline, timeout)
+    folder = None if proof is None else arguments.path(proof, "proof")
+    first: list[Grid] = []  # a certificate of several solutions shows two of them
+
+    def seen(grid: Grid) -> bool | None:
+        if len(first) < 2:
+            first.append(grid)
+        return None if on_solution is None else on_solution(grid)
+
     # Line logic runs here; only a search goes off the main thread (a thread costs about a
     # tenth of a line-solvable puzzle's whole solve).
-    return run(
+    result = run(
         puzzle, backend=chosen, limit=max_solutions, options=checked, keep=keep,
-        on_solution=on_solution, progress=progress, deadline=deadline,
-        search_with=lambda phase: off_main_thread(phase, deadline),
+        on_solution=seen if folder is not None else on_solution, progress=progress,
+        deadline=deadline, search_with=lambda phase: off_main_thread(phase, deadline),
     )  # fmt: skip
+    return result if folder is None else _certified(result, tuple(first), folder, deadline)
+
+
+def _certified(
+    result: SolveResult, grids: tuple[Grid, ...], folder: str, deadline: Deadline
+) -> SolveResult:
+    """`result` with the certificate of its verdict written into `folder` (or why not)."""
+    from dataclasses import replace
+
+    from satnono.certify import certify
+    from satnono.runtime.deadline import Timeout
+
+    if result.status not in ("unique", "unsolvable", "multiple"):
+        why = f"a {result.status} verdict claims nothing to certify"
+        return replace(result, stats={**result.stats, "certificate": why})
+    try:
+        made = certify(result.puzzle, result.status, grids, folder, deadline)
+    except Timeout:
+        why = "the deadline passed before the proof was made"
+        return replace(result, stats={**result.stats, "certificate": why})
+    return replace(result, certificate=made)
+
+
+def check_proof(folder: str | os.PathLike[str], timeout: float | None = None) -> Checked:
+    """Check the certificate in `folder` (written by `solve(..., proof=folder)`), by
+    satnono's independent checker: `.verified`, else `.reason` names the first failing step."""
+    from satnono.proofcheck import check_certificate
+
+    return check_certificate(arguments.path(folder, "folder"), arguments.seconds(timeout))
 
 
 def iter_solutions(

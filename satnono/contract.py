@@ -58,6 +58,12 @@ def solve_object(source: str, result: SolveResult, grids: Sequence[Grid] | None)
         del data["solutions"]
     if result.reason:
         data["reason"] = result.reason
+    if result.certificate is not None:
+        made = result.certificate
+        data["certificate"] = {
+            "verdict": made.verdict, "folder": made.folder, "files": list(made.files),
+            "encoding": made.encoding, "proof_steps": made.proof_steps, "seconds": made.seconds,
+        }  # fmt: skip
     return data
 
 

@@ -22,6 +22,7 @@ from satnono.status import Status
 from satnono.verify import Verifier
 
 if TYPE_CHECKING:
+    from satnono.certify import Certificate
     from satnono.counting import Approximation, Factor
 
 
@@ -46,6 +47,8 @@ class SolveResult:
     #: Why there is no solution, when status is "unsolvable".
     reason: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    #: The certificate written when one was asked for (solve's `proof`), else None.
+    certificate: Certificate | None = None
 
     def __repr__(self) -> str:
         # Short: the grids of a large puzzle run to thousands of characters (see .solutions).

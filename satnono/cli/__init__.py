@@ -3,7 +3,7 @@
 process (exit codes, errors, deadlines, streams), shell (the typer app), options (shared
 options), present (every line of text), live (progress displays); the commands: solving
 (solve, count, sample, analyze; solve's work in solve), files (convert, cnf, fetch, render,
-from-image), archive (batch, compare), web (serve). A run imports only the module of the
+from-image, check-proof), archive (batch, compare), web (serve). A run imports only the module of the
 command it names; quick parses common `satnono solve` lines without typer.
 """
 
@@ -17,7 +17,8 @@ from typing import Any
 COMMANDS = {
     "solve": "solving", "count": "solving", "sample": "solving", "analyze": "solving",
     "convert": "files", "cnf": "files", "fetch": "files", "render": "files",
-    "from-image": "files", "batch": "archive", "compare": "archive", "serve": "web",
+    "from-image": "files", "check-proof": "files", "batch": "archive", "compare": "archive",
+    "serve": "web",
 }  # fmt: skip
 
 __all__ = ["COMMANDS", "app", "main"]

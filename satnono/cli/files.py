@@ -19,12 +19,13 @@ from satnono.cli.options import (
     EncodingOpt,
     FormatOpt,
     IndexOpt,
+    JsonOpt,
     PuzzlesArg,
     Show,
     TimeoutOpt,
     completes,
 )
-from satnono.cli.process import EXIT_SOLVED, EXIT_UNSOLVABLE, handles_errors, say
+from satnono.cli.process import EXIT_SOLVED, EXIT_UNSOLVABLE, handles_errors, print_json, say
 from satnono.cli.shell import app
 from satnono.terminal import labelled, printable
 
@@ -301,3 +302,27 @@ def from_image(
         typer.echo(printable(line))
     if make_unique and analysis.difficulty == "ambiguous" and puzzle.goal is not None:
         typer.echo(present.givens_line(puzzle, satnono.givens_for_uniqueness(puzzle)))
+
+
+@app.command("check-proof")
+@handles_errors
+def check_proof(
+    folder: Annotated[
+        Path,
+        typer.Argument(help="A certificate folder (solve --proof).", show_default=False),
+    ],
+    timeout: TimeoutOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Check a certificate: the CNF against the clues, the solutions against the clues, and
+    the proof step by step (reverse unit propagation); VERIFIED, or the first failing step
+    (exit 1)."""
+    checked = satnono.check_proof(folder, timeout)
+    if json_output:
+        print_json({
+            "folder": str(folder), "verified": checked.verified, "verdict": checked.verdict,
+            "reason": checked.reason, "steps": checked.steps, "seconds": checked.seconds,
+        })  # fmt: skip
+    else:
+        typer.echo(printable(checked.line))
+    raise SystemExit(EXIT_SOLVED if checked.verified else EXIT_UNSOLVABLE)

@@ -183,3 +183,13 @@ def batch_run_lines(run: Any, db: Path) -> list[str]:
         if len(run.ignored) > 10:
             lines.append(f"  ... and {len(run.ignored) - 10} more")
     return lines
+
+
+def certificate_line(result: Any) -> str:
+    """What `solve --proof` wrote, or why it wrote nothing (on stderr, beside the verdict)."""
+    made = result.certificate
+    if made is None:
+        return f"no certificate: {result.stats.get('certificate', 'none was made')}"
+    steps = f", {made.proof_steps} proof steps" if made.proof_steps else ""
+    return (f"certificate of {made.verdict} in {made.folder} ({made.encoding} CNF{steps}, "
+            f"{made.seconds:.2f} s); check it with: satnono check-proof {made.folder}")  # fmt: skip

@@ -14,8 +14,8 @@ import satnono
 from satnono import contract
 from satnono.cli import present
 from satnono.cli.each import each_puzzle, several
-from satnono.cli.process import EXIT_INTERRUPTED, exit_code, print_json
-from satnono.terminal import SolutionPrinter
+from satnono.cli.process import EXIT_INTERRUPTED, exit_code, print_json, say
+from satnono.terminal import SolutionPrinter, printable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +39,7 @@ class SolveArgs:
     png: Path | None = None
     quiet: bool = False
     clues: bool | None = None
+    proof: Path | None = None
     fmt: str | None = None
     index: int = 1
 
@@ -48,6 +49,8 @@ def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
     the puzzles')."""
     if args.json_output and args.json_lines:
         raise satnono.InputError("choose one of --json and --json-lines", "--json-lines")
+    if several(puzzles) and args.proof:
+        raise satnono.InputError("certifies one puzzle: name one", "--proof")
     if several(puzzles) and (args.svg or args.png):
         raise satnono.InputError(
             "--svg and --png draw one puzzle: name one", "--svg" if args.svg else "--png"
@@ -117,6 +120,7 @@ def _solve_one(
                 on_solution=on_solution, progress=progress, keep=0, solver=args.solver,
                 threads=args.threads, seed=args.seed, encoding=args.encoding,
                 workers=args.workers, scheduler=args.scheduler, cubes=args.cubes,
+                proof=args.proof,
             )  # fmt: skip
     except KeyboardInterrupt:
         if json_output or json_lines:
@@ -138,4 +142,6 @@ def _solve_one(
         print_json(contract.solve_object(source, result, None if json_lines else found))
     else:
         text.finish(present.verdict_line(result, quiet), label)
+    if args.proof is not None:
+        say(printable(present.certificate_line(result)))
     return exit_code(result.status, result.solutions_found)

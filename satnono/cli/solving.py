@@ -79,6 +79,15 @@ def solve(
         typer.Option("--quiet", "-q", help="Print only the verdict: no grid, no live progress."),
     ] = _SOLVE.quiet,
     clues: CluesOpt = _SOLVE.clues,
+    proof: Annotated[
+        Path | None,
+        typer.Option(
+            "--proof",
+            help="Write a certificate of the verdict into this folder: a proof anyone can "
+            "check (satnono check-proof, drat-trim) that the solution is unique, or that "
+            "there is none.",
+        ),
+    ] = _SOLVE.proof,
     fmt: FormatOpt = _SOLVE.fmt,
     index: IndexOpt = _SOLVE.index,
 ) -> None:
@@ -93,7 +102,7 @@ def solve(
         backend=backend, solver=solver, encoding=encoding, threads=threads, seed=seed,
         workers=workers, scheduler=scheduler, cubes=cubes, max_solutions=max_solutions,
         timeout=timeout, json_output=json_output, json_lines=json_lines, svg=svg, png=png,
-        quiet=quiet, clues=clues, fmt=fmt, index=index,
+        quiet=quiet, clues=clues, proof=proof, fmt=fmt, index=index,
     )  # fmt: skip
     raise SystemExit(run(puzzles, args))
 
@@ -265,7 +274,7 @@ def analyze(
     if picture is not None and picture.suffix.lower() not in (".svg", ".png"):
         raise satnono.InputError("the picture must be a .svg or .png file", picture)
     if picture is not None and several(puzzles):
-        raise satnono.InputError("--picture draws one puzzle: name one", "--picture")
+        raise satnono.InputError("draws one puzzle: name one", "--picture")
     satnono.check_options(timeout=timeout)
     from satnono.cli.live import watched
 

@@ -102,15 +102,23 @@ class SatSolver(Stoppable):
     """
 
     def __init__(
-        self, name: str, deadline: Deadline, clauses: Sequence[Sequence[int]] = ()
+        self,
+        name: str,
+        deadline: Deadline,
+        clauses: Sequence[Sequence[int]] = (),
+        with_proof: bool = False,
     ) -> None:
+        """`with_proof`: the solver logs a DRUP proof (CaDiCaL, Glucose), read after an
+        unsatisfiable answer with `solver.get_proof()` (certificates, satnono.certify)."""
         from pysat.solvers import Solver
 
         canonical = solver_names().get(name, name)
         super().__init__(deadline, canonical in INTERRUPTIBLE)
         self.name = name
         self.slice = FIRST_SLICE if canonical in SLICED else None
-        self.solver: Any = Solver(name=name, bootstrap_with=clauses if clauses else None)
+        self.solver: Any = Solver(
+            name=name, bootstrap_with=clauses if clauses else None, with_proof=with_proof
+        )
 
     def replace(self, solver: Any) -> None:
         """Use `solver` from now on; the previous one is deleted."""

@@ -1,0 +1,158 @@
+"""Certificates of verdicts: files anyone can check that a solution is unique, or that there is
+none, without trusting satnono's solvers.
+
+A certificate folder holds the clues (`puzzle.non`), the CNF of the whole puzzle in the
+automaton encoding (`puzzle.cnf`: unit propagation on it is line logic, see
+encodings/automaton-cnf.md; nothing of satnono's own line logic or probing is assumed), and:
+
+- unique: the solution (`solution.txt`), the CNF with the clause that excludes it
+  (`excluded.cnf`) and CaDiCaL's DRUP proof that `excluded.cnf` is unsatisfiable (`proof.drup`);
+- no solution: the DRUP proof that `puzzle.cnf` is unsatisfiable (`proof.drup`);
+- several solutions: two verified solutions (`solutions.txt`), which are their own proof.
+
+satnono.proofcheck checks a folder (`satnono check-proof DIR`); so does drat-trim
+(`drat-trim excluded.cnf proof.drup`). Made from the verdict the solve gave, never instead of
+it: a certificate that cannot be made in time says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from satnono.errors import InputError
+from satnono.model import Grid, Puzzle
+from satnono.runtime.deadline import Deadline, Timeout
+
+#: The encoding every certificate uses: its unit propagation is line logic.
+ENCODING = "automaton"
+#: The proof-producing solver (PySAT's CaDiCaL 1.9.5 writes DRUP).
+PROVER = "cadical195"
+#: File names in a certificate folder.
+CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS = (
+    "puzzle.non", "puzzle.cnf", "excluded.cnf", "proof.drup", "solution.txt", "solutions.txt",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What was written: the verdict certified ("unique", "unsolvable" or "multiple"), the
+    files (names in `folder`), the proof's steps (0 without a proof) and the seconds taken."""
+
+    verdict: str
+    folder: str
+    files: tuple[str, ...]
+    encoding: str
+    proof_steps: int
+    seconds: float
+
+
+def puzzle_hash(clues_text: str) -> str:
+    """The SHA-256 of the clues as written in the certificate (`puzzle.non`)."""
+    return hashlib.sha256(clues_text.encode("utf-8")).hexdigest()
+
+
+def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None) -> tuple[str, object]:
+    """The DIMACS text of the whole puzzle's CNF (from no decided cell), and the formula.
+    The header names the puzzle, the hash of its clues and the encoding."""
+    from satnono.cnf import encode_puzzle, variable_comments
+    from satnono.formats import FORMATS
+    from satnono.propagate import Propagator, initial_domains
+
+    clues = FORMATS["non"].write([puzzle])
+    formula = encode_puzzle(Propagator(puzzle), initial_domains(puzzle), None, ENCODING, deadline)
+    header = [
+        f"satnono certificate CNF of {puzzle.title or 'a puzzle'!r}",
+        f"clues sha256 {puzzle_hash(clues)} (puzzle.non)",
+        f"encoding {ENCODING}: unit propagation is line logic (encodings/automaton-cnf.md)",
+        *variable_comments(puzzle, formula),
+    ]
+    return formula.dimacs(header), formula
+
+
+def certify(
+    puzzle: Puzzle,
+    verdict: str,
+    grids: tuple[Grid, ...],
+    folder: str | Path,
+    deadline: Deadline | None = None,
+) -> Certificate:
+    """Write the certificate of `verdict` ("unique", "unsolvable" or "multiple", with the
+    verified solutions `grids`: one for unique, two for multiple) into `folder`.
+
+    Raises InputError for another verdict or a folder that cannot be written, and Timeout
+    when the deadline passes before the proof is made.
+    """
+    from satnono.formats import FORMATS
+
+    if verdict not in ("unique", "unsolvable", "multiple"):
+        raise InputError(f"a {verdict!r} verdict has no certificate: it claims nothing to check",
+                         "proof")  # fmt: skip
+    started = time.perf_counter()
+    target = Path(folder)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot make the folder: {error.strerror or error}", target) from None
+    files: dict[str, str] = {CLUES: FORMATS["non"].write([puzzle])}
+    steps = 0
+    if verdict == "multiple":
+        files[SOLUTIONS] = "\n\n".join("\n".join(puzzle.grid_rows(grid)) for grid in grids[:2])
+        files[SOLUTIONS] += "\n"
+    else:
+        dimacs, formula = whole_cnf(puzzle, deadline)
+        files[CNF] = dimacs
+        refuted = dimacs
+        if verdict == "unique":
+            files[SOLUTION] = "\n".join(puzzle.grid_rows(grids[0])) + "\n"
+            refuted = files[EXCLUDED] = _with_clause(dimacs, _excluding(puzzle, formula, grids[0]))
+        proof = _refutation(refuted, deadline)
+        steps = sum(1 for line in proof if not line.startswith("d "))
+        files[PROOF] = "\n".join(proof) + "\n"
+    for name, text in files.items():
+        try:
+            (target / name).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot write: {error.strerror or error}", target / name) from None
+    seconds = round(time.perf_counter() - started, 4)
+    return Certificate(verdict, str(target), tuple(files), ENCODING, steps, seconds)
+
+
+def _excluding(puzzle: Puzzle, formula: object, grid: Grid) -> list[int]:
+    """The clause that excludes `grid`: some cell takes another color than it has there."""
+    decided = [1 << color for row in grid for color in row]
+    return formula.blocking_clause_of(decided)  # type: ignore[attr-defined, no-any-return]
+
+
+def _with_clause(dimacs: str, clause: list[int]) -> str:
+    """`dimacs` with one more clause (the `p cnf` line counts it)."""
+    lines = dimacs.splitlines()
+    for number, line in enumerate(lines):
+        if line.startswith("p cnf "):
+            _, _, variables, clauses = line.split()
+            lines[number] = f"p cnf {variables} {int(clauses) + 1}"
+            break
+    lines.append(" ".join(map(str, clause)) + " 0")
+    return "\n".join(lines) + "\n"
+
+
+def _refutation(dimacs: str, deadline: Deadline | None) -> list[str]:
+    """CaDiCaL's DRUP proof that the formula `dimacs` is unsatisfiable (its lines, the empty
+    clause last). InputError if the formula is satisfiable after all (a wrong verdict)."""
+    from satnono.runtime.sat_solvers import SatSolver
+
+    clauses = [
+        [int(literal) for literal in line.split()[:-1]]
+        for line in dimacs.splitlines()
+        if line and not line.startswith(("c", "p"))
+    ]
+    with SatSolver(PROVER, deadline or Deadline(None), clauses, with_proof=True) as sat:
+        answer = sat.solve([])
+        if answer is None:
+            raise Timeout
+        if answer:
+            raise InputError("the formula has a model: the verdict cannot be certified", "proof")
+        proof: list[str] = sat.solver.get_proof()
+    return proof

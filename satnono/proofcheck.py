@@ -1,0 +1,267 @@
+"""The checker of certificates (satnono.certify), independent of the solvers that made them.
+
+It reads only the folder: the clues, from which it rebuilds the CNF with the encoder and
+compares (the CNF is the puzzle's, clause for clause); the solutions, which it checks against
+the clues; and the DRUP proof, which it checks by reverse unit propagation with deletions, on
+its own two-watched-literal propagation below (no SAT solver, no line solver). It says
+VERIFIED or the first step that fails.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from satnono.errors import InputError
+from satnono.runtime.deadline import Deadline
+
+#: Proof steps checked between two looks at the deadline.
+_LOOK_EVERY = 256
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A certificate's check: `verified`, else `reason` names the first failing step."""
+
+    verified: bool
+    verdict: str
+    reason: str
+    steps: int
+    seconds: float
+
+    @property
+    def line(self) -> str:
+        """One line for the CLI: VERIFIED (what) or REJECTED (why)."""
+        if self.verified:
+            return f"VERIFIED: {self.verdict} ({self.steps} proof steps, {self.seconds:.2f} s)"
+        return f"REJECTED: {self.reason}"
+
+
+def check_certificate(folder: str | Path, timeout: float | None = None) -> Checked:
+    """Check the certificate in `folder` (see satnono.certify for its files)."""
+    from satnono import certify
+    from satnono.formats import parse_text
+
+    started = time.perf_counter()
+    deadline = Deadline(timeout)
+    place = Path(folder)
+
+    def text(name: str) -> str | None:
+        try:
+            return (place / name).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as error:
+            raise InputError(f"cannot read {name}: {error}", place) from None
+
+    def done(verdict: str, reason: str = "", steps: int = 0) -> Checked:
+        seconds = round(time.perf_counter() - started, 4)
+        return Checked(not reason, verdict, reason, steps, seconds)
+
+    clues = text(certify.CLUES)
+    if clues is None:
+        raise InputError(f"no {certify.CLUES}: not a certificate folder", place)
+    (puzzle,) = parse_text(clues, certify.CLUES)[:1]
+    several, single = text(certify.SOLUTIONS), text(certify.SOLUTION)
+    if several is not None:
+        grids = [_grid(puzzle, block) for block in several.strip().split("\n\n")]
+        for grid in grids:
+            problem = _problem(puzzle, grid)
+            if problem:
+                return done("multiple", f"{certify.SOLUTIONS}: {problem}")
+        if len(grids) < 2 or grids[0] == grids[1]:
+            return done("multiple", f"{certify.SOLUTIONS}: two different solutions are needed")
+        return done("multiple")
+    verdict = "unique" if single is not None else "unsolvable"
+    expected, formula = certify.whole_cnf(puzzle, deadline)
+    given = text(certify.CNF)
+    if given is None or _clauses(given) != _clauses(expected):
+        return done(verdict, f"{certify.CNF} is not the CNF of the clues in {certify.CLUES}")
+    refuted = _clauses(expected)
+    if single is not None:
+        grid = _grid(puzzle, single)
+        problem = _problem(puzzle, grid)
+        if problem:
+            return done(verdict, f"{certify.SOLUTION}: {problem}")
+        decided = [1 << color for row in grid for color in row]
+        refuted.append(formula.blocking_clause_of(decided))  # type: ignore[attr-defined]
+        excluded = text(certify.EXCLUDED)
+        if excluded is None or _clauses(excluded) != refuted:
+            return done(verdict, f"{certify.EXCLUDED} is not the CNF with the solution excluded")
+    proof = text(certify.PROOF)
+    if proof is None:
+        return done(verdict, f"no {certify.PROOF}")
+    reason, steps = check_drup(refuted, proof.splitlines(), deadline)
+    return done(verdict, reason, steps)
+
+
+def check_drup(
+    clauses: Sequence[Sequence[int]], proof: Iterable[str], deadline: Deadline | None = None
+) -> tuple[str, int]:
+    """("", steps) when `proof` (DRUP lines: a lemma "l1 l2 0", a deletion "d l1 l2 0")
+    derives the empty clause from `clauses` by reverse unit propagation; else (why, steps)."""
+    checker = _Rup(clauses)
+    steps = 0
+    for number, line in enumerate(proof, start=1):
+        words = line.split()
+        if not words or words[0] == "c":
+            continue
+        if deadline is not None and number % _LOOK_EVERY == 0 and deadline.expired():
+            return f"timeout at proof line {number}", steps
+        deleting = words[0] == "d"
+        try:
+            literals = [int(word) for word in words[deleting:]]
+        except ValueError:
+            return f"proof line {number}: not a clause", steps
+        if not literals or literals[-1] != 0 or 0 in literals[:-1]:
+            return f"proof line {number}: a clause must end with one 0", steps
+        clause = literals[:-1]
+        if deleting:
+            checker.delete(clause)
+            continue
+        steps += 1
+        if not checker.implied(clause):
+            return f"proof line {number}: lemma {' '.join(words)} is not implied (RUP)", steps
+        if not clause:
+            return "", steps
+        checker.add(clause)
+    return "the proof does not derive the empty clause", steps
+
+
+class _Rup:
+    """Clauses under unit propagation with two watched literals, at a top level that only
+    grows (deleting a clause never takes back a literal it implied: that literal remains
+    implied by the formula, so keeping it is sound)."""
+
+    def __init__(self, clauses: Iterable[Sequence[int]]) -> None:
+        self.value: dict[int, int] = {}  # variable -> 1 (true) or -1 (false)
+        self.trail: list[int] = []
+        self.head = 0
+        self.clauses: list[list[int]] = []
+        self.alive: list[bool] = []
+        self.watches: defaultdict[int, list[int]] = defaultdict(list)
+        self.by_key: defaultdict[tuple[int, ...], list[int]] = defaultdict(list)
+        self.refuted = False  # the top level holds a conflict: everything follows
+        for clause in clauses:
+            self.add(clause)
+
+    def _value(self, literal: int) -> int:
+        value = self.value.get(abs(literal), 0)
+        return value if literal > 0 else -value
+
+    def _assign(self, literal: int) -> None:
+        self.value[abs(literal)] = 1 if literal > 0 else -1
+        self.trail.append(literal)
+
+    def add(self, clause: Sequence[int]) -> None:
+        """Add a clause at the top level (and propagate what it implies there)."""
+        literals = list(dict.fromkeys(clause))
+        if any(-literal in literals for literal in literals):
+            return  # a tautology constrains nothing
+        number = len(self.clauses)
+        self.clauses.append(literals)
+        self.alive.append(True)
+        self.by_key[tuple(sorted(literals))].append(number)
+        if self.refuted:
+            return
+        # Watch two literals that are not false, when there are two.
+        literals.sort(key=lambda literal: self._value(literal) == -1)
+        if not literals or self._value(literals[0]) == -1:
+            self.refuted = True
+            return
+        if len(literals) == 1 or self._value(literals[1]) == -1:
+            if self._value(literals[0]) == 0:
+                self._assign(literals[0])
+                if not self._propagate():
+                    self.refuted = True
+            if len(literals) == 1:
+                return
+        self.watches[literals[0]].append(number)
+        self.watches[literals[1]].append(number)
+
+    def delete(self, clause: Sequence[int]) -> None:
+        """Delete one copy of the clause (unit clauses are kept, as drat-trim does)."""
+        key = tuple(sorted(dict.fromkeys(clause)))
+        copies = self.by_key.get(key)
+        if copies and len(key) > 1:
+            self.alive[copies.pop()] = False
+
+    def implied(self, clause: Sequence[int]) -> bool:
+        """Whether unit propagation refutes the clause's negation (at the top level)."""
+        if self.refuted:
+            return True
+        mark = len(self.trail)
+        conflict = False
+        for literal in clause:
+            value = self._value(literal)
+            if value == 1:
+                conflict = True  # the clause is already satisfied at the top level
+                break
+            if value == 0:
+                self._assign(-literal)
+        if not conflict:
+            conflict = not self._propagate()
+        for literal in self.trail[mark:]:
+            del self.value[abs(literal)]
+        del self.trail[mark:]
+        self.head = mark
+        return conflict
+
+    def _propagate(self) -> bool:
+        """Propagate the trail; False on a conflict."""
+        clauses, alive, watches = self.clauses, self.alive, self.watches
+        while self.head < len(self.trail):
+            false = -self.trail[self.head]
+            self.head += 1
+            watching = watches[false]
+            kept: list[int] = []
+            for position, number in enumerate(watching):
+                if not alive[number]:
+                    continue
+                literals = clauses[number]
+                if literals[0] == false:
+                    literals[0], literals[1] = literals[1], literals[0]
+                other = literals[0]
+                if self._value(other) == 1:
+                    kept.append(number)
+                    continue
+                for index in range(2, len(literals)):
+                    if self._value(literals[index]) != -1:
+                        literals[1], literals[index] = literals[index], literals[1]
+                        watches[literals[1]].append(number)
+                        break
+                else:
+                    kept.append(number)
+                    if self._value(other) == -1:
+                        kept.extend(watching[position + 1 :])
+                        watches[false] = kept
+                        return False
+                    self._assign(other)
+            watches[false] = kept
+        return True
+
+
+def _clauses(dimacs: str) -> list[list[int]]:
+    """The clauses of a DIMACS text, in order (comments and the header left out)."""
+    return [
+        [int(literal) for literal in line.split()[:-1]]
+        for line in dimacs.splitlines()
+        if line.strip() and not line.startswith(("c", "p"))
+    ]
+
+
+def _grid(puzzle: object, block: str) -> tuple[tuple[int, ...], ...]:
+    from satnono.contract import grid_of_rows
+
+    rows = [row for row in block.strip().splitlines() if row]
+    return grid_of_rows(puzzle, rows, "certificate")  # type: ignore[arg-type]
+
+
+def _problem(puzzle: object, grid: tuple[tuple[int, ...], ...]) -> str:
+    from satnono.verify import problems
+
+    found = problems(puzzle, grid)  # type: ignore[arg-type]
+    return found[0] if found else ""
