@@ -2,6 +2,8 @@
 
 All pictures are satnono's own pixel art or generated patterns.
 Run: python examples/make_examples.py
+(unsolvable-N.non, puzzles without a solution that line logic alone does not refute, come from
+`python tools/bench_certify.py --unsolvable 5 --seed 34 --save examples`.)
 """
 
 from __future__ import annotations

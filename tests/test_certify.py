@@ -125,3 +125,19 @@ def test_drat_trim_agrees_on_the_surveys_forever(tmp_path: Path) -> None:
     done = subprocess.run([str(DRAT_TRIM), str(tmp_path / EXCLUDED), str(tmp_path / PROOF)],
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert "s VERIFIED" in done.stdout, done.stdout[-500:]
+
+
+@pytest.mark.parametrize("number", range(1, 6))
+def test_the_unsolvable_examples_need_a_search_and_are_certified(
+    number: int, tmp_path: Path
+) -> None:
+    """examples/unsolvable-N.non (tools/bench_certify.py --unsolvable 5 --seed 34): line
+    logic alone finds no contradiction, yet there is no solution, and the proof says so."""
+    from satnono.pipeline import prepare
+
+    puzzle = satnono.read_puzzle(EXAMPLES / f"unsolvable-{number}.non")
+    assert prepare(puzzle).reason is None
+    result = satnono.solve(puzzle, proof=tmp_path)
+    assert result.status == "unsolvable" and result.certificate is not None
+    checked = check_certificate(tmp_path)
+    assert checked.verified and checked.verdict == "unsolvable" and checked.steps > 1
