@@ -44,3 +44,6 @@ class Search:
 def solve_lines(
     colors: int, lines: list[tuple[list[tuple[int, int]], list[int]]], repeat: int = 1
 ) -> list[list[int] | None]: ...
+def check_drup(
+    clauses: list[list[int]], proof: str, seconds: float | None = None
+) -> tuple[str, int]: ...

@@ -1,5 +1,6 @@
 """The native engine (engine/, Rust, built into satnono._engine by maturin): line logic,
-probing, search and belief propagation at native speed.
+probing, search and belief propagation at native speed, and the checker of certificates'
+proofs.
 
 This is the one module that imports the extension. Its boundary is narrow: clues and domains
 go in (a domain is a bitmask of the palette colors a cell may still take), domains, verdicts
@@ -256,3 +257,15 @@ def solve_lines(
     except ValueError as error:
         raise InputError(str(error)) from None
     return solved
+
+
+def check_drup(
+    clauses: Sequence[Sequence[int]], proof: str, deadline: Deadline | None = None
+) -> tuple[str, int]:
+    """A DRUP proof (its text) checked against `clauses` by reverse unit propagation in the
+    engine: ("", lemmas checked) when it derives the empty clause, else (why, lemmas checked).
+    The same check as satnono.proofcheck.check_drup (its reference), at native speed."""
+    try:
+        return _engine.check_drup([list(clause) for clause in clauses], proof, _seconds(deadline))
+    except (ValueError, OverflowError) as error:
+        raise InputError(f"not a CNF: {error}") from None

@@ -2,9 +2,10 @@
 
 It reads only the folder: the clues, from which it rebuilds the CNF with the encoder and
 compares (the CNF is the puzzle's, clause for clause); the solutions, which it checks against
-the clues; and the DRUP proof, which it checks by reverse unit propagation with deletions, on
-its own two-watched-literal propagation below (no SAT solver, no line solver). It says
-VERIFIED or the first step that fails.
+the clues; and the DRUP proof, which it checks by reverse unit propagation with deletions
+(no SAT solver, no line solver): in the engine (engine/src/drup.rs), held to `check_drup`
+below, the same check on its own two-watched-literal propagation in Python. It says VERIFIED
+or the first step that fails.
 """
 
 from __future__ import annotations
@@ -94,7 +95,9 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
     proof = text(certify.PROOF)
     if proof is None:
         return done(verdict, f"no {certify.PROOF}")
-    reason, steps = check_drup(refuted, proof.splitlines(), deadline)
+    from satnono import native
+
+    reason, steps = native.check_drup(refuted, proof, deadline)
     return done(verdict, reason, steps)
 
 

@@ -3,7 +3,8 @@
 //! The core is in private modules, one job each (`line`: the line solver; `grid`: the state
 //! and its trail; `propagate`: the fixpoint over dirty lines; `probe`: probing; `search`: the
 //! depth-first search; `estimate`: belief propagation, guesses for a SAT solver; `engine`: the
-//! calls below, at the word count a puzzle needs). This file
+//! calls below, at the word count a puzzle needs; `drup`: the checker of certificates' proofs,
+//! apart from all the rest). This file
 //! is the Python surface, and nothing else: clues and grids come in, domains, verdicts and
 //! solutions go out. Every call checks its arguments (ValueError), releases the GIL while it
 //! works, and turns a panic into a RuntimeError instead of taking the process down.
@@ -14,6 +15,7 @@
 mod bits;
 mod cache;
 mod clue;
+mod drup;
 mod engine;
 mod estimate;
 mod grid;
@@ -450,11 +452,41 @@ fn solve_lines(
     })
 }
 
+/// Check a DRUP `proof` (its text) against `clauses` by reverse unit propagation, within
+/// `seconds`: (why it fails, or "" when it derives the empty clause; the lemmas checked).
+#[cfg(feature = "python")]
+#[pyfunction]
+#[pyo3(signature = (clauses, proof, seconds=None))]
+fn check_drup(
+    py: Python<'_>,
+    clauses: Vec<Vec<i32>>,
+    proof: String,
+    seconds: Option<f64>,
+) -> PyResult<(String, usize)> {
+    if clauses
+        .iter()
+        .flatten()
+        .any(|&literal| literal == 0 || literal == i32::MIN)
+    {
+        return Err(PyValueError::new_err(
+            "a clause literal must be a nonzero i32",
+        ));
+    }
+    let deadline = deadline_in(seconds)?;
+    py.detach(|| {
+        guarded(|| {
+            let checked = drup::check(&clauses, &proof, deadline);
+            Ok((checked.reason, checked.steps))
+        })
+    })
+}
+
 #[cfg(feature = "python")]
 #[pymodule]
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyEngine>()?;
     module.add_class::<PySearch>()?;
     module.add_function(wrap_pyfunction!(solve_lines, module)?)?;
+    module.add_function(wrap_pyfunction!(check_drup, module)?)?;
     Ok(())
 }

@@ -3,8 +3,8 @@
 process (exit codes, errors, deadlines, streams), shell (the typer app), options (shared
 options), present (every line of text), live (progress displays); the commands: solving
 (solve, count, sample, analyze; solve's work in solve), files (convert, cnf, fetch, render,
-from-image, check-proof), archive (batch, compare), web (serve). A run imports only the module of the
-command it names; quick parses common `satnono solve` lines without typer.
+from-image, check-proof), archive (batch, compare), web (serve). A run imports only the
+module of the command it names; quick parses common `satnono solve` lines without typer.
 """
 
 from __future__ import annotations
