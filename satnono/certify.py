@@ -107,7 +107,7 @@ def certify(
         refuted = dimacs
         if verdict == "unique":
             files[SOLUTION] = "\n".join(puzzle.grid_rows(grids[0])) + "\n"
-            refuted = files[EXCLUDED] = _with_clause(dimacs, _excluding(puzzle, formula, grids[0]))
+            refuted = files[EXCLUDED] = with_clause(dimacs, _excluding(puzzle, formula, grids[0]))
         proof = _refutation(refuted, deadline)
         steps = sum(1 for line in proof if not line.startswith("d "))
         files[PROOF] = "\n".join(proof) + "\n"
@@ -126,8 +126,9 @@ def _excluding(puzzle: Puzzle, formula: object, grid: Grid) -> list[int]:
     return formula.blocking_clause_of(decided)  # type: ignore[attr-defined, no-any-return]
 
 
-def _with_clause(dimacs: str, clause: list[int]) -> str:
-    """`dimacs` with one more clause (the `p cnf` line counts it)."""
+def with_clause(dimacs: str, clause: list[int]) -> str:
+    """`dimacs` with one more clause (the `p cnf` line counts it); the checker builds the
+    excluded CNF it expects so too."""
     lines = dimacs.splitlines()
     for number, line in enumerate(lines):
         if line.startswith("p cnf "):

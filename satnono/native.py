@@ -259,13 +259,12 @@ def solve_lines(
     return solved
 
 
-def check_drup(
-    clauses: Sequence[Sequence[int]], proof: str, deadline: Deadline | None = None
-) -> tuple[str, int]:
-    """A DRUP proof (its text) checked against `clauses` by reverse unit propagation in the
-    engine: ("", lemmas checked) when it derives the empty clause, else (why, lemmas checked).
-    The same check as satnono.proofcheck.check_drup (its reference), at native speed."""
+def check_drup(dimacs: str, proof: str, deadline: Deadline | None = None) -> tuple[str, int]:
+    """A DRUP proof (its text) checked against a CNF (its DIMACS text) by reverse unit
+    propagation in the engine: ("", lemmas checked) when it derives the empty clause, else
+    (why, lemmas checked). The same check as satnono.proofcheck.check_drup (its reference),
+    at native speed; a CNF that cannot be read is an InputError."""
     try:
-        return _engine.check_drup([list(clause) for clause in clauses], proof, _seconds(deadline))
-    except (ValueError, OverflowError) as error:
+        return _engine.check_drup(dimacs, proof, _seconds(deadline))
+    except ValueError as error:
         raise InputError(f"not a CNF: {error}") from None

@@ -79,18 +79,19 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
     verdict = "unique" if single is not None else "unsolvable"
     expected, formula = certify.whole_cnf(puzzle, deadline)
     given = text(certify.CNF)
-    if given is None or _clauses(given) != _clauses(expected):
+    if given is None or _body(given) != _body(expected):
         return done(verdict, f"{certify.CNF} is not the CNF of the clues in {certify.CLUES}")
-    refuted = _clauses(expected)
+    refuted = expected
     if single is not None:
         grid = _grid(puzzle, single)
         problem = _problem(puzzle, grid)
         if problem:
             return done(verdict, f"{certify.SOLUTION}: {problem}")
         decided = [1 << color for row in grid for color in row]
-        refuted.append(formula.blocking_clause_of(decided))  # type: ignore[attr-defined]
+        excluding = formula.blocking_clause_of(decided)  # type: ignore[attr-defined]
+        refuted = certify.with_clause(expected, excluding)
         excluded = text(certify.EXCLUDED)
-        if excluded is None or _clauses(excluded) != refuted:
+        if excluded is None or _body(excluded) != _body(refuted):
             return done(verdict, f"{certify.EXCLUDED} is not the CNF with the solution excluded")
     proof = text(certify.PROOF)
     if proof is None:
@@ -247,13 +248,11 @@ class _Rup:
         return True
 
 
-def _clauses(dimacs: str) -> list[list[int]]:
-    """The clauses of a DIMACS text, in order (comments and the header left out)."""
-    return [
-        [int(literal) for literal in line.split()[:-1]]
-        for line in dimacs.splitlines()
-        if line.strip() and not line.startswith(("c", "p"))
-    ]
+def _body(dimacs: str) -> str:
+    """A DIMACS text from its `p cnf` line on (the comments before it left out): two texts
+    with the same body are the same formula, clause for clause, as satnono writes it."""
+    start = dimacs.find("p cnf ")
+    return dimacs[start:] if start >= 0 else dimacs
 
 
 def _grid(puzzle: object, block: str) -> tuple[tuple[int, ...], ...]:

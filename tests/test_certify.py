@@ -170,7 +170,10 @@ def test_the_engines_checker_agrees_with_the_python_reference() -> None:
             flipped = proof[0].split()
             flipped[0] = str(-int(flipped[0])) if flipped[0] not in ("d", "0") else flipped[0]
             cases.append([" ".join(flipped), *proof[1:]])
+        dimacs = f"p cnf {variables} {len(clauses)}\n" + "".join(
+            " ".join(map(str, clause)) + " 0\n" for clause in clauses
+        )
         for case in cases:
             text = "\n".join(case) + "\n"
-            assert native.check_drup(clauses, text) == check_drup(clauses, text.splitlines())
+            assert native.check_drup(dimacs, text) == check_drup(clauses, text.splitlines())
             compared += 1

@@ -217,6 +217,29 @@ impl Rup {
     }
 }
 
+/// The clauses of a DIMACS text (comments and the `p cnf` line skipped), or why not.
+pub fn parse_dimacs(text: &str) -> Result<Vec<Vec<i32>>, String> {
+    let mut clauses = Vec::new();
+    let mut clause = Vec::new();
+    for (index, line) in text.split('\n').enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('c') || line.starts_with('p') {
+            continue;
+        }
+        for word in line.split_whitespace() {
+            match word.parse::<i32>() {
+                Ok(0) => clauses.push(std::mem::take(&mut clause)),
+                Ok(literal) if literal != i32::MIN => clause.push(literal),
+                _ => return Err(format!("CNF line {}: not a clause", index + 1)),
+            }
+        }
+    }
+    if !clause.is_empty() {
+        return Err("the CNF's last clause does not end with 0".to_string());
+    }
+    Ok(clauses)
+}
+
 /// Check `proof` (DRUP text: a lemma `l1 l2 0`, a deletion `d l1 l2 0`, comments `c ...`)
 /// against `clauses`, until the empty clause; gives up at `deadline`.
 pub fn check(clauses: &[Vec<i32>], proof: &str, deadline: Option<Instant>) -> Checked {
@@ -287,6 +310,14 @@ mod tests {
 
     fn unsat() -> Vec<Vec<i32>> {
         vec![vec![1, 2], vec![-1, 2], vec![1, -2], vec![-1, -2]]
+    }
+
+    #[test]
+    fn dimacs_is_read_clause_by_clause() {
+        let text = "c a comment\np cnf 2 2\n1 -2 0\n2\n0\n";
+        assert_eq!(super::parse_dimacs(text), Ok(vec![vec![1, -2], vec![2]]));
+        assert!(super::parse_dimacs("1 2\n").is_err());
+        assert!(super::parse_dimacs("1 x 0\n").is_err());
     }
 
     #[test]

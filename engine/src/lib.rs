@@ -452,29 +452,22 @@ fn solve_lines(
     })
 }
 
-/// Check a DRUP `proof` (its text) against `clauses` by reverse unit propagation, within
-/// `seconds`: (why it fails, or "" when it derives the empty clause; the lemmas checked).
+/// Check a DRUP `proof` (its text) against the CNF `dimacs` (its text) by reverse unit
+/// propagation, within `seconds`: (why it fails, or "" when it derives the empty clause; the
+/// lemmas checked). A CNF that cannot be read is a ValueError.
 #[cfg(feature = "python")]
 #[pyfunction]
-#[pyo3(signature = (clauses, proof, seconds=None))]
+#[pyo3(signature = (dimacs, proof, seconds=None))]
 fn check_drup(
     py: Python<'_>,
-    clauses: Vec<Vec<i32>>,
+    dimacs: String,
     proof: String,
     seconds: Option<f64>,
 ) -> PyResult<(String, usize)> {
-    if clauses
-        .iter()
-        .flatten()
-        .any(|&literal| literal == 0 || literal == i32::MIN)
-    {
-        return Err(PyValueError::new_err(
-            "a clause literal must be a nonzero i32",
-        ));
-    }
     let deadline = deadline_in(seconds)?;
     py.detach(|| {
         guarded(|| {
+            let clauses = drup::parse_dimacs(&dimacs).map_err(PyValueError::new_err)?;
             let checked = drup::check(&clauses, &proof, deadline);
             Ok((checked.reason, checked.steps))
         })
