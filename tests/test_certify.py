@@ -177,3 +177,13 @@ def test_the_engines_checker_agrees_with_the_python_reference() -> None:
             text = "\n".join(case) + "\n"
             assert native.check_drup(dimacs, text) == check_drup(clauses, text.splitlines())
             compared += 1
+
+
+def test_a_puzzle_with_blotted_numbers_is_certified(tmp_path: Path) -> None:
+    """A blotted number (any run of one cell or more) is read by the automaton encoding, so
+    its certificate checks like any other."""
+    puzzle = satnono.Puzzle.from_clues([["?"], [1]], [[2], ["?"]])
+    result = satnono.solve(puzzle, proof=tmp_path)
+    assert result.status == "unique" and result.certificate is not None
+    checked = check_certificate(tmp_path)
+    assert checked.verified and checked.verdict == result.status, checked.reason
