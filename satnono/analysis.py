@@ -169,7 +169,7 @@ def analyze(
             union[cell] |= 1 << color
 
     result = solve(
-        puzzle, backend=backend, limit=max_solutions, timeout=deadline.remaining(), keep=2,
+        puzzle, backend=backend, limit=max_solutions, deadline=deadline, keep=2,
         on_solution=merge, progress=progress,
     )  # fmt: skip
     found, exact = result.solutions_found, result.complete
@@ -225,9 +225,10 @@ def analyze(
     depth: int | None = 0
     nodes: int | None = 0
     if found == 1 and exact and not line_solvable and not timed_out:
-        remaining = deadline.remaining()
-        budget = DEPTH_BUDGET if remaining is None else min(DEPTH_BUDGET, remaining)
-        searched = solve(puzzle, backend=SEARCH_BACKEND, limit=2, timeout=budget, keep=0)
+        # Its own budget, and the analysis's deadline too: a cancel stops it.
+        searched = solve(
+            puzzle, backend=SEARCH_BACKEND, limit=2, deadline=deadline.sooner(DEPTH_BUDGET), keep=0
+        )
         if searched.complete:
             depth = int(searched.stats.get("max_depth", 0))
             nodes = int(searched.stats.get("nodes", 0))
@@ -237,7 +238,7 @@ def analyze(
         depth = nodes = None if found else 0
 
     if exact_count and not exact and not timed_out:
-        counted = count(puzzle, backend=backend, timeout=deadline.remaining())
+        counted = count(puzzle, backend=backend, deadline=deadline)
         found, exact, stopped = max(found, counted.count), counted.exact, False
         timed_out = timed_out or not exact
 

@@ -161,3 +161,21 @@ def test_count_and_analyze_report_how_far_they_got() -> None:
     assert analysis_progress.to_settle == 32 and analysis_progress.settled == 32
     with pytest.raises(satnono.InputError):
         satnono.count(switches, progress="not a progress")  # type: ignore[arg-type]
+
+
+def test_a_cancelled_analysis_stops_at_once() -> None:
+    """The analysis gave its inner solve a number of seconds, not its deadline: cancelling
+    the analysis (the page's Cancel, a Ctrl-C) left that solve running to its own timeout."""
+    import random
+    import threading
+    import time
+
+    from satnono.generate import puzzle_from_grid, random_grid
+
+    hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
+    deadline = satnono.Deadline(60)
+    threading.Timer(1.0, deadline.cancel).start()
+    started = time.monotonic()
+    analysis = satnono.analyze(hard, deadline=deadline)
+    assert time.monotonic() - started < 1.0 + 1.5
+    assert analysis.timed_out
