@@ -21,10 +21,14 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from satnono.errors import InputError
 from satnono.model import Grid, Puzzle
 from satnono.runtime.deadline import Deadline, Timeout
+
+if TYPE_CHECKING:
+    from satnono.cnf import CnfFormula
 
 #: The encoding every certificate uses: its unit propagation is line logic.
 ENCODING = "automaton"
@@ -54,7 +58,7 @@ def puzzle_hash(clues_text: str) -> str:
     return hashlib.sha256(clues_text.encode("utf-8")).hexdigest()
 
 
-def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None) -> tuple[str, object]:
+def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None) -> tuple[str, CnfFormula]:
     """The DIMACS text of the whole puzzle's CNF (from no decided cell), and the formula.
     The header names the puzzle, the hash of its clues and the encoding."""
     from satnono.cnf import encode_puzzle, variable_comments
@@ -107,7 +111,7 @@ def certify(
         refuted = dimacs
         if verdict == "unique":
             files[SOLUTION] = "\n".join(puzzle.grid_rows(grids[0])) + "\n"
-            refuted = files[EXCLUDED] = with_clause(dimacs, _excluding(puzzle, formula, grids[0]))
+            refuted = files[EXCLUDED] = with_clause(dimacs, excluding(formula, grids[0]))
         proof = _refutation(refuted, deadline)
         steps = sum(1 for line in proof if not line.startswith("d "))
         files[PROOF] = "\n".join(proof) + "\n"
@@ -120,10 +124,10 @@ def certify(
     return Certificate(verdict, str(target), tuple(files), ENCODING, steps, seconds)
 
 
-def _excluding(puzzle: Puzzle, formula: object, grid: Grid) -> list[int]:
-    """The clause that excludes `grid`: some cell takes another color than it has there."""
-    decided = [1 << color for row in grid for color in row]
-    return formula.blocking_clause_of(decided)  # type: ignore[attr-defined, no-any-return]
+def excluding(formula: CnfFormula, grid: Grid) -> list[int]:
+    """The clause that excludes `grid`: some cell takes another color than it has there (the
+    checker rebuilds it so too)."""
+    return formula.blocking_clause_of([1 << color for row in grid for color in row])
 
 
 def with_clause(dimacs: str, clause: list[int]) -> str:

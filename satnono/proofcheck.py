@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from satnono.errors import InputError
+from satnono.model import Grid, Puzzle
 from satnono.runtime.deadline import Deadline
 
 #: Proof steps checked between two looks at the deadline.
@@ -87,9 +88,7 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
         problem = _problem(puzzle, grid)
         if problem:
             return done(verdict, f"{certify.SOLUTION}: {problem}")
-        decided = [1 << color for row in grid for color in row]
-        excluding = formula.blocking_clause_of(decided)  # type: ignore[attr-defined]
-        refuted = certify.with_clause(expected, excluding)
+        refuted = certify.with_clause(expected, certify.excluding(formula, grid))
         excluded = text(certify.EXCLUDED)
         if excluded is None or _body(excluded) != _body(refuted):
             return done(verdict, f"{certify.EXCLUDED} is not the CNF with the solution excluded")
@@ -255,15 +254,15 @@ def _body(dimacs: str) -> str:
     return dimacs[start:] if start >= 0 else dimacs
 
 
-def _grid(puzzle: object, block: str) -> tuple[tuple[int, ...], ...]:
+def _grid(puzzle: Puzzle, block: str) -> Grid:
     from satnono.contract import grid_of_rows
 
     rows = [row for row in block.strip().splitlines() if row]
-    return grid_of_rows(puzzle, rows, "certificate")  # type: ignore[arg-type]
+    return grid_of_rows(puzzle, rows, "certificate")
 
 
-def _problem(puzzle: object, grid: tuple[tuple[int, ...], ...]) -> str:
+def _problem(puzzle: Puzzle, grid: Grid) -> str:
     from satnono.verify import problems
 
-    found = problems(puzzle, grid)  # type: ignore[arg-type]
+    found = problems(puzzle, grid)
     return found[0] if found else ""

@@ -16,6 +16,7 @@ from satnono.backends import SearchOptions, load_backend
 from satnono.counting.counters import APPROXMC, GANAK, Estimate, installed, share_of_guarantee
 from satnono.counting.race import CounterRace
 from satnono.counting.search import CountingSearch, SatCheck, product, recursion_limit, share
+from satnono.extras import installed as installed_module
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Prepared, enumerate_part, no_grid, prepare
 from satnono.progress import Progress
@@ -207,7 +208,7 @@ def count_solutions(
             grid[cell] = domain
     witness = verify(puzzle, domains_to_grid(puzzle, grid))
 
-    use_sat = sat_checks and _pysat_installed()
+    use_sat = sat_checks and installed_module("pysat")
     if backend == "cubes":  # the cubes partition each component's solutions: counts add
         parts = _count_parts_by_cubes(setup, parts, options or SearchOptions())
     else:
@@ -230,12 +231,6 @@ def count_solutions(
     if estimate is not None:
         return replace(result, exact=False, stopped="estimate")
     return replace(result, exact=False, stopped="timeout")
-
-
-def _pysat_installed() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("pysat") is not None
 
 
 def _factor(part: _Part) -> Factor:

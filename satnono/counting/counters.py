@@ -8,7 +8,6 @@ grids, whatever auxiliary variables the encoding adds.
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 
 from satnono.cnf import CnfFormula
@@ -21,7 +20,9 @@ _MODULES = {GANAK: "pyganak", APPROXMC: "pyapproxmc"}
 
 def installed(counter: str) -> bool:
     """Whether the counter's Python package can be imported (checked without importing it)."""
-    return importlib.util.find_spec(_MODULES[counter]) is not None
+    from satnono.extras import installed as importable
+
+    return importable(_MODULES[counter])
 
 
 def sampling_set(formula: CnfFormula) -> list[int]:
