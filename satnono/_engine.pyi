@@ -45,3 +45,13 @@ def solve_lines(
     colors: int, lines: list[tuple[list[tuple[int, int]], list[int]]], repeat: int = 1
 ) -> list[list[int] | None]: ...
 def check_drup(dimacs: str, proof: str, seconds: float | None = None) -> tuple[str, int]: ...
+def automaton_cnf(
+    width: int,
+    height: int,
+    colors: int,
+    clues: list[list[int]] | list[list[tuple[int, int]]],
+    seconds: float | None = None,
+    clauses: bool = False,
+) -> (
+    tuple[int, int, str, list[tuple[int, list[tuple[int, int]]]], list[list[int]] | None] | None
+): ...

@@ -292,7 +292,8 @@ def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfF
     if reason is not None:
         return reason, None
     formula = encode_puzzle(Propagator(puzzle), domains, encoding=encoding)
-    return formula.dimacs(variable_comments(puzzle, formula)), formula
+    comments = variable_comments(puzzle, formula.encoding, formula.cell_literals)
+    return formula.dimacs(comments), formula
 
 
 def check_options(

@@ -21,14 +21,10 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from satnono.errors import InputError
 from satnono.model import Grid, Puzzle
 from satnono.runtime.deadline import Deadline, Timeout
-
-if TYPE_CHECKING:
-    from satnono.cnf import CnfFormula
 
 #: The encoding every certificate uses: its unit propagation is line logic.
 ENCODING = "automaton"
@@ -58,22 +54,46 @@ def puzzle_hash(clues_text: str) -> str:
     return hashlib.sha256(clues_text.encode("utf-8")).hexdigest()
 
 
-def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None) -> tuple[str, CnfFormula]:
-    """The DIMACS text of the whole puzzle's CNF (from no decided cell), and the formula.
-    The header names the puzzle, the hash of its clues and the encoding."""
-    from satnono.cnf import encode_puzzle, variable_comments
+@dataclass(frozen=True)
+class WholeCnf:
+    """The whole puzzle's CNF: its DIMACS text (header included), every undecided cell's
+    (color, literal) pairs, and the clauses when they were asked for (for the prover)."""
+
+    dimacs: str
+    cell_literals: dict[int, tuple[tuple[int, int], ...]]
+    clauses: list[list[int]] | None = None
+
+    def excluding(self, grid: Grid) -> list[int]:
+        """The clause that excludes `grid`: some cell takes another color than it has there
+        (maker and checker build it so)."""
+        colors = [color for row in grid for color in row]
+        return [
+            -literal
+            for cell, options in self.cell_literals.items()
+            for color, literal in options
+            if colors[cell] == color
+        ]
+
+
+def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None, clauses: bool = False) -> WholeCnf:
+    """The whole puzzle's CNF (from no decided cell), built by the engine (engine/src/cnf.rs,
+    held clause for clause to satnono.cnf's encoder). The header names the puzzle, the hash
+    of its clues and the encoding. Timeout when the deadline passes first."""
+    from satnono.cnf import variable_comments
     from satnono.formats import FORMATS
-    from satnono.propagate import Propagator, initial_domains
+    from satnono.native import automaton_cnf
 
     clues = FORMATS["non"].write([puzzle])
-    formula = encode_puzzle(Propagator(puzzle), initial_domains(puzzle), None, ENCODING, deadline)
+    built = automaton_cnf(puzzle, deadline, clauses)
     header = [
         f"satnono certificate CNF of {puzzle.title or 'a puzzle'!r}",
         f"clues sha256 {puzzle_hash(clues)} (puzzle.non)",
         f"encoding {ENCODING}: unit propagation is line logic (encodings/automaton-cnf.md)",
-        *variable_comments(puzzle, formula),
+        *variable_comments(puzzle, ENCODING, built.cell_literals),
     ]
-    return formula.dimacs(header), formula
+    head = "".join(f"c {line}\n" for line in header)
+    dimacs = f"{head}p cnf {built.variables} {built.clause_count}\n{built.body}"
+    return WholeCnf(dimacs, built.cell_literals, built.clauses)
 
 
 def certify(
@@ -106,13 +126,15 @@ def certify(
         files[SOLUTIONS] = "\n\n".join("\n".join(puzzle.grid_rows(grid)) for grid in grids[:2])
         files[SOLUTIONS] += "\n"
     else:
-        dimacs, formula = whole_cnf(puzzle, deadline)
-        files[CNF] = dimacs
-        refuted = dimacs
+        cnf = whole_cnf(puzzle, deadline, clauses=True)
+        files[CNF] = cnf.dimacs
+        clauses = cnf.clauses or []
         if verdict == "unique":
             files[SOLUTION] = "\n".join(puzzle.grid_rows(grids[0])) + "\n"
-            refuted = files[EXCLUDED] = with_clause(dimacs, excluding(formula, grids[0]))
-        proof = _refutation(refuted, deadline)
+            excluded = cnf.excluding(grids[0])
+            files[EXCLUDED] = with_clause(cnf.dimacs, excluded)
+            clauses.append(excluded)
+        proof = _refutation(clauses, deadline)
         steps = sum(1 for line in proof if not line.startswith("d "))
         files[PROOF] = "\n".join(proof) + "\n"
     for name, text in files.items():
@@ -124,35 +146,23 @@ def certify(
     return Certificate(verdict, str(target), tuple(files), ENCODING, steps, seconds)
 
 
-def excluding(formula: CnfFormula, grid: Grid) -> list[int]:
-    """The clause that excludes `grid`: some cell takes another color than it has there (the
-    checker rebuilds it so too)."""
-    return formula.blocking_clause_of([1 << color for row in grid for color in row])
-
-
 def with_clause(dimacs: str, clause: list[int]) -> str:
     """`dimacs` with one more clause (the `p cnf` line counts it); the checker builds the
     excluded CNF it expects so too."""
-    lines = dimacs.splitlines()
-    for number, line in enumerate(lines):
-        if line.startswith("p cnf "):
-            _, _, variables, clauses = line.split()
-            lines[number] = f"p cnf {variables} {int(clauses) + 1}"
-            break
-    lines.append(" ".join(map(str, clause)) + " 0")
-    return "\n".join(lines) + "\n"
+    start = dimacs.find("p cnf ")
+    if start < 0:
+        raise InputError("not a DIMACS CNF: no 'p cnf' line", "proof")
+    end = dimacs.find("\n", start)
+    _, _, variables, count = dimacs[start:end].split()
+    line = f"p cnf {variables} {int(count) + 1}"
+    return f"{dimacs[:start]}{line}{dimacs[end:]}{' '.join(map(str, clause))} 0\n"
 
 
-def _refutation(dimacs: str, deadline: Deadline | None) -> list[str]:
-    """CaDiCaL's DRUP proof that the formula `dimacs` is unsatisfiable (its lines, the empty
-    clause last). InputError if the formula is satisfiable after all (a wrong verdict)."""
+def _refutation(clauses: list[list[int]], deadline: Deadline | None) -> list[str]:
+    """CaDiCaL's DRUP proof that `clauses` are unsatisfiable (its lines, the empty clause
+    last). InputError if the formula is satisfiable after all (a wrong verdict)."""
     from satnono.runtime.sat_solvers import SatSolver
 
-    clauses = [
-        [int(literal) for literal in line.split()[:-1]]
-        for line in dimacs.splitlines()
-        if line and not line.startswith(("c", "p"))
-    ]
     with SatSolver(PROVER, deadline or Deadline(None), clauses, with_proof=True) as sat:
         answer = sat.solve([])
         if answer is None:

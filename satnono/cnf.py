@@ -482,12 +482,14 @@ def encode_puzzle(
     return formula
 
 
-def variable_comments(puzzle: Puzzle, formula: CnfFormula) -> Iterator[str]:
+def variable_comments(
+    puzzle: Puzzle, encoding: str, cell_literals: dict[int, tuple[tuple[int, int], ...]]
+) -> Iterator[str]:
     """DIMACS comment lines naming the cell and color of every cell variable."""
     size = f"{puzzle.width}x{puzzle.height}"
-    yield f"satnono residual encoding ({formula.encoding}) of a {size} puzzle"
+    yield f"satnono residual encoding ({encoding}) of a {size} puzzle"
     yield "variable 1 is the constant true; cells are (row, column), 1-based"
-    for cell, options in formula.cell_literals.items():
+    for cell, options in cell_literals.items():
         row, column = divmod(cell, puzzle.width)
         names = ", ".join(f"{puzzle.palette[color].name}={literal}" for color, literal in options)
         yield f"cell ({row + 1},{column + 1}): {names}"

@@ -1,6 +1,6 @@
 """The native engine (engine/, Rust, built into satnono._engine by maturin): line logic,
-probing, search and belief propagation at native speed, and the checker of certificates'
-proofs.
+probing, search and belief propagation at native speed, and for certificates the whole
+puzzle's automaton CNF and the checker of proofs.
 
 This is the one module that imports the extension. Its boundary is narrow: clues and domains
 go in (a domain is a bitmask of the palette colors a cell may still take), domains, verdicts
@@ -268,3 +268,36 @@ def check_drup(dimacs: str, proof: str, deadline: Deadline | None = None) -> tup
         return _engine.check_drup(dimacs, proof, _seconds(deadline))
     except ValueError as error:
         raise InputError(f"not a CNF: {error}") from None
+
+
+@dataclass(frozen=True)
+class AutomatonCnf:
+    """The whole puzzle's automaton CNF as the engine builds it (engine/src/cnf.rs, held clause
+    for clause to satnono.cnf.encode_puzzle): the variable count, the clause lines of its
+    DIMACS text, every undecided cell's (color, literal) pairs, and the clauses themselves
+    when asked for."""
+
+    variables: int
+    clause_count: int
+    body: str
+    cell_literals: dict[int, tuple[tuple[int, int], ...]]
+    clauses: list[list[int]] | None
+
+
+def automaton_cnf(
+    puzzle: Puzzle, deadline: Deadline | None = None, clauses: bool = False
+) -> AutomatonCnf:
+    """The automaton CNF of the whole puzzle from its initial domains; Timeout when the
+    deadline passes first."""
+    try:
+        built = _engine.automaton_cnf(
+            puzzle.width, puzzle.height, len(puzzle.palette), _clues(puzzle),
+            _seconds(deadline), clauses,
+        )  # fmt: skip
+    except ValueError as error:  # the model refuses such puzzles first; kept for safety
+        raise InputError(f"the engine refuses the puzzle: {error}") from None
+    if built is None:
+        raise Timeout
+    variables, count, body, literals, listed = built
+    cells = {cell: tuple(options) for cell, options in literals}
+    return AutomatonCnf(variables, count, body, cells, listed)

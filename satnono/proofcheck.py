@@ -78,7 +78,8 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
             return done("multiple", f"{certify.SOLUTIONS}: two different solutions are needed")
         return done("multiple")
     verdict = "unique" if single is not None else "unsolvable"
-    expected, formula = certify.whole_cnf(puzzle, deadline)
+    cnf = certify.whole_cnf(puzzle, deadline)
+    expected = cnf.dimacs
     given = text(certify.CNF)
     if given is None or _body(given) != _body(expected):
         return done(verdict, f"{certify.CNF} is not the CNF of the clues in {certify.CLUES}")
@@ -88,7 +89,7 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
         problem = _problem(puzzle, grid)
         if problem:
             return done(verdict, f"{certify.SOLUTION}: {problem}")
-        refuted = certify.with_clause(expected, certify.excluding(formula, grid))
+        refuted = certify.with_clause(expected, cnf.excluding(grid))
         excluded = text(certify.EXCLUDED)
         if excluded is None or _body(excluded) != _body(refuted):
             return done(verdict, f"{certify.EXCLUDED} is not the CNF with the solution excluded")

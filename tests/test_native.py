@@ -24,7 +24,7 @@ from satnono.propagate import (
     initial_domains,
     propagate_root,
 )
-from satnono.runtime.deadline import Deadline
+from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import problems, runs
 from support import EXAMPLES, PALETTES, brute_force_solutions, puzzles
 
@@ -197,3 +197,39 @@ def test_a_line_at_the_largest_size_is_solved() -> None:
     assert native.line_logic(puzzle, domains) == (None, 1001)
     assert set(domains) == {2}
     assert Propagator(puzzle).solvers[0] is None  # the Python reference made no solver
+
+
+@settings(max_examples=300, deadline=None)
+@given(puzzles(max_width=7, max_height=7, max_colors=4), st.data())
+def test_the_native_automaton_cnf_is_the_python_encoders(
+    puzzle: Puzzle, data: st.DataObject
+) -> None:
+    """The CNF certificates are about (engine/src/cnf.rs) is satnono.cnf's automaton encoding
+    of the whole puzzle, clause for clause, variable for variable: black and white, color,
+    blotted numbers, clues that cannot fit."""
+    from satnono.cnf import encode_puzzle
+
+    if data.draw(st.booleans()):
+
+        def blot(clue: tuple[Block, ...]) -> tuple[Block, ...]:
+            size = len(clue)
+            flags = data.draw(st.lists(st.booleans(), min_size=size, max_size=size))
+            pairs = zip(clue, flags, strict=True)
+            return tuple(Block(BLOTTED, b.color) if f else b for b, f in pairs)
+
+        rows, columns = tuple(map(blot, puzzle.rows)), tuple(map(blot, puzzle.columns))
+        puzzle = Puzzle(puzzle.width, puzzle.height, rows, columns, puzzle.palette)
+    reference = encode_puzzle(Propagator(puzzle), initial_domains(puzzle), None, "automaton")
+    body = reference.dimacs().split("\n", 1)[1]
+    native_cnf = native.automaton_cnf(puzzle, clauses=True)
+    assert native_cnf.body == body
+    assert native_cnf.variables == reference.variables
+    assert native_cnf.clauses == reference.exported_clauses()
+    assert native_cnf.clause_count == len(native_cnf.clauses)
+    assert native_cnf.cell_literals == reference.cell_literals
+
+
+def test_the_native_automaton_cnf_stops_at_its_deadline() -> None:
+    puzzle = Puzzle.from_clues(rows=[[1]] * 50, columns=[[1]] * 50)
+    with pytest.raises(Timeout):
+        native.automaton_cnf(puzzle, Deadline(0))

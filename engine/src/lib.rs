@@ -3,7 +3,8 @@
 //! The core is in private modules, one job each (`line`: the line solver; `grid`: the state
 //! and its trail; `propagate`: the fixpoint over dirty lines; `probe`: probing; `search`: the
 //! depth-first search; `estimate`: belief propagation, guesses for a SAT solver; `engine`: the
-//! calls below, at the word count a puzzle needs; `drup`: the checker of certificates' proofs,
+//! calls below, at the word count a puzzle needs; `cnf`: the automaton CNF of a whole puzzle,
+//! which certificates are about; `drup`: the checker of certificates' proofs,
 //! apart from all the rest). This file
 //! is the Python surface, and nothing else: clues and grids come in, domains, verdicts and
 //! solutions go out. Every call checks its arguments (ValueError), releases the GIL while it
@@ -15,6 +16,7 @@
 mod bits;
 mod cache;
 mod clue;
+mod cnf;
 mod drup;
 mod engine;
 mod estimate;
@@ -474,6 +476,62 @@ fn check_drup(
     })
 }
 
+/// What `automaton_cnf` answers: (variables, the clauses' DIMACS lines, each undecided cell's
+/// (cell, [(color, literal)]), the clauses themselves when asked for).
+#[cfg(feature = "python")]
+type WholeCnf = (
+    i32,
+    usize,
+    String,
+    Vec<(usize, Vec<(u8, i32)>)>,
+    Option<Vec<Vec<i32>>>,
+);
+
+/// The automaton CNF of a whole puzzle (clues as `Engine` takes them) from its initial
+/// domains, as satnono.cnf.encode_puzzle builds it, exported as DIMACS: (variables, clause
+/// count, the clause lines, every undecided cell's literals, the clauses when `clauses`), or
+/// None when `seconds` pass first.
+#[cfg(feature = "python")]
+#[pyfunction]
+#[pyo3(signature = (width, height, colors, clues, seconds=None, clauses=false))]
+fn automaton_cnf(
+    py: Python<'_>,
+    width: usize,
+    height: usize,
+    colors: usize,
+    clues: Vec<Clue>,
+    seconds: Option<f64>,
+    clauses: bool,
+) -> PyResult<Option<WholeCnf>> {
+    let deadline = deadline_in(seconds)?;
+    let clues = clues
+        .iter()
+        .map(|clue| blocks(clue))
+        .collect::<PyResult<Vec<_>>>()?;
+    py.detach(|| {
+        guarded(|| {
+            let puzzle =
+                Puzzle::new(width, height, colors, clues).map_err(PyValueError::new_err)?;
+            Ok(cnf::whole_puzzle(&puzzle, deadline).map(|formula| {
+                let body = formula.dimacs_body();
+                let count = formula.clauses.len();
+                let cnf::Formula {
+                    variables,
+                    clauses: listed,
+                    cell_literals,
+                } = formula;
+                (
+                    variables,
+                    count,
+                    body,
+                    cell_literals,
+                    clauses.then_some(listed),
+                )
+            }))
+        })
+    })
+}
+
 #[cfg(feature = "python")]
 #[pymodule]
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -481,5 +539,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PySearch>()?;
     module.add_function(wrap_pyfunction!(solve_lines, module)?)?;
     module.add_function(wrap_pyfunction!(check_drup, module)?)?;
+    module.add_function(wrap_pyfunction!(automaton_cnf, module)?)?;
     Ok(())
 }

@@ -1,0 +1,556 @@
+//! The automaton CNF of a whole puzzle (encodings/automaton-cnf.md), the formula every
+//! certificate is about. Written here, not only in Python, because a certificate's maker and
+//! its checker both build it from the clues, and the Python encoder (satnono/cnf.py, the
+//! reference this one is held to clause for clause) took 0.9 s on the survey's larger
+//! puzzles where this takes milliseconds.
+//!
+//! Same variables, same clauses, same order as `encode_puzzle(..., encoding="automaton")` on
+//! the puzzle's initial domains, then exported as DIMACS exports them: repeated literals
+//! dropped, tautologies left out.
+
+use std::fmt::Write;
+use std::time::Instant;
+
+use crate::clue::{Block, Puzzle};
+
+/// Variable 1 is the constant true (a unit clause pins it), so constants fold like literals.
+const TRUE: i32 = 1;
+const FALSE: i32 = -1;
+
+/// The whole puzzle's formula.
+pub struct Formula {
+    pub variables: i32,
+    /// The clauses as DIMACS gets them.
+    pub clauses: Vec<Vec<i32>>,
+    /// For every cell with more than one color at the start: (cell, [(color, literal)]).
+    pub cell_literals: Vec<(usize, Vec<(u8, i32)>)>,
+}
+
+impl Formula {
+    /// The clause lines of the DIMACS text (no header, no `p cnf` line).
+    pub fn dimacs_body(&self) -> String {
+        let mut text = String::with_capacity(self.clauses.len() * 16);
+        for clause in &self.clauses {
+            for literal in clause {
+                // Writing to a String cannot fail.
+                let _ = write!(text, "{literal} ");
+            }
+            text.push_str("0\n");
+        }
+        text
+    }
+}
+
+/// The formula of `puzzle` from its initial domains (each cell: the colors both its lines
+/// use), or None when `deadline` passes first (looked at before each line).
+pub fn whole_puzzle(puzzle: &Puzzle, deadline: Option<Instant>) -> Option<Formula> {
+    let domains = initial_domains(puzzle);
+    let mut builder = Builder::new(puzzle.cells());
+    let unfinished: Vec<usize> = (0..puzzle.lines())
+        .filter(|&line| (0..puzzle.length(line)).any(|p| !single(domains[puzzle.cell(line, p)])))
+        .collect();
+    let mut cells: Vec<usize> = unfinished
+        .iter()
+        .flat_map(|&line| (0..puzzle.length(line)).map(move |p| puzzle.cell(line, p)))
+        .collect();
+    cells.sort_unstable();
+    cells.dedup();
+    builder.encode_cells(&domains, &cells);
+    for &line in &unfinished {
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            return None;
+        }
+        let automaton = Automaton::new(&puzzle.clues[line]);
+        let line_cells: Vec<usize> = (0..puzzle.length(line))
+            .map(|p| puzzle.cell(line, p))
+            .collect();
+        builder.encode_line(&automaton, &line_cells, &domains);
+    }
+    Some(builder.finish())
+}
+
+fn single(domain: u128) -> bool {
+    domain & domain.wrapping_sub(1) == 0
+}
+
+fn colors_of(domain: u128) -> Vec<u8> {
+    (0..128u8).filter(|&c| domain >> c & 1 == 1).collect()
+}
+
+fn initial_domains(puzzle: &Puzzle) -> Vec<u128> {
+    let mask = |line: usize| -> u128 {
+        puzzle.clues[line]
+            .iter()
+            .fold(1, |mask, block| mask | 1 << block.color)
+    };
+    (0..puzzle.cells())
+        .map(|cell| {
+            let (row, column) = puzzle.lines_of(cell);
+            mask(row) & mask(column)
+        })
+        .collect()
+}
+
+/// The automaton of one clue, as satnono/automaton.py builds it: state q >= 1 is entered by
+/// `entry[q]`; `loops`: loops on the background; `color_loops`: a blotted block's state
+/// loops on its color; `skips`: q may advance to q + 2; `accepting`: the accepting states.
+struct Automaton {
+    entry: Vec<u8>,
+    loops: Vec<bool>,
+    color_loops: Vec<bool>,
+    skips: Vec<bool>,
+    accepting: Vec<bool>,
+}
+
+impl Automaton {
+    fn new(clue: &[Block]) -> Self {
+        let mut automaton = Self {
+            entry: vec![0],    // entry[0] is never read
+            loops: vec![true], // leading background on the start state
+            color_loops: vec![false],
+            skips: vec![false],
+            accepting: Vec::new(),
+        };
+        for (i, block) in clue.iter().enumerate() {
+            if i > 0 {
+                let previous = clue[i - 1];
+                let last = automaton.entry.len() - 1;
+                if previous.color == block.color {
+                    automaton.push(0, true, false); // the mandatory gap cell, which loops
+                } else if previous.blotted() {
+                    // A gap state of its own, which the block's state may also skip.
+                    automaton.skips[last] = true;
+                    automaton.push(0, true, false);
+                } else {
+                    automaton.loops[last] = true; // optional gap: the block's end loops
+                }
+            }
+            if block.blotted() {
+                automaton.push(block.color, false, true);
+            } else {
+                for _ in 0..block.length {
+                    automaton.push(block.color, false, false);
+                }
+            }
+        }
+        if clue.last().is_some_and(Block::blotted) {
+            automaton.push(0, true, false); // the trailing gap, its own state
+            let states = automaton.entry.len();
+            automaton.accepting = vec![false; states];
+            automaton.accepting[states - 2] = true; // the block's state and the gap's
+            automaton.accepting[states - 1] = true;
+        } else {
+            let states = automaton.entry.len();
+            if !clue.is_empty() {
+                automaton.loops[states - 1] = true; // trailing background
+            }
+            automaton.accepting = vec![false; states];
+            automaton.accepting[states - 1] = true;
+        }
+        automaton
+    }
+
+    fn push(&mut self, color: u8, looping: bool, color_looping: bool) {
+        self.entry.push(color);
+        self.loops.push(looping);
+        self.color_loops.push(color_looping);
+        self.skips.push(false);
+    }
+
+    fn plain(&self) -> bool {
+        !self.color_loops.iter().any(|&l| l) && !self.skips.iter().any(|&s| s)
+    }
+
+    /// Every (color, next state) out of `state`, in satnono/automaton.py's order.
+    fn transitions(&self, state: usize, out: &mut Vec<(u8, usize)>) {
+        out.clear();
+        let last = self.entry.len() - 1;
+        if state < last {
+            out.push((self.entry[state + 1], state + 1));
+        }
+        if self.skips[state] && state + 2 <= last {
+            out.push((self.entry[state + 2], state + 2));
+        }
+        if self.loops[state] {
+            out.push((0, state));
+        }
+        if self.color_loops[state] {
+            out.push((self.entry[state], state));
+        }
+    }
+
+    /// The states from which `state` is entered on a cell of `domain`.
+    fn predecessors(&self, state: usize, domain: u128, out: &mut Vec<usize>) {
+        let entered = state >= 1 && domain >> self.entry[state] & 1 == 1;
+        if entered {
+            out.push(state - 1);
+            if state >= 2 && self.skips[state - 2] {
+                out.push(state - 2);
+            }
+        }
+        if (self.loops[state] && domain & 1 == 1) || (self.color_loops[state] && entered) {
+            out.push(state);
+        }
+    }
+
+    /// The states on some accepted path at each boundary (sorted), or None when none is:
+    /// reachable from the start (forward) and reaching an accepting state (backward).
+    fn live_states(&self, line: &[u128]) -> Option<Vec<Vec<usize>>> {
+        let mut moves = Vec::new();
+        let n = line.len();
+        let mut reached = vec![vec![0usize]];
+        for &domain in line {
+            let mut next = Vec::new();
+            for &q in reached.last().into_iter().flatten() {
+                self.transitions(q, &mut moves);
+                next.extend(
+                    moves
+                        .iter()
+                        .filter(|&&(color, _)| domain >> color & 1 == 1)
+                        .map(|&(_, target)| target),
+                );
+            }
+            next.sort_unstable();
+            next.dedup();
+            reached.push(next);
+        }
+        let mut after: Vec<usize> = reached[n]
+            .iter()
+            .copied()
+            .filter(|&q| self.accepting[q])
+            .collect();
+        if after.is_empty() {
+            return None;
+        }
+        let mut live = vec![Vec::new(); n + 1];
+        live[n].clone_from(&after);
+        for j in (0..n).rev() {
+            let mut before = Vec::new();
+            for &t in &after {
+                self.predecessors(t, line[j], &mut before);
+            }
+            before.sort_unstable();
+            before.dedup();
+            live[j] = before
+                .iter()
+                .copied()
+                .filter(|q| reached[j].binary_search(q).is_ok())
+                .collect();
+            after = before;
+        }
+        Some(live)
+    }
+}
+
+/// The formula being built, as satnono.cnf.CnfFormula builds it.
+struct Builder {
+    variables: i32,
+    clauses: Vec<Vec<i32>>,
+    /// cell -> [(color, literal)], for cells with several colors.
+    literals: Vec<Vec<(u8, i32)>>,
+}
+
+impl Builder {
+    fn new(cells: usize) -> Self {
+        Self {
+            variables: 1,
+            clauses: vec![vec![TRUE]],
+            literals: vec![Vec::new(); cells],
+        }
+    }
+
+    fn new_variable(&mut self) -> i32 {
+        self.variables += 1;
+        self.variables
+    }
+
+    /// Add a clause, folding the constants TRUE and FALSE away.
+    fn add(&mut self, mut clause: Vec<i32>) {
+        if clause.contains(&TRUE) {
+            return;
+        }
+        if clause.contains(&FALSE) {
+            clause.retain(|&literal| literal != FALSE);
+            if clause.is_empty() {
+                clause.push(FALSE);
+            }
+        }
+        self.clauses.push(clause);
+    }
+
+    /// A literal for a AND b (a new variable only when neither is constant).
+    fn conjunction(&mut self, a: i32, b: i32) -> i32 {
+        if a == TRUE {
+            return b;
+        }
+        if b == TRUE {
+            return a;
+        }
+        if a == FALSE || b == FALSE {
+            return FALSE;
+        }
+        let t = self.new_variable();
+        self.clauses
+            .extend([vec![-t, a], vec![-t, b], vec![t, -a, -b]]);
+        t
+    }
+
+    fn color_literal(&self, cell: usize, domain: u128, color: u8) -> i32 {
+        if single(domain) {
+            return if domain == 1 << color { TRUE } else { FALSE };
+        }
+        self.literals[cell]
+            .iter()
+            .find(|&&(option, _)| option == color)
+            .map_or(FALSE, |&(_, literal)| literal)
+    }
+
+    fn encode_cells(&mut self, domains: &[u128], cells: &[usize]) {
+        for &cell in cells {
+            let domain = domains[cell];
+            if single(domain) {
+                continue;
+            }
+            let colors = colors_of(domain);
+            if colors.len() == 2 {
+                let v = self.new_variable();
+                self.literals[cell] = vec![(colors[0], -v), (colors[1], v)];
+                continue;
+            }
+            let literals: Vec<i32> = colors.iter().map(|_| self.new_variable()).collect();
+            self.literals[cell] = colors
+                .iter()
+                .copied()
+                .zip(literals.iter().copied())
+                .collect();
+            self.add(literals.clone());
+            for (i, &a) in literals.iter().enumerate() {
+                for &b in &literals[i + 1..] {
+                    self.add(vec![-a, -b]);
+                }
+            }
+        }
+    }
+
+    /// Unroll the clue's automaton over one line (satnono.cnf.encode_line_automaton, with
+    /// its `redundant` families: unit propagation on them is line logic).
+    fn encode_line(&mut self, automaton: &Automaton, cells: &[usize], domains: &[u128]) {
+        let line: Vec<u128> = cells.iter().map(|&cell| domains[cell]).collect();
+        let Some(live) = automaton.live_states(&line) else {
+            self.add(vec![FALSE]);
+            return;
+        };
+        let plain = automaton.plain();
+        let last = automaton.entry.len() - 1;
+        let states = automaton.entry.len();
+        // (state, literal) of every live state at the current boundary, in insertion order.
+        let mut current: Vec<(usize, i32)> = vec![(live[0][0], TRUE)];
+        let mut literal_of = vec![0i32; states];
+        // Per state: its ways out at this cell, and its slot in `incoming` / `outgoing`;
+        // `stamp` tells this cell's entries from older ones without clearing.
+        let mut ways_out = vec![(usize::MAX, 0usize); states];
+        let mut slot_in = vec![(usize::MAX, 0usize); states];
+        let mut slot_out = vec![(usize::MAX, 0usize); states];
+        let mut moves = Vec::new();
+        for (j, &cell) in cells.iter().enumerate() {
+            let stamp = j;
+            let domain = line[j];
+            let colors = colors_of(domain);
+            let undecided = colors.len() > 1;
+            let after = &live[j + 1];
+            let lives = |state: usize| after.binary_search(&state).is_ok();
+            let mut transitions: Vec<(usize, u8, usize)> = Vec::new();
+            for &(q, literal) in &current {
+                literal_of[q] = literal;
+                if plain {
+                    for &color in &colors {
+                        if q < last && automaton.entry[q + 1] == color && lives(q + 1) {
+                            transitions.push((q, color, q + 1));
+                        } else if color == 0 && automaton.loops[q] && lives(q) {
+                            transitions.push((q, color, q));
+                        }
+                    }
+                } else {
+                    automaton.transitions(q, &mut moves);
+                    transitions.extend(
+                        moves
+                            .iter()
+                            .filter(|&&(color, target)| domain >> color & 1 == 1 && lives(target))
+                            .map(|&(color, target)| (q, color, target)),
+                    );
+                }
+            }
+            for &(q, _, _) in &transitions {
+                let count = &mut ways_out[q];
+                *count = if count.0 == stamp {
+                    (stamp, count.1 + 1)
+                } else {
+                    (stamp, 1)
+                };
+            }
+            let single_after = after.len() <= 1;
+            // Keyed lists in first-insertion order, as Python's dicts keep them.
+            let mut incoming: Vec<(usize, Vec<i32>)> = Vec::new();
+            let mut outgoing: Vec<(usize, Vec<i32>)> = Vec::new();
+            let mut supports: Vec<Vec<i32>> = vec![Vec::new(); colors.len()];
+            for &(q, color, target) in &transitions {
+                let source = literal_of[q];
+                let x = if undecided {
+                    self.color_literal(cell, domain, color)
+                } else {
+                    TRUE
+                };
+                let transition = if ways_out[q].1 == 1 {
+                    if undecided {
+                        self.add(vec![-source, x]);
+                    }
+                    source
+                } else {
+                    self.conjunction(source, x)
+                };
+                if let Some(at) = colors.iter().position(|&c| c == color) {
+                    supports[at].push(transition);
+                }
+                push_keyed(&mut outgoing, &mut slot_out[q], stamp, q, transition);
+                push_keyed(
+                    &mut incoming,
+                    &mut slot_in[target],
+                    stamp,
+                    target,
+                    transition,
+                );
+            }
+            let mut following = Vec::with_capacity(incoming.len());
+            for (target, into) in incoming {
+                let state = if single_after {
+                    self.add(into);
+                    TRUE
+                } else if into.len() == 1 {
+                    into[0]
+                } else {
+                    let state = self.new_variable();
+                    for &transition in &into {
+                        self.add(vec![-transition, state]);
+                    }
+                    let mut support = vec![-state];
+                    support.extend(into);
+                    self.add(support);
+                    state
+                };
+                following.push((target, state));
+            }
+            for (q, out) in outgoing {
+                if out.len() > 1 {
+                    let mut continues = vec![-literal_of[q]];
+                    continues.extend(out);
+                    self.add(continues);
+                }
+            }
+            if undecided {
+                for (at, &color) in colors.iter().enumerate() {
+                    let x = self.color_literal(cell, domain, color);
+                    let mut support = vec![-x];
+                    support.extend(supports[at].iter().copied());
+                    self.add(support);
+                }
+            }
+            current = following;
+        }
+        if current.len() > 1 {
+            self.add(current.iter().map(|&(_, literal)| literal).collect());
+        }
+    }
+
+    /// The formula, exported: repeated literals dropped, tautologies left out.
+    fn finish(self) -> Formula {
+        let clauses = self
+            .clauses
+            .into_iter()
+            .filter_map(|clause| {
+                let mut kept: Vec<i32> = Vec::with_capacity(clause.len());
+                for literal in clause {
+                    if kept.contains(&-literal) {
+                        return None;
+                    }
+                    if !kept.contains(&literal) {
+                        kept.push(literal);
+                    }
+                }
+                Some(kept)
+            })
+            .collect();
+        let cell_literals = self
+            .literals
+            .into_iter()
+            .enumerate()
+            .filter(|(_, options)| !options.is_empty())
+            .collect();
+        Formula {
+            variables: self.variables,
+            clauses,
+            cell_literals,
+        }
+    }
+}
+
+/// Append `value` to the list of `key` in `lists` (made at the end on the key's first value
+/// at this `stamp`; `slot` remembers where).
+fn push_keyed(
+    lists: &mut Vec<(usize, Vec<i32>)>,
+    slot: &mut (usize, usize),
+    stamp: usize,
+    key: usize,
+    value: i32,
+) {
+    if slot.0 == stamp {
+        lists[slot.1].1.push(value);
+    } else {
+        *slot = (stamp, lists.len());
+        lists.push((key, vec![value]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn puzzle(rows: &[&[u32]], columns: &[&[u32]]) -> Puzzle {
+        let clue = |numbers: &&[u32]| {
+            numbers
+                .iter()
+                .map(|&length| Block { length, color: 1 })
+                .collect()
+        };
+        let clues = rows.iter().chain(columns).map(clue).collect();
+        Puzzle::new(columns.len(), rows.len(), 2, clues).unwrap()
+    }
+
+    #[test]
+    fn a_one_cell_puzzle_is_its_cell() {
+        let formula = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), None).unwrap();
+        // One cell variable (2), the unit clause of TRUE, and each line saying the cell is
+        // painted (TRUE is its only source state, so the cell is forced).
+        assert_eq!(formula.variables, 2);
+        assert_eq!(formula.clauses[0], vec![1]);
+        assert!(formula.clauses.iter().any(|clause| clause == &vec![2]));
+        assert_eq!(formula.cell_literals, vec![(0, vec![(0, -2), (1, 2)])]);
+    }
+
+    #[test]
+    fn a_clue_that_cannot_fit_is_the_empty_clause() {
+        let formula = whole_puzzle(&puzzle(&[&[3]], &[&[1], &[1]]), None).unwrap();
+        assert!(formula.clauses.iter().any(|clause| clause == &vec![FALSE]));
+    }
+
+    #[test]
+    fn the_body_is_dimacs() {
+        let formula = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), None).unwrap();
+        assert!(formula.dimacs_body().starts_with("1 0\n"));
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_it() {
+        let past = Instant::now();
+        assert!(whole_puzzle(&puzzle(&[&[1]], &[&[1]]), Some(past)).is_none());
+    }
+}
