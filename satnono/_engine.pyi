@@ -21,6 +21,9 @@ class Engine:
     def probe(
         self, domains: Domains, scope: list[int], seconds: float | None = None
     ) -> tuple[Verdict, int]: ...
+    def probing_lemmas(
+        self, seconds: float | None = None
+    ) -> tuple[str, list[tuple[int, int, int, int]]]: ...
     def estimate(self, domains: Domains, rounds: int) -> tuple[list[int], list[list[int]]]: ...
     def search(
         self,

@@ -99,6 +99,7 @@ def _certified(
     from dataclasses import replace
 
     from satnono.certify import certify
+    from satnono.proofcheck import check_certificate
     from satnono.runtime.deadline import Timeout
 
     if result.status not in ("unique", "unsolvable", "multiple"):
@@ -109,6 +110,14 @@ def _certified(
     except Timeout:
         why = "the deadline passed before the proof was made"
         return replace(result, stats={**result.stats, "certificate": why})
+    # Checked as anyone would check it, from the files: a certificate is handed out with
+    # the checker's verdict, never on the maker's word.
+    checked = check_certificate(folder, deadline.remaining())
+    if checked.timed_out:
+        made = replace(made, check_reason="not checked: the deadline passed first")
+    else:
+        made = replace(made, verified=checked.verified, check_reason=checked.reason,
+                       check_seconds=checked.seconds)  # fmt: skip
     return replace(result, certificate=made)
 
 

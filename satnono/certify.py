@@ -39,14 +39,20 @@ CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS = (
 @dataclass(frozen=True)
 class Certificate:
     """What was written: the verdict certified ("unique", "unsolvable" or "multiple"), the
-    files (names in `folder`), the proof's steps (0 without a proof) and the seconds taken."""
+    files (names in `folder`), the proof's steps (0 without a proof), what wrote the proof
+    ("" without one) and the seconds taken; then what satnono's checker said of it
+    (`verified` None until it is checked, `check_reason` the first failing step)."""
 
     verdict: str
     folder: str
     files: tuple[str, ...]
     encoding: str
     proof_steps: int
+    prover: str
     seconds: float
+    verified: bool | None = None
+    check_reason: str = ""
+    check_seconds: float = 0.0
 
 
 def puzzle_hash(clues_text: str) -> str:
@@ -62,6 +68,22 @@ class WholeCnf:
     dimacs: str
     cell_literals: dict[int, tuple[tuple[int, int], ...]]
     clauses: list[list[int]] | None = None
+
+    def lemma(self, lemma: tuple[int, int, int, int]) -> list[int]:
+        """The clause of a lemma of the engine's probing, (cell, color, other cell, other
+        color): "cell has color" rules out "other cell has other color" (other cell -1: the
+        color is ruled out itself)."""
+        cell, color, other, other_color = lemma
+        if other < 0:
+            return [-self.literal(cell, color)]
+        return [-self.literal(cell, color), -self.literal(other, other_color)]
+
+    def literal(self, cell: int, color: int) -> int:
+        """The literal of "cell has color"."""
+        for option, literal in self.cell_literals.get(cell, ()):
+            if option == color:
+                return literal
+        raise ValueError(f"cell {cell} has no variable for color {color}")
 
     def excluding(self, grid: Grid) -> list[int]:
         """The clause that excludes `grid`: some cell takes another color than it has there
@@ -121,29 +143,21 @@ def certify(
     except OSError as error:
         raise InputError(f"cannot make the folder: {error.strerror or error}", target) from None
     files: dict[str, str] = {CLUES: FORMATS["non"].write([puzzle])}
-    steps = 0
+    steps, prover = 0, ""
     if verdict == "multiple":
         files[SOLUTIONS] = "\n\n".join("\n".join(puzzle.grid_rows(grid)) for grid in grids[:2])
         files[SOLUTIONS] += "\n"
     else:
-        cnf = whole_cnf(puzzle, deadline, clauses=True)
-        files[CNF] = cnf.dimacs
-        clauses = cnf.clauses or []
-        if verdict == "unique":
-            files[SOLUTION] = "\n".join(puzzle.grid_rows(grids[0])) + "\n"
-            excluded = cnf.excluding(grids[0])
-            files[EXCLUDED] = with_clause(cnf.dimacs, excluded)
-            clauses.append(excluded)
-        proof = _refutation(clauses, deadline)
-        steps = sum(1 for line in proof if not line.startswith("d "))
-        files[PROOF] = "\n".join(proof) + "\n"
+        proved, steps, prover = _refuted(puzzle, grids[0] if verdict == "unique" else None,
+                                         deadline)  # fmt: skip
+        files.update(proved)
     for name, text in files.items():
         try:
             (target / name).write_text(text, encoding="utf-8")
         except OSError as error:
             raise InputError(f"cannot write: {error.strerror or error}", target / name) from None
     seconds = round(time.perf_counter() - started, 4)
-    return Certificate(verdict, str(target), tuple(files), ENCODING, steps, seconds)
+    return Certificate(verdict, str(target), tuple(files), ENCODING, steps, prover, seconds)
 
 
 def with_clause(dimacs: str, clause: list[int]) -> str:
@@ -156,6 +170,46 @@ def with_clause(dimacs: str, clause: list[int]) -> str:
     _, _, variables, count = dimacs[start:end].split()
     line = f"p cnf {variables} {int(count) + 1}"
     return f"{dimacs[:start]}{line}{dimacs[end:]}{' '.join(map(str, clause))} 0\n"
+
+
+def _refuted(
+    puzzle: Puzzle, solution: Grid | None, deadline: Deadline | None
+) -> tuple[dict[str, str], int, str]:
+    """The files of a proof that the puzzle has no solution (`solution` None) or none but
+    `solution`: the CNF, for unique the solution and the CNF that excludes it, and the DRUP
+    proof; with the proof's lemma count and what wrote it.
+
+    The engine's probing writes the first lemmas (satnono.native, engine/src/lemmas.rs):
+    unit propagation on the CNF is line logic, so when probing solves or refutes the puzzle
+    they are the whole proof, the empty clause last (the excluded solution is then falsified
+    by propagation). Otherwise CaDiCaL refutes the CNF with those lemmas added, and its proof
+    follows theirs.
+    """
+    from satnono.native import Engine
+
+    ending, lemmas = Engine(puzzle).probing_lemmas(deadline)
+    if ending == "timeout":
+        raise Timeout
+    cnf = whole_cnf(puzzle, deadline, clauses=ending == "stable")
+    files = {CNF: cnf.dimacs}
+    excluded: list[int] = []
+    if solution is not None:
+        files[SOLUTION] = "\n".join(puzzle.grid_rows(solution)) + "\n"
+        excluded = cnf.excluding(solution)
+        files[EXCLUDED] = with_clause(cnf.dimacs, excluded)
+    learned = [cnf.lemma(lemma) for lemma in lemmas]
+    proof = [" ".join(map(str, clause)) + " 0" for clause in learned]
+    prover = "satnono probing"
+    if ending == "stable":
+        clauses = cnf.clauses or []
+        if solution is not None:
+            clauses.append(excluded)
+        proof += _refutation(clauses + learned, deadline)
+        prover += f" + {PROVER}"
+    else:  # solved (the excluded solution) or refuted by propagation after the lemmas
+        proof.append("0")
+    files[PROOF] = "\n".join(proof) + "\n"
+    return files, sum(1 for line in proof if not line.startswith("d ")), prover
 
 
 def _refutation(clauses: list[list[int]], deadline: Deadline | None) -> list[str]:

@@ -62,7 +62,10 @@ def solve_object(source: str, result: SolveResult, grids: Sequence[Grid] | None)
         made = result.certificate
         data["certificate"] = {
             "verdict": made.verdict, "folder": made.folder, "files": list(made.files),
-            "encoding": made.encoding, "proof_steps": made.proof_steps, "seconds": made.seconds,
+            "encoding": made.encoding, "proof_steps": made.proof_steps, "prover": made.prover,
+            "seconds": made.seconds,
+            "checker": {"verified": made.verified, "reason": made.check_reason,
+                        "seconds": made.check_seconds},
         }  # fmt: skip
     return data
 

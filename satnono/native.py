@@ -123,6 +123,19 @@ class Engine:
         )
         return Reached(status, _listed(reached), line, probes)
 
+    def probing_lemmas(
+        self, deadline: Deadline | None = None
+    ) -> tuple[str, list[tuple[int, int, int, int]]]:
+        """Line logic and probing over the whole puzzle from its initial domains, writing
+        down the lemmas a DRUP proof of its automaton CNF needs (engine/src/lemmas.rs): how
+        it ended ("solved", "stable", "conflict" or "timeout") and the lemmas in order, each
+        (cell, color, other cell, other color): "cell has color" rules out "other cell has
+        other color" (other cell -1: the color is ruled out itself)."""
+        ending: str
+        lemmas: list[tuple[int, int, int, int]]
+        ending, lemmas = self._engine.probing_lemmas(_seconds(deadline))
+        return ending, lemmas
+
     def estimate(self, domains: Sequence[int], rounds: int = ESTIMATE_ROUNDS) -> Estimate:
         colors, starts = self._engine.estimate(self._wire(domains), rounds)
         return Estimate(list(colors), starts)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from satnono.errors import InputError
 from satnono.model import Grid, Puzzle
-from satnono.runtime.deadline import Deadline
+from satnono.runtime.deadline import Deadline, Timeout
 
 #: Proof steps checked between two looks at the deadline.
 _LOOK_EVERY = 256
@@ -35,11 +35,16 @@ class Checked:
     seconds: float
 
     @property
+    def timed_out(self) -> bool:
+        """The timeout stopped the check: the certificate is neither verified nor rejected."""
+        return not self.verified and self.reason.startswith("timeout")
+
+    @property
     def line(self) -> str:
-        """One line for the CLI: VERIFIED (what) or REJECTED (why)."""
+        """One line for the CLI: VERIFIED (what), REJECTED (why) or TIMEOUT (where)."""
         if self.verified:
             return f"VERIFIED: {self.verdict} ({self.steps} proof steps, {self.seconds:.2f} s)"
-        return f"REJECTED: {self.reason}"
+        return f"{'TIMEOUT' if self.timed_out else 'REJECTED'}: {self.reason}"
 
 
 def check_certificate(folder: str | Path, timeout: float | None = None) -> Checked:
@@ -78,7 +83,10 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
             return done("multiple", f"{certify.SOLUTIONS}: two different solutions are needed")
         return done("multiple")
     verdict = "unique" if single is not None else "unsolvable"
-    cnf = certify.whole_cnf(puzzle, deadline)
+    try:
+        cnf = certify.whole_cnf(puzzle, deadline)
+    except Timeout:
+        return done(verdict, "timeout while the CNF was rebuilt from the clues")
     expected = cnf.dimacs
     given = text(certify.CNF)
     if given is None or _body(given) != _body(expected):

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import satnono
 from satnono.certify import CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS
+from satnono.model import BLOTTED, Block
 from satnono.proofcheck import check_certificate, check_drup
-from support import EXAMPLES, SHARED, run_satnono
+from support import EXAMPLES, PALETTES, SHARED, run_satnono
 
 #: drat-trim (marijnheule/drat-trim, built in a scratch folder): on the PATH or named by
 #: $SATNONO_DRAT_TRIM; the cross-check skips without it.
@@ -106,20 +110,34 @@ def test_the_cli_writes_and_checks_a_certificate(tmp_path: Path) -> None:
     certificate = json.loads(done.stdout)["certificate"]
     assert certificate["verdict"] == "unique" and certificate["proof_steps"] > 0
     assert certificate["encoding"] == "automaton"
+    assert certificate["prover"] == "satnono probing"
+    assert certificate["checker"]["verified"] is True and certificate["checker"]["reason"] == ""
     checked = run_satnono("check-proof", str(folder))
     assert checked.returncode == 0 and checked.stdout.startswith("VERIFIED: unique")
+    out_of_time = run_satnono("check-proof", str(folder), "--timeout", "0.000001", "--json")
+    assert out_of_time.returncode == 3 and json.loads(out_of_time.stdout)["timeout"] is True
     (folder / PROOF).write_text("0\n")
     rejected = run_satnono("check-proof", str(folder), "--json")
     assert rejected.returncode == 1
     assert json.loads(rejected.stdout)["verified"] is False
+    assert json.loads(rejected.stdout)["timeout"] is False
     missing = run_satnono("check-proof", str(tmp_path / "nothing"))
     assert missing.returncode == 2 and "not a certificate folder" in missing.stderr
 
 
+#: The survey's puzzles with one solution (issue 34's Done-when names all 19).
+SURVEY_UNIQUE = (
+    "1-dancer", "16-knot", "1611-merka", "1694-tragic", "2040-hot", "21-skid", "23-edge",
+    "2413-smoke", "27-bucks", "3541-signed", "436-petro", "4645-m_and_m", "529-swing", "6-cat",
+    "65-mum", "6574-forever", "7604-dicap", "803-light", "8098-9_dom",
+)  # fmt: skip
+
+
 @pytest.mark.skipif(not DRAT_TRIM.exists(), reason="drat-trim is not built beside the repository")
 @pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")
-def test_drat_trim_agrees_on_the_surveys_forever(tmp_path: Path) -> None:
-    puzzle = satnono.read_puzzle(SHARED / "webpbn-survey" / "6574-forever.non")
+@pytest.mark.parametrize("name", SURVEY_UNIQUE)
+def test_drat_trim_agrees_on_the_surveys_unique_puzzles(name: str, tmp_path: Path) -> None:
+    puzzle = satnono.read_puzzle(SHARED / "webpbn-survey" / f"{name}.non")
     result = satnono.solve(puzzle, proof=tmp_path)
     assert result.status == "unique" and check_certificate(tmp_path).verified
     done = subprocess.run([str(DRAT_TRIM), str(tmp_path / EXCLUDED), str(tmp_path / PROOF)],
@@ -187,3 +205,93 @@ def test_a_puzzle_with_blotted_numbers_is_certified(tmp_path: Path) -> None:
     assert result.status == "unique" and result.certificate is not None
     checked = check_certificate(tmp_path)
     assert checked.verified and checked.verdict == result.status, checked.reason
+
+
+#: A random 20x20 puzzle (seed 11) with one solution that probing does not reach: its proof
+#: is probing's lemmas, then CaDiCaL's.
+PROBING_STALLS = satnono.Puzzle.from_clues(
+    rows=[[1, 1, 1, 1, 1, 1], [2, 2, 2, 2], [2, 5, 5, 1], [1, 1, 2, 1], [5, 4], [3, 3, 2, 1],
+          [1, 2, 2, 3], [3, 4, 1, 3], [1, 3, 2, 1, 2, 1], [1, 2, 1, 1, 2, 1],
+          [1, 1, 1, 1, 1, 1, 1], [2, 1, 1, 2, 1], [1, 1, 1, 1, 1, 2, 2, 1], [2, 1, 1, 2, 3, 2],
+          [1, 1, 2, 1, 1, 1, 1], [2, 1, 1, 1], [5, 2, 2, 3], [3, 1, 1, 2, 1, 1], [2, 2, 1, 2],
+          [4, 1, 2, 1]],
+    columns=[[1, 1, 1, 3, 1], [2, 2, 1, 1, 2], [1, 1, 3], [1, 3, 1, 2, 1], [1, 1, 3, 8],
+             [2, 1, 2, 1], [2, 1, 1, 3, 1], [1, 2, 4, 1, 1, 1], [1, 4, 1, 5], [2, 1, 1, 3, 1, 1],
+             [2, 1, 1, 1], [2, 2, 1, 3, 1, 1], [3, 1, 3, 1, 1, 1], [1, 2, 2, 1, 1],
+             [4, 2, 2, 2, 1], [3, 5, 1, 2, 1], [1, 1, 1, 3, 1], [1, 1, 1, 2, 1, 1, 1],
+             [4, 1, 1, 1, 2], [1, 1, 3, 2]],
+)  # fmt: skip
+
+
+def _both_checkers_verify(folder: Path) -> None:
+    """satnono's checker verifies the certificate, and the Python reference RUP check agrees
+    on its proof."""
+    checked = check_certificate(folder)
+    assert checked.verified, checked.reason
+    refuted = folder / (EXCLUDED if (folder / EXCLUDED).exists() else CNF)
+    clauses = [
+        [int(word) for word in line.split()[:-1]]
+        for line in refuted.read_text().splitlines()
+        if line and line[0] not in "cp"
+    ]
+    assert check_drup(clauses, (folder / PROOF).read_text().splitlines()) == ("", checked.steps)
+
+
+@pytest.mark.parametrize(
+    ("puzzle", "prover"),
+    [
+        (EXAMPLES / "needs-search-25.non", "satnono probing"),
+        (EXAMPLES / "unsolvable-1.non", "satnono probing"),
+        (PROBING_STALLS, "satnono probing + cadical195"),
+    ],
+)
+def test_the_engines_probing_writes_the_proof_and_cadical_only_finishes_it(
+    puzzle: satnono.Puzzle | Path, prover: str, tmp_path: Path
+) -> None:
+    """Where probing decides the puzzle its lemmas are the whole proof (hundreds of steps
+    where CaDiCaL alone wrote tens of thousands); where it stalls, CaDiCaL goes on from them."""
+    result = satnono.solve(
+        satnono.read_puzzle(puzzle) if isinstance(puzzle, Path) else puzzle, proof=tmp_path
+    )
+    assert result.certificate is not None and result.certificate.prover == prover
+    _both_checkers_verify(tmp_path)
+
+
+def _puzzles_probing_proves(count: int, seed: int) -> Iterator[satnono.Puzzle]:
+    """Random puzzles (black and white and color, some with blotted numbers, some with a
+    number made one longer) that line logic leaves open and probing solves or refutes: the
+    ones whose proofs are the engine's lemmas. (Small random puzzles almost never need one.)"""
+    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.native import Engine
+
+    rng = random.Random(seed)
+    made = 0
+    while made < count:
+        size, colors = rng.randint(10, 20), rng.choice((2, 2, 3, 4))
+        grid = random_grid(size, size, colors, rng.uniform(0.5, 0.7), rng)
+        puzzle = puzzle_from_grid(grid, PALETTES[colors], keep_goal=False)
+        rows = list(puzzle.rows)
+        if rng.random() < 0.3:
+            rows = [tuple(Block(BLOTTED, b.color) if rng.random() < 0.2 else b for b in clue)
+                    for clue in rows]  # fmt: skip
+        elif rng.random() < 0.3 and rows[0]:
+            rows[0] = (Block(rows[0][0].length + 1, rows[0][0].color), *rows[0][1:])
+        puzzle = replace(puzzle, rows=tuple(rows))
+        ending, lemmas = Engine(puzzle).probing_lemmas()
+        if lemmas and ending in ("solved", "conflict"):
+            made += 1
+            yield puzzle
+
+
+def test_every_certificate_probing_proves_is_verified(tmp_path: Path) -> None:
+    """Black and white, color and blotted, unique and unsolvable: every proof made of the
+    engine's probing lemmas verifies with both checkers (a lemma that unit propagation on the
+    CNF cannot show would fail here)."""
+    verdicts = set()
+    for number, puzzle in enumerate(_puzzles_probing_proves(20, seed=34)):
+        result = satnono.solve(puzzle, proof=tmp_path / str(number))
+        assert result.certificate is not None and result.certificate.prover == "satnono probing"
+        assert result.certificate.proof_steps > 1
+        _both_checkers_verify(tmp_path / str(number))
+        verdicts.add(result.status)
+    assert verdicts == {"unique", "unsolvable"}

@@ -3,7 +3,7 @@ unsolvable, the plain solve and the solve with `--proof` as whole processes (CPU
 start-up included), the proof's steps and size, and the two checkers on it: satnono's
 (`satnono check-proof`) and drat-trim when given. All in one run.
 
-`python tools/bench_certify.py FOLDER... [--drat-trim PATH] [--output BENCHMARKS.md
+`python tools/bench_certify.py FOLDER_OR_FILE... [--drat-trim PATH] [--output BENCHMARKS.md
 --section certify]`; `--unsolvable N --seed S --save DIR` first makes N puzzles without a
 solution whose contradiction line logic alone does not find (a random puzzle with one column
 clue changed so that its cell count still agrees), and keeps them in DIR.
@@ -140,7 +140,7 @@ def table(rows: list[Row], drat_trim: bool) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/bench_certify.py", description=__doc__)
-    parser.add_argument("folders", type=Path, nargs="*")
+    parser.add_argument("folders", type=Path, nargs="*", help="folders of .non files, or files")
     parser.add_argument("--drat-trim", type=Path)
     parser.add_argument("--unsolvable", type=int, default=0)
     parser.add_argument("--seed", type=int, default=34)
@@ -148,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path)
     parser.add_argument("--section", default="certify")
     args = parser.parse_args(argv)
-    files = sorted(p for folder in args.folders for p in folder.glob("*.non"))
+    files = sorted(
+        path for each in args.folders for path in (each.glob("*.non") if each.is_dir() else [each])
+    )
     if args.unsolvable:
         files += unsolvable(args.unsolvable, args.seed, args.save or Path(tempfile.mkdtemp()))
     with tempfile.TemporaryDirectory() as scratch:

@@ -115,6 +115,22 @@ impl Puzzle {
         (cell / self.width, self.height + cell % self.width)
     }
 
+    /// Every cell's colors before any logic: those both its row's clue and its column's use
+    /// (the background always).
+    pub fn initial_domains(&self) -> Vec<u128> {
+        let mask = |line: usize| -> u128 {
+            self.clues[line]
+                .iter()
+                .fold(1, |mask, block| mask | 1 << block.color)
+        };
+        (0..self.cells())
+            .map(|cell| {
+                let (row, column) = self.lines_of(cell);
+                mask(row) & mask(column)
+            })
+            .collect()
+    }
+
     /// The line crossing `line` at `position`, and where `line` lies along it.
     #[inline]
     pub fn crossing(&self, line: usize, position: usize) -> (usize, usize) {

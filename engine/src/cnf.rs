@@ -44,7 +44,7 @@ impl Formula {
 /// The formula of `puzzle` from its initial domains (each cell: the colors both its lines
 /// use), or None when `deadline` passes first (looked at before each line).
 pub fn whole_puzzle(puzzle: &Puzzle, deadline: Option<Instant>) -> Option<Formula> {
-    let domains = initial_domains(puzzle);
+    let domains = puzzle.initial_domains();
     let mut builder = Builder::new(puzzle.cells());
     let unfinished: Vec<usize> = (0..puzzle.lines())
         .filter(|&line| (0..puzzle.length(line)).any(|p| !single(domains[puzzle.cell(line, p)])))
@@ -75,20 +75,6 @@ fn single(domain: u128) -> bool {
 
 fn colors_of(domain: u128) -> Vec<u8> {
     (0..128u8).filter(|&c| domain >> c & 1 == 1).collect()
-}
-
-fn initial_domains(puzzle: &Puzzle) -> Vec<u128> {
-    let mask = |line: usize| -> u128 {
-        puzzle.clues[line]
-            .iter()
-            .fold(1, |mask, block| mask | 1 << block.color)
-    };
-    (0..puzzle.cells())
-        .map(|cell| {
-            let (row, column) = puzzle.lines_of(cell);
-            mask(row) & mask(column)
-        })
-        .collect()
 }
 
 /// The automaton of one clue, as satnono/automaton.py builds it: state q >= 1 is entered by

@@ -6,6 +6,7 @@
 //! keeping it is sound. Shares nothing with the line solver or any SAT solver.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
 /// What a check found: `reason` is empty when the proof derives the empty clause.
@@ -14,116 +15,209 @@ pub struct Checked {
     pub steps: usize,
 }
 
+/// Hashes a key that is a hash already (`key`): passes it through.
+#[derive(Default)]
+struct Passed(u64);
+
+impl Hasher for Passed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 << 8) | u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+}
+
+/// No clause (the end of a chain of same-key clauses).
+const NONE: u32 = u32::MAX;
+
+/// A clause watching a literal, with a literal of it (the blocker) that, when true, makes
+/// looking at the clause unnecessary.
+#[derive(Clone, Copy)]
+struct Watch {
+    clause: u32,
+    blocker: i32,
+}
+
+/// Clauses under unit propagation with two watched literals. Clauses live in one arena
+/// (`literals`, clause i at `spans[i]`); values are kept per literal, so reading one costs no
+/// sign test. Made for speed after measuring: a clause per `Vec` and a map keyed by
+/// literal vectors spent 0.31 s loading 2040-hot's 307,000 clauses (now a tenth of that).
 struct Rup {
-    /// Per variable: 0 unassigned, 1 true, -1 false.
+    /// Per literal code (see `code`): 1 true, -1 false, 0 unassigned.
     values: Vec<i8>,
     trail: Vec<i32>,
     head: usize,
-    clauses: Vec<Vec<i32>>,
+    literals: Vec<i32>,
+    /// Per clause: (first literal's index in `literals`, length).
+    spans: Vec<(u32, u32)>,
     alive: Vec<bool>,
-    /// Per literal code (see `code`): the clauses watching that literal.
-    watches: Vec<Vec<u32>>,
-    by_key: HashMap<Vec<i32>, Vec<u32>>,
+    /// Per literal code: the clauses watching that literal.
+    watches: Vec<Vec<Watch>>,
+    /// Deletion finds a clause by the hash of its sorted literals: the latest clause added
+    /// with that hash, and each clause's previous one with the same hash.
+    latest: HashMap<u64, u32, BuildHasherDefault<Passed>>,
+    previous: Vec<u32>,
     refuted: bool,
+    scratch: Vec<i32>,
+    sorted_scratch: Vec<i32>,
 }
 
+#[inline]
 fn code(literal: i32) -> usize {
     2 * literal.unsigned_abs() as usize + usize::from(literal < 0)
+}
+
+/// A hash of sorted literals (FNV-1a over their bits): equal sets, equal hashes.
+fn key(sorted: &[i32]) -> u64 {
+    sorted.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &literal| {
+        (hash ^ u64::from(literal as u32)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `clause` without repeated literals (first occurrences, in order) into `out`; false when
+/// the clause is a tautology.
+fn deduplicated(clause: &[i32], out: &mut Vec<i32>) -> bool {
+    out.clear();
+    for &literal in clause {
+        if out.contains(&-literal) {
+            return false;
+        }
+        if !out.contains(&literal) {
+            out.push(literal);
+        }
+    }
+    true
 }
 
 impl Rup {
     fn new() -> Self {
         Rup {
-            values: vec![0],
+            values: vec![0, 0],
             trail: Vec::new(),
             head: 0,
-            clauses: Vec::new(),
+            literals: Vec::new(),
+            spans: Vec::new(),
             alive: Vec::new(),
             watches: vec![Vec::new(), Vec::new()],
-            by_key: HashMap::new(),
+            latest: HashMap::default(),
+            previous: Vec::new(),
             refuted: false,
+            scratch: Vec::new(),
+            sorted_scratch: Vec::new(),
         }
     }
 
     fn grow(&mut self, literal: i32) {
-        let variable = literal.unsigned_abs() as usize;
-        if variable >= self.values.len() {
-            self.values.resize(variable + 1, 0);
-            self.watches.resize(2 * variable + 2, Vec::new());
+        let size = 2 * literal.unsigned_abs() as usize + 2;
+        if size > self.values.len() {
+            self.values.resize(size, 0);
+            self.watches.resize(size, Vec::new());
         }
     }
 
+    #[inline]
     fn value(&self, literal: i32) -> i8 {
-        let value = self.values[literal.unsigned_abs() as usize];
-        if literal > 0 {
-            value
-        } else {
-            -value
-        }
+        self.values[code(literal)]
     }
 
+    #[inline]
     fn assign(&mut self, literal: i32) {
-        self.values[literal.unsigned_abs() as usize] = if literal > 0 { 1 } else { -1 };
+        self.values[code(literal)] = 1;
+        self.values[code(-literal)] = -1;
         self.trail.push(literal);
     }
 
+    fn unassign(&mut self, literal: i32) {
+        self.values[code(literal)] = 0;
+        self.values[code(-literal)] = 0;
+    }
+
     fn add(&mut self, clause: &[i32]) {
-        let mut literals: Vec<i32> = Vec::with_capacity(clause.len());
+        let mut literals = std::mem::take(&mut self.scratch);
         for &literal in clause {
             self.grow(literal);
-            if !literals.contains(&literal) {
-                literals.push(literal);
-            }
         }
-        if literals.iter().any(|&literal| literals.contains(&-literal)) {
+        if !deduplicated(clause, &mut literals) {
+            self.scratch = literals;
             return; // a tautology constrains nothing
         }
-        let number = self.clauses.len() as u32;
-        let mut key = literals.clone();
-        key.sort_unstable();
-        self.by_key.entry(key).or_default().push(number);
+        let number = self.spans.len() as u32;
+        let mut sorted = std::mem::take(&mut self.sorted_scratch);
+        sorted.clear();
+        sorted.extend_from_slice(&literals);
+        sorted.sort_unstable();
+        let hash = key(&sorted);
+        self.sorted_scratch = sorted;
+        self.previous
+            .push(self.latest.insert(hash, number).unwrap_or(NONE));
         self.alive.push(true);
-        if self.refuted {
-            self.clauses.push(literals);
-            return;
-        }
-        // Watch two literals that are not false, when there are two (a stable order).
-        let values: Vec<bool> = literals.iter().map(|&l| self.value(l) == -1).collect();
-        let mut order: Vec<usize> = (0..literals.len()).collect();
-        order.sort_by_key(|&index| values[index]);
-        let literals: Vec<i32> = order.iter().map(|&index| literals[index]).collect();
-        if literals.is_empty() || self.value(literals[0]) == -1 {
-            self.refuted = true;
-            self.clauses.push(literals);
-            return;
-        }
-        if (literals.len() == 1 || self.value(literals[1]) == -1) && self.value(literals[0]) == 0 {
-            self.assign(literals[0]);
-            if !self.propagate() {
+        if !self.refuted {
+            // Two literals that are not false first, when there are two (a stable order).
+            let mut placed = 0;
+            for index in 0..literals.len() {
+                if self.value(literals[index]) != -1 {
+                    literals[placed..=index].rotate_right(1);
+                    placed += 1;
+                }
+            }
+            if literals.is_empty() || self.value(literals[0]) == -1 {
                 self.refuted = true;
+            } else {
+                let unit = literals.len() == 1 || self.value(literals[1]) == -1;
+                if unit && self.value(literals[0]) == 0 {
+                    self.assign(literals[0]);
+                    if !self.propagate() {
+                        self.refuted = true;
+                    }
+                }
+                if literals.len() > 1 {
+                    let (a, b) = (literals[0], literals[1]);
+                    self.watches[code(a)].push(Watch {
+                        clause: number,
+                        blocker: b,
+                    });
+                    self.watches[code(b)].push(Watch {
+                        clause: number,
+                        blocker: a,
+                    });
+                }
             }
         }
-        if literals.len() > 1 {
-            self.watches[code(literals[0])].push(number);
-            self.watches[code(literals[1])].push(number);
-        }
-        self.clauses.push(literals);
+        self.spans
+            .push((self.literals.len() as u32, literals.len() as u32));
+        self.literals.extend_from_slice(&literals);
+        self.scratch = literals;
+    }
+
+    /// The literals of clause `number`, sorted.
+    fn sorted(&self, number: u32) -> Vec<i32> {
+        let (start, length) = self.spans[number as usize];
+        let mut literals = self.literals[start as usize..(start + length) as usize].to_vec();
+        literals.sort_unstable();
+        literals
     }
 
     fn delete(&mut self, clause: &[i32]) {
-        let mut key: Vec<i32> = Vec::with_capacity(clause.len());
-        for &literal in clause {
-            if !key.contains(&literal) {
-                key.push(literal);
-            }
+        let mut literals = Vec::new();
+        if !deduplicated(clause, &mut literals) || literals.len() < 2 {
+            return; // unit clauses are kept; a tautology was never added
         }
-        key.sort_unstable();
-        if key.len() > 1 {
-            if let Some(copies) = self.by_key.get_mut(&key) {
-                if let Some(number) = copies.pop() {
-                    self.alive[number as usize] = false;
-                }
+        literals.sort_unstable();
+        let mut number = self.latest.get(&key(&literals)).copied().unwrap_or(NONE);
+        while number != NONE {
+            if self.alive[number as usize] && self.sorted(number) == literals {
+                self.alive[number as usize] = false;
+                return;
             }
+            number = self.previous[number as usize];
         }
     }
 
@@ -151,67 +245,85 @@ impl Rup {
         }
         for index in mark..self.trail.len() {
             let literal = self.trail[index];
-            self.values[literal.unsigned_abs() as usize] = 0;
+            self.unassign(literal);
         }
         self.trail.truncate(mark);
         self.head = mark;
         conflict
     }
 
+    /// Unit propagation from `head`; false on a conflict.
     fn propagate(&mut self) -> bool {
         while self.head < self.trail.len() {
             let false_literal = -self.trail[self.head];
             self.head += 1;
-            let watching = std::mem::take(&mut self.watches[code(false_literal)]);
-            let mut kept: Vec<u32> = Vec::with_capacity(watching.len());
-            let mut position = 0;
-            while position < watching.len() {
-                let number = watching[position];
-                position += 1;
-                if !self.alive[number as usize] {
+            let mut watching = std::mem::take(&mut self.watches[code(false_literal)]);
+            let (mut read, mut kept) = (0, 0);
+            let mut conflict = false;
+            while read < watching.len() {
+                let watch = watching[read];
+                read += 1;
+                if !self.alive[watch.clause as usize] {
+                    continue; // deleted: the watch goes too
+                }
+                if self.values[code(watch.blocker)] == 1 {
+                    watching[kept] = watch;
+                    kept += 1;
                     continue;
                 }
-                let clause = &mut self.clauses[number as usize];
+                let (start, length) = self.spans[watch.clause as usize];
+                let (start, end) = (start as usize, (start + length) as usize);
+                let clause = &mut self.literals[start..end];
                 if clause[0] == false_literal {
                     clause.swap(0, 1);
                 }
                 let other = clause[0];
-                let other_value = {
-                    let value = self.values[other.unsigned_abs() as usize];
-                    if other > 0 {
-                        value
-                    } else {
-                        -value
-                    }
-                };
+                let other_value = self.values[code(other)];
                 if other_value == 1 {
-                    kept.push(number);
+                    watching[kept] = Watch {
+                        clause: watch.clause,
+                        blocker: other,
+                    };
+                    kept += 1;
                     continue;
                 }
                 let mut moved = None;
                 for index in 2..clause.len() {
-                    let literal = clause[index];
-                    let value = self.values[literal.unsigned_abs() as usize];
-                    let value = if literal > 0 { value } else { -value };
-                    if value != -1 {
+                    if self.values[code(clause[index])] != -1 {
                         clause.swap(1, index);
                         moved = Some(clause[1]);
                         break;
                     }
                 }
                 if let Some(new_watch) = moved {
-                    self.watches[code(new_watch)].push(number);
+                    self.watches[code(new_watch)].push(Watch {
+                        clause: watch.clause,
+                        blocker: other,
+                    });
                     continue;
                 }
-                kept.push(number);
+                watching[kept] = Watch {
+                    clause: watch.clause,
+                    blocker: other,
+                };
+                kept += 1;
                 if other_value == -1 {
-                    kept.extend_from_slice(&watching[position..]);
-                    self.watches[code(false_literal)] = kept;
-                    return false;
+                    conflict = true;
+                    break;
                 }
                 self.assign(other);
             }
-            self.watches[code(false_literal)] = kept;
+            // Keep the watches not yet read after a conflict.
+            while read < watching.len() {
+                watching[kept] = watching[read];
+                kept += 1;
+                read += 1;
+            }
+            watching.truncate(kept);
+            self.watches[code(false_literal)] = watching;
+            if conflict {
+                return false;
+            }
         }
         true
     }

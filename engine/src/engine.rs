@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::bits::Bits;
 use crate::clue::{line_colors, Block, Puzzle, MAX_COLORS, MAX_SIDE};
+use crate::lemmas::{self, Ending, Lemma};
 use crate::line::{self, Workspace};
 use crate::probe::{Limits, Prober, Sweep};
 use crate::propagate::{Board, Outcome};
@@ -122,6 +123,14 @@ fn probe<const W: usize>(
     (reached, prober.probes)
 }
 
+fn lemmas_from<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    deadline: Option<Instant>,
+) -> (Ending, Vec<Lemma>, Vec<u128>) {
+    lemmas::probing_lemmas::<W>(puzzle, domains, deadline)
+}
+
 fn search<const W: usize>(
     puzzle: &Arc<Puzzle>,
     domains: &[u128],
@@ -174,6 +183,13 @@ impl Engine {
         deadline: Option<Instant>,
     ) -> (Reached, u64) {
         with_words!(self.words, probe(&self.puzzle, domains, scope, deadline))
+    }
+
+    /// Line logic and probing over the whole puzzle from its initial domains, writing down
+    /// the lemmas a proof needs (see `lemmas`), and the domains reached.
+    pub fn probing_lemmas(&self, deadline: Option<Instant>) -> (Ending, Vec<Lemma>, Vec<u128>) {
+        let domains = self.puzzle.initial_domains();
+        with_words!(self.words, lemmas_from(&self.puzzle, &domains, deadline))
     }
 
     /// A search over the `scope` lines (all when empty), started by its first `run`.

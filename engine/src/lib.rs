@@ -4,7 +4,7 @@
 //! and its trail; `propagate`: the fixpoint over dirty lines; `probe`: probing; `search`: the
 //! depth-first search; `estimate`: belief propagation, guesses for a SAT solver; `engine`: the
 //! calls below, at the word count a puzzle needs; `cnf`: the automaton CNF of a whole puzzle,
-//! which certificates are about; `drup`: the checker of certificates' proofs,
+//! which certificates are about; `lemmas`: probing that writes down the lemmas of their proofs; `drup`: the checker of certificates' proofs,
 //! apart from all the rest). This file
 //! is the Python surface, and nothing else: clues and grids come in, domains, verdicts and
 //! solutions go out. Every call checks its arguments (ValueError), releases the GIL while it
@@ -21,6 +21,7 @@ mod drup;
 mod engine;
 mod estimate;
 mod grid;
+mod lemmas;
 mod line;
 mod probe;
 mod propagate;
@@ -39,6 +40,8 @@ use std::time::{Duration, Instant};
 use crate::clue::{Block, Puzzle};
 #[cfg(feature = "python")]
 use crate::engine::{AnySearch, Engine, Reached};
+#[cfg(feature = "python")]
+use crate::lemmas::{Ending, Lemma};
 #[cfg(feature = "python")]
 use crate::search::{Event, Options};
 
@@ -239,6 +242,50 @@ impl PyEngine {
                 Puzzle::new(width, height, colors, clues).map_err(PyValueError::new_err)?;
             Ok(Self {
                 engine: Engine::new(puzzle),
+            })
+        })
+    }
+
+    /// Line logic and probing over the whole puzzle from its initial domains, with the
+    /// lemmas a DRUP proof of its automaton CNF needs (`lemmas`): (how it ended: "solved",
+    /// "stable", "conflict" or "timeout"; the lemmas in order, each (cell, color, other
+    /// cell, other color): "cell has color" rules out "other cell has other color", other
+    /// cell -1: the color is ruled out itself).
+    #[pyo3(signature = (seconds=None))]
+    fn probing_lemmas(
+        &self,
+        py: Python<'_>,
+        seconds: Option<f64>,
+    ) -> PyResult<(&'static str, Vec<Implication>)> {
+        let deadline = deadline_in(seconds)?;
+        let engine = &self.engine;
+        py.detach(|| {
+            guarded(|| {
+                let (ending, lemmas, _) = engine.probing_lemmas(deadline);
+                let ending = match ending {
+                    Ending::Solved => "solved",
+                    Ending::Stable => "stable",
+                    Ending::Conflict => "conflict",
+                    Ending::Timeout => "timeout",
+                };
+                let listed = lemmas
+                    .into_iter()
+                    .map(|lemma| match lemma {
+                        Lemma::Not { cell, color } => (cell as u32, u32::from(color), -1, 0),
+                        Lemma::Implies {
+                            cell,
+                            color,
+                            other,
+                            other_color,
+                        } => (
+                            cell as u32,
+                            u32::from(color),
+                            other as i64,
+                            u32::from(other_color),
+                        ),
+                    })
+                    .collect();
+                Ok((ending, listed))
             })
         })
     }

@@ -25,7 +25,14 @@ from satnono.cli.options import (
     TimeoutOpt,
     completes,
 )
-from satnono.cli.process import EXIT_SOLVED, EXIT_UNSOLVABLE, handles_errors, print_json, say
+from satnono.cli.process import (
+    EXIT_SOLVED,
+    EXIT_TIMEOUT,
+    EXIT_UNSOLVABLE,
+    handles_errors,
+    print_json,
+    say,
+)
 from satnono.cli.shell import app
 from satnono.terminal import labelled, printable
 
@@ -316,13 +323,16 @@ def check_proof(
 ) -> None:
     """Check a certificate: the CNF against the clues, the solutions against the clues, and
     the proof step by step (reverse unit propagation); VERIFIED, or the first failing step
-    (exit 1)."""
+    (exit 1), or TIMEOUT (exit 3)."""
     checked = satnono.check_proof(folder, timeout)
     if json_output:
         print_json({
             "folder": str(folder), "verified": checked.verified, "verdict": checked.verdict,
             "reason": checked.reason, "steps": checked.steps, "seconds": checked.seconds,
+            "timeout": checked.timed_out,
         })  # fmt: skip
     else:
         typer.echo(printable(checked.line))
+    if checked.timed_out:
+        raise SystemExit(EXIT_TIMEOUT)
     raise SystemExit(EXIT_SOLVED if checked.verified else EXIT_UNSOLVABLE)

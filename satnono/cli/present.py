@@ -191,5 +191,12 @@ def certificate_line(result: Any) -> str:
     if made is None:
         return f"no certificate: {result.stats.get('certificate', 'none was made')}"
     steps = f", {made.proof_steps} proof steps" if made.proof_steps else ""
+    if made.verified:
+        checked = f"VERIFIED by satnono's checker in {made.check_seconds:.2f} s"
+    elif made.verified is None:
+        checked = made.check_reason or "not checked"
+    else:
+        checked = f"REJECTED by satnono's checker: {made.check_reason}"
     return (f"certificate of {made.verdict} in {made.folder} ({made.encoding} CNF{steps}, "
-            f"{made.seconds:.2f} s); check it with: satnono check-proof {made.folder}")  # fmt: skip
+            f"{made.seconds:.2f} s), {checked}; check it again with: "
+            f"satnono check-proof {made.folder}")  # fmt: skip
