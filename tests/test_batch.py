@@ -471,3 +471,34 @@ def test_the_puzzle_hash_is_the_hash_of_the_repr_it_always_was() -> None:
     puzzles.append(satnono.Puzzle.from_clues([["?"]], [[1]]))  # a blotted number
     for puzzle in puzzles:
         assert puzzle_hash(puzzle) == by_repr(puzzle)
+
+
+def test_batch_proof_writes_a_checked_certificate_for_each_verdict(
+    archive: Path, tmp_path: Path
+) -> None:
+    """`batch run --proof DIR`: a certificate folder per puzzle solved (unique, unsolvable,
+    multiple), each listed in DIR/certificates.csv with satnono's checker's verdict, each
+    verified again from its files; a rerun skips them, and a run without --proof before does
+    not count as one with it (its puzzles have no certificate)."""
+    import csv
+
+    db, certificates = tmp_path / "r.sqlite", tmp_path / "certs"
+    plain = run_satnono("batch", str(archive / "duck.non"), "--db", str(db), "--timeout", "20")
+    assert plain.returncode == 0, plain.stderr
+    done = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20",
+                       "--proof", str(certificates), timeout=180)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with (certificates / "certificates.csv").open(encoding="utf-8") as file:
+        listed = list(csv.DictReader(file))
+    verdicts = {line["verdict"] for line in listed}
+    assert {"unique", "unsolvable", "multiple"} <= verdicts
+    assert any(line["file"].endswith("duck.non") for line in listed)  # solved again
+    assert all(line["checker"] == "VERIFIED" for line in listed)
+    for line in listed:
+        assert satnono.check_proof(line["folder"]).verified
+    assert f"{len(listed)} certificates in {certificates}" in done.stdout
+    again = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20",
+                        "--proof", str(certificates))  # fmt: skip
+    assert again.returncode == 0 and "0 run now" in again.stdout
+    with (certificates / "certificates.csv").open(encoding="utf-8") as file:
+        assert len(list(csv.DictReader(file))) == len(listed)

@@ -136,13 +136,14 @@ def test_a_picture_keeps_its_timeout(server: str) -> None:
 
 def test_every_kind_of_work_waits_for_a_slot(server: str) -> None:
     """With both run slots taken, a stream (whose body is not even read as a puzzle before it
-    has a slot), a picture and a conversion all wait, then get 503: none of them runs beside
-    the searches."""
+    has a slot), a picture, a conversion and a certificate all wait, then get 503: none of
+    them runs beside the searches."""
     path, png = _png_request(30)
     requests = {
         "stream": ("/api/solve/stream?name=d.non", b"width 3\nnot a puzzle"),
         "picture": (path, png),
         "convert": ("/api/convert?to=xml&name=d.non", DUCK),
+        "certificate": ("/api/certificate?name=d.non", DUCK),
     }
     first, second = open_stream(server), open_stream(server)
     answers: dict[str, tuple[int, bytes]] = {}

@@ -130,6 +130,34 @@ def test_answers_say_what_they_are_and_errors_stay_short(server: str) -> None:
         assert response.status == 200
 
 
+def test_the_certificate_is_a_zip_anyone_can_check(server: str, tmp_path: Path) -> None:
+    """POST /api/certificate: the verdict's certificate, checked on the server, as a zip whose
+    folder satnono's checker verifies again here; past its timeout it is a 503 saying so, and
+    a puzzle too large for the server a 400."""
+    import io
+    import zipfile
+
+    import satnono
+
+    for name in ("duck.non", "unsolvable-1.non", "switches-8.non"):
+        text = (EXAMPLES / name).read_bytes()
+        request = urllib.request.Request(f"{server}/api/certificate?name={name}", text,
+                                         method="POST")  # fmt: skip
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.headers["Content-Type"] == "application/zip"
+            zipfile.ZipFile(io.BytesIO(response.read())).extractall(tmp_path)
+        folder = tmp_path / f"{Path(name).stem}-certificate"
+        assert "VERIFIED" in (folder / "README.txt").read_text()
+        assert satnono.check_proof(folder).verified
+    status, body = post(
+        f"{server}/api/certificate?timeout=0", (EXAMPLES / "needs-search-25.non").read_bytes()
+    )
+    assert status == 503 and b"took over its timeout" in body
+    big = b"width 101\nheight 100\nrows\n" + b"1\n" * 100 + b"columns\n" + b"1\n" * 101
+    status, body = post(f"{server}/api/certificate", big)
+    assert status == 400 and b"at most 10000 cells" in body
+
+
 # --- in a real browser --------------------------------------------------------------------------
 
 
@@ -160,6 +188,17 @@ def test_the_page_solves_a_color_puzzle(page: object, tmp_path: Path) -> None:
     puzzle_colors = {"#1f6fd0", "#ffd21f"}  # two of the sailboat's colors
     assert any(color in svg.lower() for color in puzzle_colors), svg[:300]
     page.screenshot(path=str(_shots(tmp_path) / "web-solve.png"), full_page=True)  # type: ignore[attr-defined]
+    # Beside the verdict: its certificate, a zip that satnono's checker verifies.
+    import zipfile
+
+    import satnono
+
+    with page.expect_download() as waiting:  # type: ignore[attr-defined]
+        page.click("#download-certificate")  # type: ignore[attr-defined]
+    saved = tmp_path / "certificate.zip"
+    waiting.value.save_as(saved)
+    zipfile.ZipFile(saved).extractall(tmp_path)
+    assert satnono.check_proof(tmp_path / "puzzle-certificate").verified
 
 
 def test_the_authors_mode_marks_the_ambiguous_cells(page: object, tmp_path: Path) -> None:

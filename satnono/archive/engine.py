@@ -42,6 +42,9 @@ class BatchSettings:
     analyze: bool = False
     #: Keep the solutions found in the row (compare checks them against each other).
     keep_solutions: bool = False
+    #: A folder to write each verdict's certificate into (`batch run --proof`), one folder
+    #: per puzzle (see `certificate_folder`).
+    proof: str | None = None
 
     def __post_init__(self) -> None:
         from satnono import arguments
@@ -55,14 +58,15 @@ class BatchSettings:
             f"backend={self.backend or 'default'}", f"timeout={self.timeout}",
             f"max_solutions={self.max_solutions}",
         ]  # fmt: skip
-        parts += ["count"] * self.count + ["analyze"] * self.analyze
+        parts += ["count"] * self.count + ["analyze"] * self.analyze + ["proof"] * bool(self.proof)
         return " ".join(parts)
 
     def same_but_timeout(self, configuration: str) -> bool:
         """Whether `configuration` (a stored key) asks the same as this one but for the
         timeout: its finished verdicts hold here too (a proof does not depend on the time it
-        took). Never with --count or --analyze, whose figures may have been cut short."""
-        if self.count or self.analyze:
+        took). Never with --count or --analyze, whose figures may have been cut short, nor
+        with --proof, which is written when the puzzle is solved."""
+        if self.count or self.analyze or self.proof:
             return False
         words = [word for word in configuration.split() if not word.startswith("timeout=")]
         mine = [word for word in self.key().split() if not word.startswith("timeout=")]
@@ -102,6 +106,17 @@ def _clues_repr(clues: Sequence[Clue]) -> str:
 
 def _tuple_repr(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def certificate_folder(job: Job, settings: BatchSettings) -> str | None:
+    """Where `batch run --proof DIR` writes the certificate of `job`'s puzzle: DIR/<file
+    name>[-<puzzle number>]-<8 hex digits of the puzzle's hash> (a puzzle found under several
+    names is solved once, its certificate under the first), or None without --proof."""
+    if settings.proof is None:
+        return None
+    stem = Path(job.file).name.split(".")[0] or "puzzle"
+    number = f"-{job.index}" if job.index > 1 else ""
+    return str(Path(settings.proof) / f"{stem}{number}-{job.puzzle_hash[:8]}")
 
 
 def job_of(path: Path) -> Job:
@@ -202,9 +217,7 @@ def _solve(
         server = _server(run)
         places = [place for place in range(start, end) if tasks[place][0].puzzle is not None]
         message: tuple[int | None, list[Any]] = (
-            (run, places)
-            if run is not None
-            else (None, [(tasks[place][0].puzzle, tasks[place][1]) for place in places])
+            (run, places) if run is not None else (None, [_work(*tasks[place]) for place in places])
         )
         with contextlib.suppress(OSError):  # a dead server: its first answer says how
             if places:
@@ -292,22 +305,31 @@ def _serve(send: Callable[[Any], None], receive: Callable[[], Any]) -> None:
     while True:
         run, items = receive()
         if run is not None:  # places in the run's tasks, which this process has too
-            items = [(_SHARED[run][place][0].puzzle, _SHARED[run][place][1]) for place in items]
-        for puzzle, settings in items:
-            send(_solve_here(puzzle, settings))
+            items = [_work(*_SHARED[run][place]) for place in items]
+        for puzzle, settings, folder in items:
+            send(_solve_here(puzzle, settings, folder))
 
 
-def _solve_here(puzzle: Puzzle, settings: BatchSettings) -> dict[str, Any]:
+def _work(job: Job, settings: BatchSettings) -> tuple[Puzzle | None, BatchSettings, str | None]:
+    """What the solver process needs of a task: the puzzle, the settings, the certificate's
+    folder."""
+    return job.puzzle, settings, certificate_folder(job, settings)
+
+
+def _solve_here(puzzle: Puzzle, settings: BatchSettings, folder: str | None) -> dict[str, Any]:
     import satnono
 
     started = time.perf_counter()
     try:
-        result = satnono.solve(puzzle, settings.backend, settings.max_solutions, settings.timeout)
+        result = satnono.solve(puzzle, settings.backend, settings.max_solutions, settings.timeout,
+                               proof=folder)  # fmt: skip
         answer: dict[str, Any] = {
             "status": result.status, "complete": result.complete,
             "solutions_found": result.solutions_found,
             "cells_left": result.stats.get("cells_left"), "error": result.reason,
         }  # fmt: skip
+        if folder is not None:
+            answer["certificate"] = _certificate_said(result)
         answer["difficulty"] = _difficulty(result.status, answer["cells_left"])
         if settings.keep_solutions:  # compare: the solutions and the size of the model
             answer["solutions"] = result.solutions
@@ -323,6 +345,20 @@ def _solve_here(puzzle: Puzzle, settings: BatchSettings) -> dict[str, Any]:
         answer = {"status": "error", "error": str(error)}
     answer["seconds"] = round(time.perf_counter() - started, 4)
     return answer
+
+
+def _certificate_said(result: Any) -> str:
+    """A row's certificate in a word or a line: VERIFIED, REJECTED: why, NOT CHECKED: why
+    (the deadline came first), or none: why there is none (a verdict that claims nothing,
+    the deadline)."""
+    made = result.certificate
+    if made is None:
+        return f"none: {result.stats.get('certificate', 'not made')}"
+    if made.verified:
+        return "VERIFIED"
+    if made.verified is None:
+        return f"NOT CHECKED: {made.check_reason}"
+    return f"REJECTED: {made.check_reason}"
 
 
 def _difficulty(status: str, cells_left: int | None) -> str | None:
@@ -349,7 +385,7 @@ def _row(job: Job, settings: BatchSettings, answer: dict[str, Any]) -> ResultRow
         version=__version__, error=answer.get("error"),
         solutions=tuple(tuple(rows) for rows in answer.get("solutions", ())),
         variables=answer.get("variables"), clauses=answer.get("clauses"),
-        wall_seconds=answer.get("wall_seconds"),
+        wall_seconds=answer.get("wall_seconds"), certificate=answer.get("certificate"),
     )  # fmt: skip
 
 

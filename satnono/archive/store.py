@@ -54,10 +54,14 @@ class ResultRow:
     #: The time this worker waited for the answer (the solve, and handing the puzzle and
     #: its answer over); `seconds` is the solve's own, in the solver process. Not stored.
     wall_seconds: float | None = field(default=None, compare=False)
+    #: With `batch run --proof`: what satnono's checker said of the certificate written
+    #: ("VERIFIED", "REJECTED: why", or "none: why"). Not stored: the folder's
+    #: certificates.csv lists them.
+    certificate: str | None = field(default=None, compare=False)
 
 
-#: The fields a results database holds (the others travel to compare only).
-_UNSTORED = frozenset({"solutions", "variables", "clauses", "wall_seconds"})
+#: The fields a results database holds (the others travel to compare and batch only).
+_UNSTORED = frozenset({"solutions", "variables", "clauses", "wall_seconds", "certificate"})
 _COLUMNS = [f.name for f in fields(ResultRow) if f.name not in _UNSTORED]
 _TYPES = {
     "puzzle_index": "INTEGER", "width": "INTEGER", "height": "INTEGER", "colors": "INTEGER",

@@ -67,16 +67,27 @@ def batch_run(
     ] = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = "local",
+    proof: Annotated[
+        Path | None,
+        typer.Option(
+            "--proof",
+            help="Write each verdict's certificate (solve --proof) into a folder of this "
+            "folder per puzzle, listed in its certificates.csv.",
+        ),
+    ] = None,
 ) -> None:
     """Solve every puzzle under the paths not yet in the database: resumable, one row per
     puzzle, each stored as it finishes."""
     if db is None:
         raise satnono.InputError("name the results database: --db results.sqlite", "--db")
     deadline(timeout)  # checked before any work
-    settings = archive.BatchSettings(backend, timeout, max_solutions, exact_count, analyze_too)
+    settings = archive.BatchSettings(
+        backend, timeout, max_solutions, exact_count, analyze_too,
+        proof=None if proof is None else str(proof.resolve()),
+    )  # fmt: skip
     with batch_bar(console(stderr=True)) as on_row:
         run = archive.run_batch(paths, db, settings, workers, scheduler, on_row)
-    for line in present.batch_run_lines(run, db):
+    for line in present.batch_run_lines(run, db, proof):
         typer.echo(printable(line))
     if run.rows:
         for line in archive.summary_lines(run.named_rows()):

@@ -167,9 +167,10 @@ def givens_line(puzzle: Any, givens: Any) -> str:
     return f"give {len(givens.cells)} {noun} (row, column) to make it {done}: {cells}"
 
 
-def batch_run_lines(run: Any, db: Path) -> list[str]:
+def batch_run_lines(run: Any, db: Path, proof: Path | None = None) -> list[str]:
     """What a batch run did, every entry accounted for: puzzles found, run now, already in
-    the database, duplicates (solved once), and the entries that are not puzzle files."""
+    the database, duplicates (solved once), the entries that are not puzzle files, and with
+    --proof the certificates written and what satnono's checker said of them."""
     parts = [f"{len(run.rows)} run now", f"{run.skipped} already in {db}"]
     if run.adopted:
         parts[-1] += f" ({run.adopted} finished under another --timeout)"
@@ -182,6 +183,15 @@ def batch_run_lines(run: Any, db: Path) -> list[str]:
         lines += [f"  {path}: {reason}" for path, reason in run.ignored[:10]]
         if len(run.ignored) > 10:
             lines.append(f"  ... and {len(run.ignored) - 10} more")
+    if proof is not None:
+        said = [row.certificate for row in run.rows if row.certificate is not None]
+        made = [word for word in said if not word.startswith("none")]
+        counts = {word: sum(1 for each in made if each.startswith(word))
+                  for word in ("VERIFIED", "REJECTED", "NOT CHECKED")}  # fmt: skip
+        checked = ", ".join(f"{number} {word}" for word, number in counts.items() if number)
+        lines.append(f"{len(made)} certificates in {proof} (certificates.csv)"
+                     f"{': ' + checked if checked else ''}; "
+                     f"{len(said) - len(made)} puzzles without one")  # fmt: skip
     return lines
 
 

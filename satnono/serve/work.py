@@ -15,6 +15,9 @@ MAX_TIMEOUT = 120.0
 DEFAULT_TIMEOUT = 30.0
 #: Largest puzzle drawn, in cells: a PNG of a 1000x1000 grid takes 17 s and 760 MB.
 MAX_PICTURE_CELLS = {"svg": 250_000, "png": 40_000}
+#: Largest puzzle whose certificate is made here, in cells: the whole puzzle's CNF is about
+#: 2 KB a cell (2040-hot, 55x60: 6 MB), written twice (with and without the solution).
+MAX_CERTIFICATE_CELLS = 10_000
 #: Query values quoted back in an error are cut to this many characters.
 QUOTED = 40
 
@@ -59,6 +62,57 @@ def solve(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict[
         raise InputError("max_solutions must be within 1..1000 here", "max_solutions")
     result = satnono.solve(puzzle, query.get("backend") or None, limit, deadline=deadline)
     return contract.solve_object(source_of(query), result, result.grids)
+
+
+def certificate(text: str, query: dict[str, str], deadline: satnono.Deadline) -> bytes:
+    """The certificate of the puzzle's verdict (`solve --proof`) as a zip of its folder,
+    checked by satnono's checker before it is handed out; InputError when the verdict has
+    none (a timeout, a verdict that claims nothing) or the checker rejects it."""
+    import io
+    import tempfile
+    import zipfile
+
+    puzzle = parse(text, query)
+    if puzzle.width * puzzle.height > MAX_CERTIFICATE_CELLS:
+        raise InputError(f"a certificate is made here for puzzles of at most "
+                         f"{MAX_CERTIFICATE_CELLS} cells: use satnono solve --proof",
+                         "request")  # fmt: skip
+    name = Path(query.get("name") or "puzzle").stem or "puzzle"
+    with tempfile.TemporaryDirectory(prefix="satnono-certificate-") as folder:
+        result = satnono.solve(puzzle, query.get("backend") or None, 2, deadline=deadline,
+                               proof=folder)  # fmt: skip
+        made = result.certificate
+        if made is None:
+            if deadline.expired():
+                raise Timeout
+            why = result.stats.get("certificate", "none was made")
+            raise InputError(f"no certificate: {why}", "request")
+        if not made.verified:
+            raise InputError(f"no certificate: satnono's checker says {made.check_reason}",
+                             "request")  # fmt: skip
+        packed = io.BytesIO()
+        with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+            for file in made.files:
+                archive.write(Path(folder) / file, f"{name}-certificate/{file}")
+            archive.writestr(f"{name}-certificate/README.txt", _certificate_readme(made))
+        return packed.getvalue()
+
+
+def _certificate_readme(made: Any) -> str:
+    """What the zip holds and how to check it, for whoever receives it."""
+    how = ("satnono check-proof FOLDER (the CNF rebuilt from puzzle.non and compared, the proof "
+           "checked step by step)")  # fmt: skip
+    if made.verdict != "multiple":
+        refuted = "excluded.cnf" if made.verdict == "unique" else "puzzle.cnf"
+        how += f", or: drat-trim {refuted} proof.drup"
+    return (
+        f"satnono certificate: {made.verdict}\n"
+        f"files: {', '.join(made.files)}\n"
+        f"encoding: {made.encoding} (encodings/automaton-cnf.md)\n"
+        f"proof: {made.proof_steps} steps by {made.prover or '-'}\n"
+        f"VERIFIED by satnono's checker on the server in {made.check_seconds:.2f} s\n"
+        f"check it yourself: {how}\n"
+    )
 
 
 def count(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict[str, Any]:
@@ -181,6 +235,8 @@ def media_type(endpoint: str, query: dict[str, str]) -> str:
     """What an endpoint's answer is, when it is not JSON."""
     if endpoint == "picture":
         return "image/png" if query.get("type") == "png" else "image/svg+xml"
+    if endpoint == "certificate":
+        return "application/zip"
     return "text/plain; charset=utf-8"
 
 

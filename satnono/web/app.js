@@ -13,6 +13,7 @@ function clearResult() {
   $("picture").innerHTML = ""; $("verdict").textContent = ""; $("phase").textContent = "";
   $("partial").textContent = "";
   for (const id of ["download-svg", "download-png"]) $(id).disabled = true;
+  $("download-certificate").hidden = true; $("certificate-said").textContent = "";
 }
 
 function baseName() {
@@ -174,6 +175,8 @@ async function handle(event) {
   } else if (event.event === "done") {
     state.status = event.result.status;
     $("verdict").textContent = verdictText(event.result);
+    // A verdict that claims something can be proved: its certificate beside it.
+    $("download-certificate").hidden = !["unique", "unsolvable", "multiple"].includes(state.status);
     $("phase").textContent = `${event.result.seconds.toFixed(2)} s`;
     await drawLive();  // the solution; after a timeout, the grid as far as it was decided
   }
@@ -249,6 +252,20 @@ async function downloadPuzzle() {
   download(await (await post("/api/convert", $("text").value, query)).blob(), `${baseName()}.${format}`);
 }
 
+// The certificate is made on demand (a proof takes a solve of its own, and can be megabytes).
+async function downloadCertificate() {
+  const action = state.action, button = $("download-certificate");
+  button.disabled = true; $("certificate-said").textContent = "Making the certificate…";
+  try {
+    const blob = await (await post("/api/certificate", state.text)).blob();
+    if (action !== state.action) return;
+    download(blob, `${baseName()}-certificate.zip`);
+    $("certificate-said").textContent = "Verified by satnono's checker; check it yourself with satnono check-proof.";
+  } catch (error) {
+    if (action === state.action) $("certificate-said").textContent = error.message;
+  } finally { button.disabled = false; }
+}
+
 // --- opening ---------------------------------------------------------------------------------
 $("file").addEventListener("change", async (e) => {
   const file = e.target.files[0]; if (file) setPuzzle(await file.text(), file.name);
@@ -278,6 +295,7 @@ $("analyze").addEventListener("click", () => analyze(true));
 $("download-svg").addEventListener("click", () => downloadPicture("svg"));
 $("download-png").addEventListener("click", () => downloadPicture("png"));
 $("download-puzzle").addEventListener("click", downloadPuzzle);
+$("download-certificate").addEventListener("click", downloadCertificate);
 
 // --- modes -----------------------------------------------------------------------------------
 for (const tab of document.querySelectorAll(".tab")) {
