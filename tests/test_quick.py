@@ -96,6 +96,10 @@ def test_the_common_lines_are_parsed() -> None:
         [Path("a.non")],
         SolveArgs(quiet=True, backend="cpsat", threads=2),
     )
+    assert quick.parse(["a.non", "--proof", "cert"]) == (
+        [Path("a.non")],
+        SolveArgs(proof=Path("cert")),
+    )
 
 
 def _same(line: str) -> str:

@@ -8,7 +8,6 @@
 //! the puzzle's initial domains, then exported as DIMACS exports them: repeated literals
 //! dropped, tautologies left out.
 
-use std::fmt::Write;
 use std::time::Instant;
 
 use crate::clue::{Block, Puzzle};
@@ -17,27 +16,61 @@ use crate::clue::{Block, Puzzle};
 const TRUE: i32 = 1;
 const FALSE: i32 = -1;
 
-/// The whole puzzle's formula.
+/// The whole puzzle's formula, its clauses in one arena (clause i is
+/// `literals[ends[i - 1]..ends[i]]`): 307,000 clauses made one by one cost more than the
+/// encoding itself.
 pub struct Formula {
     pub variables: i32,
-    /// The clauses as DIMACS gets them.
-    pub clauses: Vec<Vec<i32>>,
+    /// Every clause's literals, one after the other, as DIMACS gets them.
+    pub literals: Vec<i32>,
+    /// Where each clause ends in `literals`.
+    pub ends: Vec<usize>,
     /// For every cell with more than one color at the start: (cell, [(color, literal)]).
     pub cell_literals: Vec<(usize, Vec<(u8, i32)>)>,
 }
 
 impl Formula {
+    /// The clauses, one by one.
+    pub fn clauses(&self) -> impl Iterator<Item = &[i32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(start, end)| &self.literals[start..end])
+    }
+
     /// The clause lines of the DIMACS text (no header, no `p cnf` line).
     pub fn dimacs_body(&self) -> String {
-        let mut text = String::with_capacity(self.clauses.len() * 16);
-        for clause in &self.clauses {
-            for literal in clause {
-                // Writing to a String cannot fail.
-                let _ = write!(text, "{literal} ");
+        let mut text = String::with_capacity(self.literals.len() * 7 + self.ends.len() * 2);
+        for clause in self.clauses() {
+            for &literal in clause {
+                push_number(&mut text, literal);
+                text.push(' ');
             }
             text.push_str("0\n");
         }
         text
+    }
+}
+
+/// `number` in decimal at the end of `text` (the `write!` machinery took a third of the
+/// time of writing a formula).
+fn push_number(text: &mut String, number: i32) {
+    if number < 0 {
+        text.push('-');
+    }
+    let mut digits = [0u8; 10];
+    let mut value = number.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[at..] {
+        text.push(char::from(digit));
     }
 }
 
@@ -231,17 +264,19 @@ impl Automaton {
 /// The formula being built, as satnono.cnf.CnfFormula builds it.
 struct Builder {
     variables: i32,
-    clauses: Vec<Vec<i32>>,
+    literals: Vec<i32>,
+    ends: Vec<usize>,
     /// cell -> [(color, literal)], for cells with several colors.
-    literals: Vec<Vec<(u8, i32)>>,
+    literals_of_cells: Vec<Vec<(u8, i32)>>,
 }
 
 impl Builder {
     fn new(cells: usize) -> Self {
         Self {
             variables: 1,
-            clauses: vec![vec![TRUE]],
-            literals: vec![Vec::new(); cells],
+            literals: vec![TRUE],
+            ends: vec![1],
+            literals_of_cells: vec![Vec::new(); cells],
         }
     }
 
@@ -251,17 +286,27 @@ impl Builder {
     }
 
     /// Add a clause, folding the constants TRUE and FALSE away.
-    fn add(&mut self, mut clause: Vec<i32>) {
+    fn add(&mut self, clause: &[i32]) {
         if clause.contains(&TRUE) {
             return;
         }
+        let start = self.literals.len();
         if clause.contains(&FALSE) {
-            clause.retain(|&literal| literal != FALSE);
-            if clause.is_empty() {
-                clause.push(FALSE);
+            self.literals
+                .extend(clause.iter().copied().filter(|&literal| literal != FALSE));
+            if self.literals.len() == start {
+                self.literals.push(FALSE);
             }
+        } else {
+            self.literals.extend_from_slice(clause);
         }
-        self.clauses.push(clause);
+        self.ends.push(self.literals.len());
+    }
+
+    /// Add a clause as it is (no constant in it).
+    fn push(&mut self, clause: &[i32]) {
+        self.literals.extend_from_slice(clause);
+        self.ends.push(self.literals.len());
     }
 
     /// A literal for a AND b (a new variable only when neither is constant).
@@ -276,8 +321,9 @@ impl Builder {
             return FALSE;
         }
         let t = self.new_variable();
-        self.clauses
-            .extend([vec![-t, a], vec![-t, b], vec![t, -a, -b]]);
+        self.push(&[-t, a]);
+        self.push(&[-t, b]);
+        self.push(&[t, -a, -b]);
         t
     }
 
@@ -285,7 +331,7 @@ impl Builder {
         if single(domain) {
             return if domain == 1 << color { TRUE } else { FALSE };
         }
-        self.literals[cell]
+        self.literals_of_cells[cell]
             .iter()
             .find(|&&(option, _)| option == color)
             .map_or(FALSE, |&(_, literal)| literal)
@@ -300,19 +346,19 @@ impl Builder {
             let colors = colors_of(domain);
             if colors.len() == 2 {
                 let v = self.new_variable();
-                self.literals[cell] = vec![(colors[0], -v), (colors[1], v)];
+                self.literals_of_cells[cell] = vec![(colors[0], -v), (colors[1], v)];
                 continue;
             }
             let literals: Vec<i32> = colors.iter().map(|_| self.new_variable()).collect();
-            self.literals[cell] = colors
+            self.literals_of_cells[cell] = colors
                 .iter()
                 .copied()
                 .zip(literals.iter().copied())
                 .collect();
-            self.add(literals.clone());
+            self.add(&literals);
             for (i, &a) in literals.iter().enumerate() {
                 for &b in &literals[i + 1..] {
-                    self.add(vec![-a, -b]);
+                    self.add(&[-a, -b]);
                 }
             }
         }
@@ -323,7 +369,7 @@ impl Builder {
     fn encode_line(&mut self, automaton: &Automaton, cells: &[usize], domains: &[u128]) {
         let line: Vec<u128> = cells.iter().map(|&cell| domains[cell]).collect();
         let Some(live) = automaton.live_states(&line) else {
-            self.add(vec![FALSE]);
+            self.add(&[FALSE]);
             return;
         };
         let plain = automaton.plain();
@@ -388,7 +434,7 @@ impl Builder {
                 };
                 let transition = if ways_out[q].1 == 1 {
                     if undecided {
-                        self.add(vec![-source, x]);
+                        self.add(&[-source, x]);
                     }
                     source
                 } else {
@@ -409,18 +455,18 @@ impl Builder {
             let mut following = Vec::with_capacity(incoming.len());
             for (target, into) in incoming {
                 let state = if single_after {
-                    self.add(into);
+                    self.add(&into);
                     TRUE
                 } else if into.len() == 1 {
                     into[0]
                 } else {
                     let state = self.new_variable();
                     for &transition in &into {
-                        self.add(vec![-transition, state]);
+                        self.add(&[-transition, state]);
                     }
                     let mut support = vec![-state];
                     support.extend(into);
-                    self.add(support);
+                    self.add(&support);
                     state
                 };
                 following.push((target, state));
@@ -429,7 +475,7 @@ impl Builder {
                 if out.len() > 1 {
                     let mut continues = vec![-literal_of[q]];
                     continues.extend(out);
-                    self.add(continues);
+                    self.add(&continues);
                 }
             }
             if undecided {
@@ -437,43 +483,52 @@ impl Builder {
                     let x = self.color_literal(cell, domain, color);
                     let mut support = vec![-x];
                     support.extend(supports[at].iter().copied());
-                    self.add(support);
+                    self.add(&support);
                 }
             }
             current = following;
         }
         if current.len() > 1 {
-            self.add(current.iter().map(|&(_, literal)| literal).collect());
+            let last: Vec<i32> = current.iter().map(|&(_, literal)| literal).collect();
+            self.add(&last);
         }
     }
 
     /// The formula, exported: repeated literals dropped, tautologies left out.
     fn finish(self) -> Formula {
-        let clauses = self
-            .clauses
-            .into_iter()
-            .filter_map(|clause| {
-                let mut kept: Vec<i32> = Vec::with_capacity(clause.len());
-                for literal in clause {
-                    if kept.contains(&-literal) {
-                        return None;
-                    }
-                    if !kept.contains(&literal) {
-                        kept.push(literal);
-                    }
+        let mut literals = Vec::with_capacity(self.literals.len());
+        let mut ends = Vec::with_capacity(self.ends.len());
+        let mut start = 0;
+        for &end in &self.ends {
+            let kept = literals.len();
+            let mut tautology = false;
+            for &literal in &self.literals[start..end] {
+                let so_far = &literals[kept..];
+                if so_far.contains(&-literal) {
+                    tautology = true;
+                    break;
                 }
-                Some(kept)
-            })
-            .collect();
+                if !so_far.contains(&literal) {
+                    literals.push(literal);
+                }
+            }
+            if tautology {
+                literals.truncate(kept);
+            } else {
+                ends.push(literals.len());
+            }
+            start = end;
+        }
         let cell_literals = self
-            .literals
+            .literals_of_cells
             .into_iter()
             .enumerate()
             .filter(|(_, options)| !options.is_empty())
             .collect();
         Formula {
             variables: self.variables,
-            clauses,
+            literals,
+            ends,
             cell_literals,
         }
     }
@@ -517,15 +572,16 @@ mod tests {
         // One cell variable (2), the unit clause of TRUE, and each line saying the cell is
         // painted (TRUE is its only source state, so the cell is forced).
         assert_eq!(formula.variables, 2);
-        assert_eq!(formula.clauses[0], vec![1]);
-        assert!(formula.clauses.iter().any(|clause| clause == &vec![2]));
+        let clauses: Vec<&[i32]> = formula.clauses().collect();
+        assert_eq!(clauses[0], &[1]);
+        assert!(clauses.contains(&&[2][..]));
         assert_eq!(formula.cell_literals, vec![(0, vec![(0, -2), (1, 2)])]);
     }
 
     #[test]
     fn a_clue_that_cannot_fit_is_the_empty_clause() {
         let formula = whole_puzzle(&puzzle(&[&[3]], &[&[1], &[1]]), None).unwrap();
-        assert!(formula.clauses.iter().any(|clause| clause == &vec![FALSE]));
+        assert!(formula.clauses().any(|clause| clause == [FALSE]));
     }
 
     #[test]

@@ -62,9 +62,12 @@ struct Rup {
     /// Per literal code: the clauses watching that literal.
     watches: Vec<Vec<Watch>>,
     /// Deletion finds a clause by the hash of its sorted literals: the latest clause added
-    /// with that hash, and each clause's previous one with the same hash.
+    /// with that hash, and each clause's previous one with the same hash. Made at the first
+    /// deletion (`indexed` clauses so far), then kept as clauses come: a proof without
+    /// deletions (the engine's) never pays for it.
     latest: HashMap<u64, u32, BuildHasherDefault<Passed>>,
     previous: Vec<u32>,
+    indexed: bool,
     refuted: bool,
     scratch: Vec<i32>,
     sorted_scratch: Vec<i32>,
@@ -109,6 +112,7 @@ impl Rup {
             watches: vec![Vec::new(), Vec::new()],
             latest: HashMap::default(),
             previous: Vec::new(),
+            indexed: false,
             refuted: false,
             scratch: Vec::new(),
             sorted_scratch: Vec::new(),
@@ -150,14 +154,9 @@ impl Rup {
             return; // a tautology constrains nothing
         }
         let number = self.spans.len() as u32;
-        let mut sorted = std::mem::take(&mut self.sorted_scratch);
-        sorted.clear();
-        sorted.extend_from_slice(&literals);
-        sorted.sort_unstable();
-        let hash = key(&sorted);
-        self.sorted_scratch = sorted;
-        self.previous
-            .push(self.latest.insert(hash, number).unwrap_or(NONE));
+        if self.indexed {
+            self.index(number, &literals);
+        }
         self.alive.push(true);
         if !self.refuted {
             // Two literals that are not false first, when there are two (a stable order).
@@ -197,6 +196,28 @@ impl Rup {
         self.scratch = literals;
     }
 
+    /// Enter clause `number` (its `literals`) in the deletion index.
+    fn index(&mut self, number: u32, literals: &[i32]) {
+        let mut sorted = std::mem::take(&mut self.sorted_scratch);
+        sorted.clear();
+        sorted.extend_from_slice(literals);
+        sorted.sort_unstable();
+        let hash = key(&sorted);
+        self.sorted_scratch = sorted;
+        self.previous
+            .push(self.latest.insert(hash, number).unwrap_or(NONE));
+    }
+
+    /// Index every clause so far, in the order they came (the first deletion's work).
+    fn index_all(&mut self) {
+        self.indexed = true;
+        for number in 0..self.spans.len() as u32 {
+            let (start, length) = self.spans[number as usize];
+            let literals = self.literals[start as usize..(start + length) as usize].to_vec();
+            self.index(number, &literals);
+        }
+    }
+
     /// The literals of clause `number`, sorted.
     fn sorted(&self, number: u32) -> Vec<i32> {
         let (start, length) = self.spans[number as usize];
@@ -211,6 +232,9 @@ impl Rup {
             return; // unit clauses are kept; a tautology was never added
         }
         literals.sort_unstable();
+        if !self.indexed {
+            self.index_all();
+        }
         let mut number = self.latest.get(&key(&literals)).copied().unwrap_or(NONE);
         while number != NONE {
             if self.alive[number as usize] && self.sorted(number) == literals {

@@ -561,18 +561,14 @@ fn automaton_cnf(
                 Puzzle::new(width, height, colors, clues).map_err(PyValueError::new_err)?;
             Ok(cnf::whole_puzzle(&puzzle, deadline).map(|formula| {
                 let body = formula.dimacs_body();
-                let count = formula.clauses.len();
-                let cnf::Formula {
-                    variables,
-                    clauses: listed,
-                    cell_literals,
-                } = formula;
+                let count = formula.ends.len();
+                let listed = clauses.then(|| formula.clauses().map(<[i32]>::to_vec).collect());
                 (
-                    variables,
+                    formula.variables,
                     count,
                     body,
-                    cell_literals,
-                    clauses.then_some(listed),
+                    formula.cell_literals,
+                    listed,
                 )
             }))
         })

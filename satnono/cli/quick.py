@@ -41,6 +41,10 @@ def _text(text: str) -> str | None:
     return text or None
 
 
+def _path(text: str) -> Path | None:
+    return Path(text) if text else None
+
+
 #: Options without a value: the SolveArgs field each sets to True.
 FLAGS = {"--json": "json_output", "--json-lines": "json_lines", "--quiet": "quiet", "-q": "quiet"}
 #: Options with a value: the field, and how its value is read (None: leave it to typer). The
@@ -53,6 +57,7 @@ VALUES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--seed": ("seed", _number(int, None)),
     "--max-solutions": ("max_solutions", _number(int, 0)),
     "--timeout": ("timeout", _number(float, 0)),
+    "--proof": ("proof", _path),
 }
 
 
