@@ -111,7 +111,7 @@ def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None, clauses: bool = 
         f"satnono certificate CNF of {puzzle.title or 'a puzzle'!r}",
         f"clues sha256 {puzzle_hash(clues)} (puzzle.non)",
         f"encoding {ENCODING}: unit propagation is line logic (encodings/automaton-cnf.md)",
-        *variable_comments(puzzle, ENCODING, built.cell_literals),
+        *variable_comments(puzzle, ENCODING, built.cell_literals, "whole-puzzle"),
     ]
     head = "".join(f"c {line}\n" for line in header)
     dimacs = f"{head}p cnf {built.variables} {built.clause_count}\n{built.body}"

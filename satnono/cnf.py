@@ -483,11 +483,15 @@ def encode_puzzle(
 
 
 def variable_comments(
-    puzzle: Puzzle, encoding: str, cell_literals: dict[int, tuple[tuple[int, int], ...]]
+    puzzle: Puzzle,
+    encoding: str,
+    cell_literals: dict[int, tuple[tuple[int, int], ...]],
+    scope: str = "residual",
 ) -> Iterator[str]:
-    """DIMACS comment lines naming the cell and color of every cell variable."""
+    """DIMACS comment lines naming the cell and color of every cell variable; `scope` says
+    what is encoded (the residual after line logic, or the whole puzzle)."""
     size = f"{puzzle.width}x{puzzle.height}"
-    yield f"satnono residual encoding ({encoding}) of a {size} puzzle"
+    yield f"satnono {scope} encoding ({encoding}) of a {size} puzzle"
     yield "variable 1 is the constant true; cells are (row, column), 1-based"
     for cell, options in cell_literals.items():
         row, column = divmod(cell, puzzle.width)

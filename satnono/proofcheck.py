@@ -43,7 +43,8 @@ class Checked:
     def line(self) -> str:
         """One line for the CLI: VERIFIED (what), REJECTED (why) or TIMEOUT (where)."""
         if self.verified:
-            return f"VERIFIED: {self.verdict} ({self.steps} proof steps, {self.seconds:.2f} s)"
+            steps = f"{self.steps} proof step{'' if self.steps == 1 else 's'}"
+            return f"VERIFIED: {self.verdict} ({steps}, {self.seconds:.2f} s)"
         return f"{'TIMEOUT' if self.timed_out else 'REJECTED'}: {self.reason}"
 
 

@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--section", default="certify")
     args = parser.parse_args(argv)
     files = sorted(
-        path for each in args.folders for path in (each.glob("*.non") if each.is_dir() else [each])
+        path for each in args.folders for path in (each.rglob("*.non") if each.is_dir() else [each])
     )
     if args.unsolvable:
         files += unsolvable(args.unsolvable, args.seed, args.save or Path(tempfile.mkdtemp()))

@@ -200,7 +200,8 @@ def certificate_line(result: Any) -> str:
     made = result.certificate
     if made is None:
         return f"no certificate: {result.stats.get('certificate', 'none was made')}"
-    steps = f", {made.proof_steps} proof steps" if made.proof_steps else ""
+    plural = "" if made.proof_steps == 1 else "s"
+    steps = f", {made.proof_steps} proof step{plural}" if made.proof_steps else ""
     if made.verified:
         checked = f"VERIFIED by satnono's checker in {made.check_seconds:.2f} s"
     elif made.verified is None:
