@@ -30,11 +30,13 @@ How the code is laid out (data flows down this list, never up):
     solutions, counting/, sampling, backbone, analysis, streaming
                          the pipeline: solve, count, sample, the ambiguity map, analyze,
                          a solve watched as it runs; verify checks every grid
+    certify, proofcheck  certificates of verdicts (a DRUP proof of the whole puzzle's CNF)
+                         and their checker, which trusts none of the solvers
     picture, terminal, contract
                          output: SVG/PNG pictures, text grids, the JSON objects
     arguments, puzzles, calls
                          the public calls, re-exported here; every argument checked once
-    archive/             whole archives on Dask into SQLite (batch, compare)
+    archive/             whole archives on Dask into SQLite (batch, its certificates, compare)
     cli/, serve/         the front ends: thin shells over this API
 """
 

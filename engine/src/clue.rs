@@ -161,3 +161,26 @@ pub fn line_colors(clue: &[Block], colors: usize) -> Result<Vec<u8>, String> {
     used.sort_unstable();
     Ok(used)
 }
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// A black-and-white puzzle from its clues' numbers (for the tests of other modules).
+    pub fn black_and_white(rows: &[&[u32]], columns: &[&[u32]]) -> Puzzle {
+        let clue = |numbers: &&[u32]| {
+            numbers
+                .iter()
+                .map(|&length| Block { length, color: 1 })
+                .collect()
+        };
+        let clues = rows.iter().chain(columns).map(clue).collect();
+        Puzzle::new(columns.len(), rows.len(), 2, clues).unwrap()
+    }
+
+    #[test]
+    fn initial_domains_are_the_colors_both_lines_use() {
+        let puzzle = black_and_white(&[&[1], &[]], &[&[1], &[]]);
+        assert_eq!(puzzle.initial_domains(), vec![3, 1, 1, 1]);
+    }
+}

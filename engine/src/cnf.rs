@@ -10,7 +10,8 @@
 
 use std::time::Instant;
 
-use crate::clue::{Block, Puzzle};
+use crate::automaton::Automaton;
+use crate::clue::Puzzle;
 
 /// Variable 1 is the constant true (a unit clause pins it), so constants fold like literals.
 const TRUE: i32 = 1;
@@ -108,157 +109,6 @@ fn single(domain: u128) -> bool {
 
 fn colors_of(domain: u128) -> Vec<u8> {
     (0..128u8).filter(|&c| domain >> c & 1 == 1).collect()
-}
-
-/// The automaton of one clue, as satnono/automaton.py builds it: state q >= 1 is entered by
-/// `entry[q]`; `loops`: loops on the background; `color_loops`: a blotted block's state
-/// loops on its color; `skips`: q may advance to q + 2; `accepting`: the accepting states.
-struct Automaton {
-    entry: Vec<u8>,
-    loops: Vec<bool>,
-    color_loops: Vec<bool>,
-    skips: Vec<bool>,
-    accepting: Vec<bool>,
-}
-
-impl Automaton {
-    fn new(clue: &[Block]) -> Self {
-        let mut automaton = Self {
-            entry: vec![0],    // entry[0] is never read
-            loops: vec![true], // leading background on the start state
-            color_loops: vec![false],
-            skips: vec![false],
-            accepting: Vec::new(),
-        };
-        for (i, block) in clue.iter().enumerate() {
-            if i > 0 {
-                let previous = clue[i - 1];
-                let last = automaton.entry.len() - 1;
-                if previous.color == block.color {
-                    automaton.push(0, true, false); // the mandatory gap cell, which loops
-                } else if previous.blotted() {
-                    // A gap state of its own, which the block's state may also skip.
-                    automaton.skips[last] = true;
-                    automaton.push(0, true, false);
-                } else {
-                    automaton.loops[last] = true; // optional gap: the block's end loops
-                }
-            }
-            if block.blotted() {
-                automaton.push(block.color, false, true);
-            } else {
-                for _ in 0..block.length {
-                    automaton.push(block.color, false, false);
-                }
-            }
-        }
-        if clue.last().is_some_and(Block::blotted) {
-            automaton.push(0, true, false); // the trailing gap, its own state
-            let states = automaton.entry.len();
-            automaton.accepting = vec![false; states];
-            automaton.accepting[states - 2] = true; // the block's state and the gap's
-            automaton.accepting[states - 1] = true;
-        } else {
-            let states = automaton.entry.len();
-            if !clue.is_empty() {
-                automaton.loops[states - 1] = true; // trailing background
-            }
-            automaton.accepting = vec![false; states];
-            automaton.accepting[states - 1] = true;
-        }
-        automaton
-    }
-
-    fn push(&mut self, color: u8, looping: bool, color_looping: bool) {
-        self.entry.push(color);
-        self.loops.push(looping);
-        self.color_loops.push(color_looping);
-        self.skips.push(false);
-    }
-
-    fn plain(&self) -> bool {
-        !self.color_loops.iter().any(|&l| l) && !self.skips.iter().any(|&s| s)
-    }
-
-    /// Every (color, next state) out of `state`, in satnono/automaton.py's order.
-    fn transitions(&self, state: usize, out: &mut Vec<(u8, usize)>) {
-        out.clear();
-        let last = self.entry.len() - 1;
-        if state < last {
-            out.push((self.entry[state + 1], state + 1));
-        }
-        if self.skips[state] && state + 2 <= last {
-            out.push((self.entry[state + 2], state + 2));
-        }
-        if self.loops[state] {
-            out.push((0, state));
-        }
-        if self.color_loops[state] {
-            out.push((self.entry[state], state));
-        }
-    }
-
-    /// The states from which `state` is entered on a cell of `domain`.
-    fn predecessors(&self, state: usize, domain: u128, out: &mut Vec<usize>) {
-        let entered = state >= 1 && domain >> self.entry[state] & 1 == 1;
-        if entered {
-            out.push(state - 1);
-            if state >= 2 && self.skips[state - 2] {
-                out.push(state - 2);
-            }
-        }
-        if (self.loops[state] && domain & 1 == 1) || (self.color_loops[state] && entered) {
-            out.push(state);
-        }
-    }
-
-    /// The states on some accepted path at each boundary (sorted), or None when none is:
-    /// reachable from the start (forward) and reaching an accepting state (backward).
-    fn live_states(&self, line: &[u128]) -> Option<Vec<Vec<usize>>> {
-        let mut moves = Vec::new();
-        let n = line.len();
-        let mut reached = vec![vec![0usize]];
-        for &domain in line {
-            let mut next = Vec::new();
-            for &q in reached.last().into_iter().flatten() {
-                self.transitions(q, &mut moves);
-                next.extend(
-                    moves
-                        .iter()
-                        .filter(|&&(color, _)| domain >> color & 1 == 1)
-                        .map(|&(_, target)| target),
-                );
-            }
-            next.sort_unstable();
-            next.dedup();
-            reached.push(next);
-        }
-        let mut after: Vec<usize> = reached[n]
-            .iter()
-            .copied()
-            .filter(|&q| self.accepting[q])
-            .collect();
-        if after.is_empty() {
-            return None;
-        }
-        let mut live = vec![Vec::new(); n + 1];
-        live[n].clone_from(&after);
-        for j in (0..n).rev() {
-            let mut before = Vec::new();
-            for &t in &after {
-                self.predecessors(t, line[j], &mut before);
-            }
-            before.sort_unstable();
-            before.dedup();
-            live[j] = before
-                .iter()
-                .copied()
-                .filter(|q| reached[j].binary_search(q).is_ok())
-                .collect();
-            after = before;
-        }
-        Some(live)
-    }
 }
 
 /// The formula being built, as satnono.cnf.CnfFormula builds it.
@@ -554,17 +404,7 @@ fn push_keyed(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn puzzle(rows: &[&[u32]], columns: &[&[u32]]) -> Puzzle {
-        let clue = |numbers: &&[u32]| {
-            numbers
-                .iter()
-                .map(|&length| Block { length, color: 1 })
-                .collect()
-        };
-        let clues = rows.iter().chain(columns).map(clue).collect();
-        Puzzle::new(columns.len(), rows.len(), 2, clues).unwrap()
-    }
+    use crate::clue::tests::black_and_white as puzzle;
 
     #[test]
     fn a_one_cell_puzzle_is_its_cell() {

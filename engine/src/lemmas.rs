@@ -30,6 +30,27 @@ pub enum Lemma {
     },
 }
 
+impl Lemma {
+    /// (cell, color, other cell, other color), other cell -1 for `Not`: the shape the Python
+    /// surface hands the lemma over in.
+    pub fn as_tuple(self) -> (u32, u32, i64, u32) {
+        match self {
+            Lemma::Not { cell, color } => (cell as u32, u32::from(color), -1, 0),
+            Lemma::Implies {
+                cell,
+                color,
+                other,
+                other_color,
+            } => (
+                cell as u32,
+                u32::from(color),
+                other as i64,
+                u32::from(other_color),
+            ),
+        }
+    }
+}
+
 /// Where probing ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
@@ -40,6 +61,17 @@ pub enum Ending {
     /// No grid fits: unit propagation on the CNF and the lemmas finds the empty clause.
     Conflict,
     Timeout,
+}
+
+impl Ending {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::Solved => "solved",
+            Ending::Stable => "stable",
+            Ending::Conflict => "conflict",
+            Ending::Timeout => "timeout",
+        }
+    }
 }
 
 /// Line logic then probing from `domains` to the fixpoint, with the lemmas in the order a
@@ -182,18 +214,7 @@ fn probe_cell<const W: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clue::Block;
-
-    fn puzzle(rows: &[&[u32]], columns: &[&[u32]]) -> Puzzle {
-        let clue = |numbers: &&[u32]| {
-            numbers
-                .iter()
-                .map(|&length| Block { length, color: 1 })
-                .collect()
-        };
-        let clues = rows.iter().chain(columns).map(clue).collect();
-        Puzzle::new(columns.len(), rows.len(), 2, clues).unwrap()
-    }
+    use crate::clue::tests::black_and_white as puzzle;
 
     #[test]
     fn line_logic_alone_needs_no_lemma() {

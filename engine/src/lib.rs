@@ -3,16 +3,18 @@
 //! The core is in private modules, one job each (`line`: the line solver; `grid`: the state
 //! and its trail; `propagate`: the fixpoint over dirty lines; `probe`: probing; `search`: the
 //! depth-first search; `estimate`: belief propagation, guesses for a SAT solver; `engine`: the
-//! calls below, at the word count a puzzle needs; `cnf`: the automaton CNF of a whole puzzle,
-//! which certificates are about; `lemmas`: probing that writes down the lemmas of their proofs; `drup`: the checker of certificates' proofs,
-//! apart from all the rest). This file
-//! is the Python surface, and nothing else: clues and grids come in, domains, verdicts and
-//! solutions go out. Every call checks its arguments (ValueError), releases the GIL while it
-//! works, and turns a panic into a RuntimeError instead of taking the process down.
+//! calls below, at the word count a puzzle needs). For certificates: `automaton` and `cnf`,
+//! the automaton CNF of a whole puzzle, which they are about; `lemmas`, probing that writes
+//! down the lemmas of their proofs; `drup`, the checker of proofs, apart from all the rest.
+//! This file is the Python surface (with `proofs`, its certificates' part), and nothing
+//! else: clues and grids come in, domains, verdicts and solutions go out. Every call checks
+//! its arguments (ValueError), releases the GIL while it works, and turns a panic into a
+//! RuntimeError instead of taking the process down.
 
 // The core is reached only through the Python surface; `cargo test` builds it without one.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
+mod automaton;
 mod bits;
 mod cache;
 mod clue;
@@ -24,6 +26,8 @@ mod grid;
 mod lemmas;
 mod line;
 mod probe;
+#[cfg(feature = "python")]
+mod proofs;
 mod propagate;
 mod search;
 
@@ -41,7 +45,7 @@ use crate::clue::{Block, Puzzle};
 #[cfg(feature = "python")]
 use crate::engine::{AnySearch, Engine, Reached};
 #[cfg(feature = "python")]
-use crate::lemmas::{Ending, Lemma};
+use crate::lemmas::Lemma;
 #[cfg(feature = "python")]
 use crate::search::{Event, Options};
 
@@ -262,30 +266,10 @@ impl PyEngine {
         py.detach(|| {
             guarded(|| {
                 let (ending, lemmas, _) = engine.probing_lemmas(deadline);
-                let ending = match ending {
-                    Ending::Solved => "solved",
-                    Ending::Stable => "stable",
-                    Ending::Conflict => "conflict",
-                    Ending::Timeout => "timeout",
-                };
-                let listed = lemmas
-                    .into_iter()
-                    .map(|lemma| match lemma {
-                        Lemma::Not { cell, color } => (cell as u32, u32::from(color), -1, 0),
-                        Lemma::Implies {
-                            cell,
-                            color,
-                            other,
-                            other_color,
-                        } => (
-                            cell as u32,
-                            u32::from(color),
-                            other as i64,
-                            u32::from(other_color),
-                        ),
-                    })
-                    .collect();
-                Ok((ending, listed))
+                Ok((
+                    ending.name(),
+                    lemmas.into_iter().map(Lemma::as_tuple).collect(),
+                ))
             })
         })
     }
@@ -501,87 +485,13 @@ fn solve_lines(
     })
 }
 
-/// Check a DRUP `proof` (its text) against the CNF `dimacs` (its text) by reverse unit
-/// propagation, within `seconds`: (why it fails, or "" when it derives the empty clause; the
-/// lemmas checked). A CNF that cannot be read is a ValueError.
-#[cfg(feature = "python")]
-#[pyfunction]
-#[pyo3(signature = (dimacs, proof, seconds=None))]
-fn check_drup(
-    py: Python<'_>,
-    dimacs: String,
-    proof: String,
-    seconds: Option<f64>,
-) -> PyResult<(String, usize)> {
-    let deadline = deadline_in(seconds)?;
-    py.detach(|| {
-        guarded(|| {
-            let clauses = drup::parse_dimacs(&dimacs).map_err(PyValueError::new_err)?;
-            let checked = drup::check(&clauses, &proof, deadline);
-            Ok((checked.reason, checked.steps))
-        })
-    })
-}
-
-/// What `automaton_cnf` answers: (variables, the clauses' DIMACS lines, each undecided cell's
-/// (cell, [(color, literal)]), the clauses themselves when asked for).
-#[cfg(feature = "python")]
-type WholeCnf = (
-    i32,
-    usize,
-    String,
-    Vec<(usize, Vec<(u8, i32)>)>,
-    Option<Vec<Vec<i32>>>,
-);
-
-/// The automaton CNF of a whole puzzle (clues as `Engine` takes them) from its initial
-/// domains, as satnono.cnf.encode_puzzle builds it, exported as DIMACS: (variables, clause
-/// count, the clause lines, every undecided cell's literals, the clauses when `clauses`), or
-/// None when `seconds` pass first.
-#[cfg(feature = "python")]
-#[pyfunction]
-#[pyo3(signature = (width, height, colors, clues, seconds=None, clauses=false))]
-fn automaton_cnf(
-    py: Python<'_>,
-    width: usize,
-    height: usize,
-    colors: usize,
-    clues: Vec<Clue>,
-    seconds: Option<f64>,
-    clauses: bool,
-) -> PyResult<Option<WholeCnf>> {
-    let deadline = deadline_in(seconds)?;
-    let clues = clues
-        .iter()
-        .map(|clue| blocks(clue))
-        .collect::<PyResult<Vec<_>>>()?;
-    py.detach(|| {
-        guarded(|| {
-            let puzzle =
-                Puzzle::new(width, height, colors, clues).map_err(PyValueError::new_err)?;
-            Ok(cnf::whole_puzzle(&puzzle, deadline).map(|formula| {
-                let body = formula.dimacs_body();
-                let count = formula.ends.len();
-                let listed = clauses.then(|| formula.clauses().map(<[i32]>::to_vec).collect());
-                (
-                    formula.variables,
-                    count,
-                    body,
-                    formula.cell_literals,
-                    listed,
-                )
-            }))
-        })
-    })
-}
-
 #[cfg(feature = "python")]
 #[pymodule]
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyEngine>()?;
     module.add_class::<PySearch>()?;
     module.add_function(wrap_pyfunction!(solve_lines, module)?)?;
-    module.add_function(wrap_pyfunction!(check_drup, module)?)?;
-    module.add_function(wrap_pyfunction!(automaton_cnf, module)?)?;
+    module.add_function(wrap_pyfunction!(proofs::check_drup, module)?)?;
+    module.add_function(wrap_pyfunction!(proofs::automaton_cnf, module)?)?;
     Ok(())
 }

@@ -7,13 +7,13 @@ same settings skipped; the rest solved by the archive engine.
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from satnono.archive.engine import BatchSettings, Job, certificate_folder, collect, run_tasks
+from satnono.archive.certificates import Manifest
+from satnono.archive.engine import BatchSettings, collect, run_tasks
 from satnono.archive.store import ResultRow, ResultStore
 
 
@@ -84,12 +84,12 @@ def run_batch(
         if todo:
             every = len(collected.jobs)
 
-            manifest = _Manifest(Path(settings.proof)) if settings.proof else None
+            manifest = Manifest(Path(settings.proof)) if settings.proof else None
 
             def stored(_: int, rows: list[ResultRow]) -> None:
                 store.add_all(rows)
                 if manifest is not None:
-                    manifest.add(rows, settings)
+                    manifest.add(rows)
                 for row in rows:
                     run.rows.append(row)
                     if on_row is not None:
@@ -99,38 +99,3 @@ def run_batch(
             run_tasks(tasks, workers or cluster_workers(scheduler), scheduler, stored)
     run.seconds = round(time.perf_counter() - started, 4)
     return run
-
-
-class _Manifest:
-    """`certificates.csv` in the --proof folder: a line per puzzle solved with --proof (file,
-    puzzle number, verdict, its certificate's folder, what satnono's checker said), added
-    as rows arrive, so that an interrupted run keeps what it wrote."""
-
-    COLUMNS = ("file", "puzzle", "verdict", "folder", "checker")
-
-    def __init__(self, folder: Path) -> None:
-        from satnono.errors import InputError
-
-        self.path = folder / "certificates.csv"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fresh = not self.path.exists()
-            with self.path.open("a", encoding="utf-8", newline="") as file:
-                if fresh:
-                    csv.writer(file).writerow(self.COLUMNS)
-        except OSError as error:
-            raise InputError(f"cannot write certificates: {error.strerror or error}",
-                             folder) from None  # fmt: skip
-
-    def add(self, rows: list[ResultRow], settings: BatchSettings) -> None:
-        lines = []
-        for row in rows:
-            if row.certificate is None:
-                continue
-            job = Job(row.puzzle_hash, row.file, row.puzzle_index, None)
-            made = not row.certificate.startswith("none")
-            folder = certificate_folder(job, settings) if made else ""
-            lines.append((row.file, row.puzzle_index, row.status, folder, row.certificate))
-        if lines:
-            with self.path.open("a", encoding="utf-8", newline="") as file:
-                csv.writer(file).writerows(lines)

@@ -43,7 +43,7 @@ class BatchSettings:
     #: Keep the solutions found in the row (compare checks them against each other).
     keep_solutions: bool = False
     #: A folder to write each verdict's certificate into (`batch run --proof`), one folder
-    #: per puzzle (see `certificate_folder`).
+    #: per puzzle (see satnono.archive.certificates).
     proof: str | None = None
 
     def __post_init__(self) -> None:
@@ -106,17 +106,6 @@ def _clues_repr(clues: Sequence[Clue]) -> str:
 
 def _tuple_repr(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-
-
-def certificate_folder(job: Job, settings: BatchSettings) -> str | None:
-    """Where `batch run --proof DIR` writes the certificate of `job`'s puzzle: DIR/<file
-    name>[-<puzzle number>]-<8 hex digits of the puzzle's hash> (a puzzle found under several
-    names is solved once, its certificate under the first), or None without --proof."""
-    if settings.proof is None:
-        return None
-    stem = Path(job.file).name.split(".")[0] or "puzzle"
-    number = f"-{job.index}" if job.index > 1 else ""
-    return str(Path(settings.proof) / f"{stem}{number}-{job.puzzle_hash[:8]}")
 
 
 def job_of(path: Path) -> Job:
@@ -313,7 +302,15 @@ def _serve(send: Callable[[Any], None], receive: Callable[[], Any]) -> None:
 def _work(job: Job, settings: BatchSettings) -> tuple[Puzzle | None, BatchSettings, str | None]:
     """What the solver process needs of a task: the puzzle, the settings, the certificate's
     folder."""
-    return job.puzzle, settings, certificate_folder(job, settings)
+    from satnono.archive.certificates import certificate_folder
+
+    if settings.proof is None:
+        return job.puzzle, settings, None
+    return (
+        job.puzzle,
+        settings,
+        certificate_folder(settings.proof, job.file, job.index, job.puzzle_hash),
+    )
 
 
 def _solve_here(puzzle: Puzzle, settings: BatchSettings, folder: str | None) -> dict[str, Any]:
@@ -329,7 +326,9 @@ def _solve_here(puzzle: Puzzle, settings: BatchSettings, folder: str | None) -> 
             "cells_left": result.stats.get("cells_left"), "error": result.reason,
         }  # fmt: skip
         if folder is not None:
-            answer["certificate"] = _certificate_said(result)
+            from satnono.archive.certificates import said_of
+
+            answer["certificate"] = said_of(result)
         answer["difficulty"] = _difficulty(result.status, answer["cells_left"])
         if settings.keep_solutions:  # compare: the solutions and the size of the model
             answer["solutions"] = result.solutions
@@ -345,20 +344,6 @@ def _solve_here(puzzle: Puzzle, settings: BatchSettings, folder: str | None) -> 
         answer = {"status": "error", "error": str(error)}
     answer["seconds"] = round(time.perf_counter() - started, 4)
     return answer
-
-
-def _certificate_said(result: Any) -> str:
-    """A row's certificate in a word or a line: VERIFIED, REJECTED: why, NOT CHECKED: why
-    (the deadline came first), or none: why there is none (a verdict that claims nothing,
-    the deadline)."""
-    made = result.certificate
-    if made is None:
-        return f"none: {result.stats.get('certificate', 'not made')}"
-    if made.verified:
-        return "VERIFIED"
-    if made.verified is None:
-        return f"NOT CHECKED: {made.check_reason}"
-    return f"REJECTED: {made.check_reason}"
 
 
 def _difficulty(status: str, cells_left: int | None) -> str | None:

@@ -55,8 +55,8 @@ class ResultRow:
     #: its answer over); `seconds` is the solve's own, in the solver process. Not stored.
     wall_seconds: float | None = field(default=None, compare=False)
     #: With `batch run --proof`: what satnono's checker said of the certificate written
-    #: ("VERIFIED", "REJECTED: why", or "none: why"). Not stored: the folder's
-    #: certificates.csv lists them.
+    #: ("VERIFIED", "REJECTED: why", "NOT CHECKED: why" or "none: why"). Not stored: the
+    #: folder's certificates.csv lists them.
     certificate: str | None = field(default=None, compare=False)
 
 
