@@ -55,6 +55,7 @@ def automaton_cnf(
     clues: list[list[int]] | list[list[tuple[int, int]]],
     seconds: float | None = None,
     clauses: bool = False,
+    max_clauses: int = 10_000_000,
 ) -> (
     tuple[int, int, str, list[tuple[int, list[tuple[int, int]]]], list[list[int]] | None] | None
 ): ...

@@ -75,6 +75,10 @@ def solve(
     chosen, checked = checked_arguments(puzzle, backend, max_solutions, options)
     keep, deadline = checked_hooks(on_solution, progress, keep, deadline, timeout)
     folder = None if proof is None else arguments.path(proof, "proof")
+    if folder is not None:
+        from satnono.certify import check_folder
+
+        check_folder(folder)
     first: list[Grid] = []  # a certificate of several solutions shows two of them
 
     def seen(grid: Grid) -> bool | None:
@@ -110,6 +114,8 @@ def _certified(
     except Timeout:
         why = "the deadline passed before the proof was made"
         return replace(result, stats={**result.stats, "certificate": why})
+    except InputError as error:  # too large, a full disk: the verdict stands without one
+        return replace(result, stats={**result.stats, "certificate": str(error)})
     # Checked as anyone would check it, from the files: a certificate is handed out with
     # the checker's verdict, never on the maker's word.
     checked = check_certificate(folder, deadline.remaining())

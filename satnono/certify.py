@@ -30,6 +30,11 @@ from satnono.runtime.deadline import Deadline, Timeout
 ENCODING = "automaton"
 #: The proof-producing solver (PySAT's CaDiCaL 1.9.5 writes DRUP).
 PROVER = "cadical195"
+#: The most clauses a certificate's CNF may have: 30 times the survey's largest (2040-hot,
+#: 307,000 clauses, 6 MB), about 250 MB of DIMACS, written twice. A random 400x400 puzzle's
+#: has 97 million (2.4 GB, 20 s to write): past the limit the certificate is refused, one
+#: line, and the verdict stands.
+MAX_CLAUSES = 10_000_000
 #: File names in a certificate folder.
 CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS = (
     "puzzle.non", "puzzle.cnf", "excluded.cnf", "proof.drup", "solution.txt", "solutions.txt",
@@ -106,7 +111,7 @@ def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None, clauses: bool = 
     from satnono.native import automaton_cnf
 
     clues = FORMATS["non"].write([puzzle])
-    built = automaton_cnf(puzzle, deadline, clauses)
+    built = automaton_cnf(puzzle, deadline, clauses, MAX_CLAUSES)
     header = [
         f"satnono certificate CNF of {puzzle.title or 'a puzzle'!r}",
         f"clues sha256 {puzzle_hash(clues)} (puzzle.non)",
@@ -116,6 +121,20 @@ def whole_cnf(puzzle: Puzzle, deadline: Deadline | None = None, clauses: bool = 
     head = "".join(f"c {line}\n" for line in header)
     dimacs = f"{head}p cnf {built.variables} {built.clause_count}\n{built.body}"
     return WholeCnf(dimacs, built.cell_literals, built.clauses)
+
+
+def check_folder(folder: str | Path) -> None:
+    """InputError when `folder` could not take a certificate: it is not a folder, or neither
+    it nor its nearest existing parent can be written. Checked before a solve, so that its
+    result is not lost to a folder that cannot take its certificate; nothing is made yet."""
+    import os
+
+    target = Path(folder)
+    existing = next((place for place in (target, *target.parents) if place.exists()), Path("."))
+    if not existing.is_dir():
+        raise InputError(f"{existing} is not a folder", target)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write in {existing}", target)
 
 
 def certify(

@@ -298,17 +298,20 @@ class AutomatonCnf:
 
 
 def automaton_cnf(
-    puzzle: Puzzle, deadline: Deadline | None = None, clauses: bool = False
+    puzzle: Puzzle,
+    deadline: Deadline | None = None,
+    clauses: bool = False,
+    max_clauses: int = 10_000_000,
 ) -> AutomatonCnf:
     """The automaton CNF of the whole puzzle from its initial domains; Timeout when the
-    deadline passes first."""
+    deadline passes first, InputError when it would have over `max_clauses` clauses."""
     try:
         built = _engine.automaton_cnf(
             puzzle.width, puzzle.height, len(puzzle.palette), _clues(puzzle),
-            _seconds(deadline), clauses,
+            _seconds(deadline), clauses, max_clauses,
         )  # fmt: skip
-    except ValueError as error:  # the model refuses such puzzles first; kept for safety
-        raise InputError(f"the engine refuses the puzzle: {error}") from None
+    except ValueError as error:  # too large (the model refuses bad clues first)
+        raise InputError(str(error), "proof") from None
     if built is None:
         raise Timeout
     variables, count, body, literals, listed = built

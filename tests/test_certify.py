@@ -295,3 +295,43 @@ def test_every_certificate_probing_proves_is_verified(tmp_path: Path) -> None:
         _both_checkers_verify(tmp_path / str(number))
         verdicts.add(result.status)
     assert verdicts == {"unique", "unsolvable"}
+
+
+def test_a_cnf_past_the_limit_is_refused_and_the_verdict_stands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole puzzle's CNF of a random 400x400 puzzle has 97 million clauses (2.4 GB):
+    past certify.MAX_CLAUSES the certificate is refused in one line, and the solve's verdict
+    is kept."""
+    from satnono import certify, native
+
+    puzzle = satnono.read_puzzle(EXAMPLES / "needs-search-25.non")
+    with pytest.raises(satnono.InputError, match="too large to certify"):
+        native.automaton_cnf(puzzle, max_clauses=10)
+    monkeypatch.setattr(certify, "MAX_CLAUSES", 10)
+    result = satnono.solve(puzzle, proof=tmp_path / "cert")
+    assert result.status == "unique" and result.certificate is None
+    assert "too large to certify" in result.stats["certificate"]
+
+
+def test_a_folder_that_cannot_take_a_certificate_is_refused_before_the_solve(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "file").write_text("")
+    done = run_satnono("solve", str(EXAMPLES / "duck.non"), "--proof", str(tmp_path / "file" / "x"))
+    assert done.returncode == 2 and "is not a folder" in done.stderr and not done.stdout
+
+
+def test_the_checker_stops_at_its_deadline_while_it_reads_a_large_cnf() -> None:
+    """Reading the CNF is bounded by the deadline too (a 2.4 GB CNF took 49 s to read past a
+    0.5 s timeout before it was)."""
+    import time
+
+    from satnono import native
+    from satnono.runtime.deadline import Deadline
+
+    dimacs = "p cnf 3 2000000\n" + "1 2 3 0\n-1 -2 -3 0\n" * 1_000_000
+    started = time.perf_counter()
+    reason, steps = native.check_drup(dimacs, "0\n", Deadline(0.02))
+    assert (reason, steps) == ("timeout while the CNF was read", 0)
+    assert time.perf_counter() - started < 1.0

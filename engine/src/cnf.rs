@@ -75,9 +75,22 @@ fn push_number(text: &mut String, number: i32) {
     }
 }
 
+/// Why `whole_puzzle` stopped before the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    Timeout,
+    /// Past this many clauses (a random 400x400 puzzle's formula has 97 million: 2.4 GB of
+    /// text, more than a certificate can be made of on most machines).
+    TooLarge(usize),
+}
+
 /// The formula of `puzzle` from its initial domains (each cell: the colors both its lines
-/// use), or None when `deadline` passes first (looked at before each line).
-pub fn whole_puzzle(puzzle: &Puzzle, deadline: Option<Instant>) -> Option<Formula> {
+/// use); stopped when `deadline` passes or past `max_clauses` (looked at after each line).
+pub fn whole_puzzle(
+    puzzle: &Puzzle,
+    deadline: Option<Instant>,
+    max_clauses: usize,
+) -> Result<Formula, Stopped> {
     let domains = puzzle.initial_domains();
     let mut builder = Builder::new(puzzle.cells());
     let unfinished: Vec<usize> = (0..puzzle.lines())
@@ -92,7 +105,10 @@ pub fn whole_puzzle(puzzle: &Puzzle, deadline: Option<Instant>) -> Option<Formul
     builder.encode_cells(&domains, &cells);
     for &line in &unfinished {
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            return None;
+            return Err(Stopped::Timeout);
+        }
+        if builder.ends.len() > max_clauses {
+            return Err(Stopped::TooLarge(max_clauses));
         }
         let automaton = Automaton::new(&puzzle.clues[line]);
         let line_cells: Vec<usize> = (0..puzzle.length(line))
@@ -100,7 +116,10 @@ pub fn whole_puzzle(puzzle: &Puzzle, deadline: Option<Instant>) -> Option<Formul
             .collect();
         builder.encode_line(&automaton, &line_cells, &domains);
     }
-    Some(builder.finish())
+    if builder.ends.len() > max_clauses {
+        return Err(Stopped::TooLarge(max_clauses));
+    }
+    Ok(builder.finish())
 }
 
 fn single(domain: u128) -> bool {
@@ -408,7 +427,7 @@ mod tests {
 
     #[test]
     fn a_one_cell_puzzle_is_its_cell() {
-        let formula = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), None).unwrap();
+        let formula = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), None, 100).unwrap();
         // One cell variable (2), the unit clause of TRUE, and each line saying the cell is
         // painted (TRUE is its only source state, so the cell is forced).
         assert_eq!(formula.variables, 2);
@@ -420,19 +439,26 @@ mod tests {
 
     #[test]
     fn a_clue_that_cannot_fit_is_the_empty_clause() {
-        let formula = whole_puzzle(&puzzle(&[&[3]], &[&[1], &[1]]), None).unwrap();
+        let formula = whole_puzzle(&puzzle(&[&[3]], &[&[1], &[1]]), None, 100).unwrap();
         assert!(formula.clauses().any(|clause| clause == [FALSE]));
     }
 
     #[test]
     fn the_body_is_dimacs() {
-        let formula = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), None).unwrap();
+        let formula = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), None, 100).unwrap();
         assert!(formula.dimacs_body().starts_with("1 0\n"));
     }
 
     #[test]
     fn a_passed_deadline_stops_it() {
         let past = Instant::now();
-        assert!(whole_puzzle(&puzzle(&[&[1]], &[&[1]]), Some(past)).is_none());
+        let stopped = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), Some(past), 100).err();
+        assert_eq!(stopped, Some(Stopped::Timeout));
+    }
+
+    #[test]
+    fn past_its_clause_limit_it_stops() {
+        let stopped = whole_puzzle(&puzzle(&[&[1]], &[&[1]]), None, 2).err();
+        assert_eq!(stopped, Some(Stopped::TooLarge(2)));
     }
 }

@@ -353,18 +353,41 @@ impl Rup {
     }
 }
 
-/// The clauses of a DIMACS text (comments and the `p cnf` line skipped), or why not.
-pub fn parse_dimacs(text: &str) -> Result<Vec<Vec<i32>>, String> {
-    let mut clauses = Vec::new();
+/// Lines of a text read between two looks at the clock.
+const CLOCK_EVERY: usize = 65_536;
+
+/// Check `proof` (DRUP text: a lemma `l1 l2 0`, a deletion `d l1 l2 0`, comments `c ...`)
+/// against the CNF `dimacs` (its text), until the empty clause; gives up at `deadline`
+/// (reading a large CNF included). Err: why the CNF cannot be read.
+pub fn check(dimacs: &str, proof: &str, deadline: Option<Instant>) -> Result<Checked, String> {
+    let mut rup = Rup::new();
+    if !load(&mut rup, dimacs, deadline)? {
+        return Ok(Checked {
+            reason: "timeout while the CNF was read".to_string(),
+            steps: 0,
+        });
+    }
+    Ok(check_proof(&mut rup, proof, deadline))
+}
+
+/// The clauses of a DIMACS text (comments and the `p cnf` line skipped) added to `rup` as
+/// they are read; false when `deadline` passed first, Err when the text is not a CNF.
+fn load(rup: &mut Rup, text: &str, deadline: Option<Instant>) -> Result<bool, String> {
     let mut clause = Vec::new();
     for (index, line) in text.split('\n').enumerate() {
+        if index % CLOCK_EVERY == 0 && deadline.is_some_and(|at| Instant::now() >= at) {
+            return Ok(false);
+        }
         let line = line.trim();
         if line.is_empty() || line.starts_with('c') || line.starts_with('p') {
             continue;
         }
         for word in line.split_whitespace() {
             match word.parse::<i32>() {
-                Ok(0) => clauses.push(std::mem::take(&mut clause)),
+                Ok(0) => {
+                    rup.add(&clause);
+                    clause.clear();
+                }
                 Ok(literal) if literal != i32::MIN => clause.push(literal),
                 _ => return Err(format!("CNF line {}: not a clause", index + 1)),
             }
@@ -373,16 +396,11 @@ pub fn parse_dimacs(text: &str) -> Result<Vec<Vec<i32>>, String> {
     if !clause.is_empty() {
         return Err("the CNF's last clause does not end with 0".to_string());
     }
-    Ok(clauses)
+    Ok(true)
 }
 
-/// Check `proof` (DRUP text: a lemma `l1 l2 0`, a deletion `d l1 l2 0`, comments `c ...`)
-/// against `clauses`, until the empty clause; gives up at `deadline`.
-pub fn check(clauses: &[Vec<i32>], proof: &str, deadline: Option<Instant>) -> Checked {
-    let mut rup = Rup::new();
-    for clause in clauses {
-        rup.add(clause);
-    }
+/// `proof` checked against the clauses in `rup`.
+fn check_proof(rup: &mut Rup, proof: &str, deadline: Option<Instant>) -> Checked {
     let mut steps = 0;
     for (index, line) in proof.split('\n').enumerate() {
         let number = index + 1;
@@ -442,53 +460,57 @@ pub fn check(clauses: &[Vec<i32>], proof: &str, deadline: Option<Instant>) -> Ch
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use std::time::Instant;
 
-    fn unsat() -> Vec<Vec<i32>> {
-        vec![vec![1, 2], vec![-1, 2], vec![1, -2], vec![-1, -2]]
+    use super::Checked;
+
+    const UNSAT: &str = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n";
+
+    fn check(dimacs: &str, proof: &str) -> Checked {
+        super::check(dimacs, proof, None).unwrap()
     }
 
     #[test]
     fn dimacs_is_read_clause_by_clause() {
+        // A clause may run over lines; comments and the header are skipped.
         let text = "c a comment\np cnf 2 2\n1 -2 0\n2\n0\n";
-        assert_eq!(super::parse_dimacs(text), Ok(vec![vec![1, -2], vec![2]]));
-        assert!(super::parse_dimacs("1 2\n").is_err());
-        assert!(super::parse_dimacs("1 x 0\n").is_err());
+        assert!(check(text, "0\n").reason.starts_with("proof line 1")); // no empty clause read
+        let implied = check(text, "1 0\n"); // 1 follows from (1 or -2) and 2
+        assert_eq!(implied.reason, "the proof does not derive the empty clause");
+        assert!(super::check("1 2\n", "0\n", None).is_err());
+        assert!(super::check("1 x 0\n", "0\n", None).is_err());
     }
 
     #[test]
     fn a_proof_of_the_four_clauses_is_verified() {
-        let checked = check(&unsat(), "2 0\n0\n", None);
+        let checked = check(UNSAT, "2 0\n0\n");
         assert_eq!((checked.reason.as_str(), checked.steps), ("", 2));
     }
 
     #[test]
     fn an_empty_clause_alone_is_not_implied() {
-        assert!(check(&unsat(), "0\n", None)
-            .reason
-            .starts_with("proof line 1"));
-        assert!(check(&[vec![1, 2]], "1 0\n0\n", None)
-            .reason
-            .contains("not implied"));
+        assert!(check(UNSAT, "0\n").reason.starts_with("proof line 1"));
+        assert!(check("1 2 0\n", "1 0\n0\n").reason.contains("not implied"));
     }
 
     #[test]
     fn deletions_keep_what_was_implied() {
-        let checked = check(&unsat(), "2 0\nd -1 2 0\nd 1 2 0\n0\n", None);
-        assert_eq!(checked.reason, "");
+        assert_eq!(check(UNSAT, "2 0\nd -1 2 0\nd 1 2 0\n0\n").reason, "");
     }
 
     #[test]
     fn a_truncated_or_garbled_proof_is_rejected() {
         assert_eq!(
-            check(&unsat(), "2 0\n", None).reason,
+            check(UNSAT, "2 0\n").reason,
             "the proof does not derive the empty clause"
         );
-        assert!(check(&unsat(), "1 x 0\n", None)
-            .reason
-            .contains("not a clause"));
-        assert!(check(&unsat(), "1 2\n", None)
-            .reason
-            .contains("end with one 0"));
+        assert!(check(UNSAT, "1 x 0\n").reason.contains("not a clause"));
+        assert!(check(UNSAT, "1 2\n").reason.contains("end with one 0"));
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_the_reading() {
+        let checked = super::check(UNSAT, "0\n", Some(Instant::now())).unwrap();
+        assert_eq!(checked.reason, "timeout while the CNF was read");
     }
 }

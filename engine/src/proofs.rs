@@ -23,8 +23,7 @@ pub fn check_drup(
     let deadline = deadline_in(seconds)?;
     py.detach(|| {
         guarded(|| {
-            let clauses = drup::parse_dimacs(&dimacs).map_err(PyValueError::new_err)?;
-            let checked = drup::check(&clauses, &proof, deadline);
+            let checked = drup::check(&dimacs, &proof, deadline).map_err(PyValueError::new_err)?;
             Ok((checked.reason, checked.steps))
         })
     })
@@ -43,9 +42,10 @@ type WholeCnf = (
 /// The automaton CNF of a whole puzzle (clues as `Engine` takes them) from its initial
 /// domains, as satnono.cnf.encode_puzzle builds it, exported as DIMACS: (variables, clause
 /// count, the clause lines, every undecided cell's literals, the clauses when `clauses`), or
-/// None when `seconds` pass first.
+/// None when `seconds` pass first; a ValueError past `max_clauses`.
 #[pyfunction]
-#[pyo3(signature = (width, height, colors, clues, seconds=None, clauses=false))]
+#[pyo3(signature = (width, height, colors, clues, seconds=None, clauses=false, max_clauses=10_000_000))]
+#[allow(clippy::too_many_arguments)] // the clues, the deadline and the limits, as Python passes them
 pub fn automaton_cnf(
     py: Python<'_>,
     width: usize,
@@ -54,6 +54,7 @@ pub fn automaton_cnf(
     clues: Vec<Clue>,
     seconds: Option<f64>,
     clauses: bool,
+    max_clauses: usize,
 ) -> PyResult<Option<WholeCnf>> {
     let deadline = deadline_in(seconds)?;
     let clues = clues
@@ -64,7 +65,16 @@ pub fn automaton_cnf(
         guarded(|| {
             let puzzle =
                 Puzzle::new(width, height, colors, clues).map_err(PyValueError::new_err)?;
-            Ok(cnf::whole_puzzle(&puzzle, deadline).map(|formula| {
+            let built = match cnf::whole_puzzle(&puzzle, deadline, max_clauses) {
+                Ok(formula) => Some(formula),
+                Err(cnf::Stopped::Timeout) => None,
+                Err(cnf::Stopped::TooLarge(most)) => {
+                    return Err(PyValueError::new_err(format!(
+                        "the whole puzzle's CNF has over {most} clauses: too large to certify"
+                    )));
+                }
+            };
+            Ok(built.map(|formula| {
                 let body = formula.dimacs_body();
                 let count = formula.ends.len();
                 let listed = clauses.then(|| formula.clauses().map(<[i32]>::to_vec).collect());
