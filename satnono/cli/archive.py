@@ -71,8 +71,8 @@ def batch_run(
         Path | None,
         typer.Option(
             "--proof",
-            help="Write each verdict's certificate (solve --proof) into a folder of this "
-            "folder per puzzle, listed in its certificates.csv.",
+            help="Write each verdict's certificate (as solve --proof does) into this "
+            "folder, one folder per puzzle, listed in its certificates.csv.",
         ),
     ] = None,
 ) -> None:
