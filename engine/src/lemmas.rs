@@ -174,18 +174,18 @@ fn probe_cell<const W: usize>(
             entry.1 += 1;
         }
     }
-    let mut agreed: Vec<(usize, u128)> = unions
+    // (other cell, the union of its branches' domains, the colors that union rules out)
+    let mut agreed: Vec<(usize, u128, u128)> = unions
         .into_iter()
         .filter(|&(other, (_, count))| other != cell && count == fitting.len())
-        .map(|(other, (union, _))| (other, union))
-        .filter(|&(other, union)| board.grid.domain(puzzle, other) & !union != 0)
+        .map(|(other, (union, _))| (other, union, board.grid.domain(puzzle, other) & !union))
+        .filter(|&(_, _, ruled_out)| ruled_out != 0)
         .collect();
     agreed.sort_unstable();
     if !failed && agreed.is_empty() {
         return None;
     }
-    for &(other, union) in &agreed {
-        let ruled_out = board.grid.domain(puzzle, other) & !union;
+    for &(other, _, ruled_out) in &agreed {
         for other_color in (0..128u8).filter(|&c| ruled_out >> c & 1 == 1) {
             for &(color, _) in &fitting {
                 lemmas.push(Lemma::Implies {
@@ -205,7 +205,7 @@ fn probe_cell<const W: usize>(
         .iter()
         .fold(0u128, |mask, &(color, _)| mask | 1 << color);
     board.assign(puzzle, cell, fits);
-    for &(other, union) in &agreed {
+    for &(other, union, _) in &agreed {
         board.assign(puzzle, other, union);
     }
     Some(board.propagate(puzzle, deadline))

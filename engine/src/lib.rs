@@ -5,11 +5,12 @@
 //! depth-first search; `estimate`: belief propagation, guesses for a SAT solver; `engine`: the
 //! calls below, at the word count a puzzle needs). For certificates: `automaton` and `cnf`,
 //! the automaton CNF of a whole puzzle, which they are about; `lemmas`, probing that writes
-//! down the lemmas of their proofs; `drup`, the checker of proofs, apart from all the rest.
-//! This file is the Python surface (with `proofs`, its certificates' part), and nothing
-//! else: clues and grids come in, domains, verdicts and solutions go out. Every call checks
-//! its arguments (ValueError), releases the GIL while it works, and turns a panic into a
-//! RuntimeError instead of taking the process down.
+//! down the lemmas of their proofs; `drup` and `rup`, the checker of proofs (reading them; its
+//! clause database), apart from all the rest. This file is the Python surface (with
+//! `proofs`, its certificates' part), and nothing else: clues and grids come in, domains,
+//! verdicts and solutions go out. Every call checks its arguments (ValueError), releases the
+//! GIL while it works, and turns a panic into a RuntimeError instead of taking the process
+//! down.
 
 // The core is reached only through the Python surface; `cargo test` builds it without one.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
@@ -29,6 +30,7 @@ mod probe;
 #[cfg(feature = "python")]
 mod proofs;
 mod propagate;
+mod rup;
 mod search;
 
 #[cfg(feature = "python")]
