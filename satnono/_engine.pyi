@@ -1,6 +1,6 @@
 """Types of satnono's native engine (engine/src/lib.rs); satnono.native is its only user."""
 
-from typing import Literal
+from typing import Any, Literal
 
 #: Domains go out in the kind they came in: bytes (one per cell) or a list of ints.
 Domains = bytes | list[int]
@@ -59,3 +59,47 @@ def automaton_cnf(
 ) -> (
     tuple[int, int, str, list[tuple[int, list[tuple[int, int]]]], list[list[int]] | None] | None
 ): ...
+
+class Job:
+    def wait(self, seconds: float) -> bool: ...
+    def ended(self) -> bool: ...
+    def cancel(self) -> None: ...
+    def progress(self) -> dict[str, int]: ...
+    def counted(
+        self,
+    ) -> (
+        tuple[
+            int,
+            bool,
+            int,
+            list[tuple[list[int], int, int, bool, str, float]],
+            dict[str, int],
+            Domains | None,
+        ]
+        | None
+    ): ...
+    def ambiguity(self) -> tuple[bool, list[int], list[int]] | None: ...
+
+class Solutions:
+    def next_batch(self, most: int, seconds: float | None = None) -> tuple[list[Domains], bool]: ...
+
+def count(
+    engine: Engine, domains: Domains, knobs: tuple[int, int, int, int], seconds: float | None = None
+) -> Job: ...
+
+class Sampler:
+    def request(self, n: int) -> None: ...
+    def receive(self, seconds: float) -> tuple[str, Any]: ...
+    def cancel(self) -> None: ...
+
+def sampler(
+    engine: Engine,
+    domains: Domains,
+    seed: int,
+    knobs: tuple[int, int, int, int],
+    seconds: float | None = None,
+) -> Sampler: ...
+def ambiguity(
+    engine: Engine, domains: Domains, knobs: tuple[int, int, int, int], seconds: float | None = None
+) -> Job: ...
+def solutions(engine: Engine, domains: Domains) -> Solutions: ...

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from satnono import native
-from satnono.backbone import backbone
+from satnono.backbone import ambiguity
 from satnono.backends import DEFAULT_BACKEND, installed_backends
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import prepare
@@ -188,7 +188,7 @@ def analyze(
     elif found >= 2:
         ambiguous = differing
         if not timed_out:
-            settled = backbone(prepared, deadline, known=result.grids, progress=progress)
+            settled = ambiguity(prepared, deadline, known=result.grids, progress=progress)
             if settled is not None:
                 for cell, seen in enumerate(settled.colors):
                     union[cell] |= seen if cell not in settled.unsettled else 0

@@ -38,6 +38,36 @@ FIRST_CHUNK = 8
 PARALLEL_CANDIDATES = 256
 #: Seconds between two looks at the deadline while the forked solvers work.
 _LOOK = 0.1
+#: Seconds the native engine's ambiguity map may take before the SAT solvers take over: it
+#: settles puzzles whose solutions it can count in well under that (a few ambiguous regions),
+#: and gets nowhere on the survey's hardest, where the solvers' flipping does (BENCHMARKS.md).
+NATIVE_BUDGET = 0.5
+
+
+def ambiguity(
+    prepared: Prepared,
+    deadline: Deadline | None = None,
+    known: Sequence[Grid] = (),
+    progress: Progress | None = None,
+) -> Backbone | None:
+    """Every color each cell takes in some solution: by the native engine when it settles
+    every cell within NATIVE_BUDGET, else by `backbone` (SAT); None when there is none."""
+    from satnono.native import Engine
+
+    deadline = deadline or Deadline(None)
+    if progress is not None:
+        progress.phase, progress.settled = "backbone", 0
+        progress.to_settle = prepared.cells_left
+    job = Engine(prepared.puzzle).ambiguity(prepared.domains, deadline)
+    job.finish(deadline.sooner(NATIVE_BUDGET))
+    solvable, colors, unsettled = job.ambiguity()
+    if not solvable:
+        return None
+    if not unsettled:
+        if progress is not None:
+            progress.settled = prepared.cells_left
+        return Backbone(tuple(colors), True)
+    return backbone(prepared, deadline, known=known, progress=progress)
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,7 @@ def count(
     backend: str | None = None,
     deadline: Deadline | None = None,
     progress: Progress | None = None,
+    memory: int | None = None,
     **options: Any,
 ) -> CountResult:
     """The number of solutions, exact unless `.exact` is False (then a lower bound).
@@ -203,18 +204,22 @@ def count(
     `approximate` races ApproxMC too: where no exact count finishes, `.estimate` holds an
     estimate within a factor 1+epsilon of the truth with probability at least 1-delta.
     `progress` (a satnono.Progress) is kept current: the phase, the component counted, and
-    the count so far (`solutions`, a lower bound).
+    the count so far (`solutions`, a lower bound). `memory` (megabytes, default 2048) bounds
+    what the engine's count keeps: its store of sub-counts is emptied when full (the count
+    goes on, slower), and a sweep that would pass it gives way to the search.
     """
     from satnono.solutions import count as run
 
     approximation = approximation_of(approximate, epsilon, delta)
     limit = arguments.whole_number(limit, "limit")
+    megabytes = None if memory is None else arguments.whole_number(memory, "memory", 16, 2**20)
     chosen, checked = checked_arguments(puzzle, backend, 0, options)
     _, deadline = checked_hooks(None, progress, None, deadline, timeout)
     return off_main_thread(
         lambda: run(
             puzzle, backend=chosen, limit=limit, options=checked, approximation=approximation,
             deadline=deadline, progress=progress,
+            memory=None if megabytes is None else megabytes << 20,
         ),
         deadline,
     )  # fmt: skip
@@ -298,7 +303,7 @@ def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfF
     (blocks by default; see encodings/), and its formula; (the reason, None) when line
     logic proves that no grid fits the clues."""
     from satnono.cnf import check_encoding, encode_puzzle, variable_comments
-    from satnono.native import line_logic
+    from satnono.pipeline import line_logic
     from satnono.propagate import Propagator, palette_domains
 
     puzzle, encoding = arguments.puzzle(puzzle), check_encoding(encoding)

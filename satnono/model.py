@@ -307,8 +307,8 @@ class Puzzle:
 
     def grid_rows(self, grid: Grid) -> list[str]:
         """A grid as row strings of palette characters ('.' is the background)."""
-        chars = [color.char for color in self.palette]
-        return ["".join(chars[cell] for cell in row) for row in grid]
+        chars = [color.char for color in self.palette].__getitem__
+        return ["".join(map(chars, row)) for row in grid]
 
     def grid_from_rows(self, rows: Sequence[str]) -> Grid:
         """The inverse of `grid_rows`; raises InputError on an unknown character."""

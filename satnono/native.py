@@ -1,13 +1,15 @@
 """The native engine (engine/, Rust, built into satnono._engine by maturin): line logic,
-probing, search and belief propagation at native speed, and for certificates the whole
-puzzle's automaton CNF and the checker of proofs.
+probing, search and belief propagation at native speed; counting, uniform sampling, every
+solution in turn and the colors each cell takes; and for certificates the whole puzzle's
+automaton CNF and the checker of proofs.
 
 This is the one module that imports the extension. Its boundary is narrow: clues and domains
 go in (a domain is a bitmask of the palette colors a cell may still take), domains, verdicts
 and solutions come out. The engine checks its arguments and turns a panic into an error, so
 nothing here can take the process down; a bad argument becomes InputError. Every call takes
 a Deadline: the engine stops at it, and a search runs in slices so that a cancelled deadline
-or a Ctrl-C is seen within SLICE seconds.
+or a Ctrl-C is seen within SLICE seconds; a count (a draw, an ambiguity map) runs in a thread
+of the engine's own, which a `Job` waits on in slices and cancels.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from typing import Any, Literal
 
 from satnono import _engine
 from satnono.errors import InputError
-from satnono.model import Puzzle, find_contradiction
-from satnono.propagate import LineContradiction
+from satnono.model import Puzzle
 from satnono.runtime.deadline import Deadline, Timeout
 
 #: Seconds a search runs in the engine before it looks at the deadline again (a Ctrl-C in
@@ -72,8 +73,8 @@ def _seconds(deadline: Deadline | None) -> float | None:
     return None if deadline is None else deadline.remaining()
 
 
-#: Palettes up to this size send domains as bytes, one per cell (copied in C both ways; a
-#: list of ints costs a conversion per cell, two thirds of an easy puzzle's call).
+#: Palettes up to this size send domains as bytes, one per cell (copied in C both ways; a list
+#: of ints costs a conversion per cell, two thirds of an easy puzzle's call).
 BYTE_PALETTE = 8
 
 
@@ -139,6 +140,38 @@ class Engine:
     def estimate(self, domains: Sequence[int], rounds: int = ESTIMATE_ROUNDS) -> Estimate:
         colors, starts = self._engine.estimate(self._wire(domains), rounds)
         return Estimate(list(colors), starts)
+
+    def count(
+        self, domains: Sequence[int], deadline: Deadline, knobs: CountKnobs | None = None
+    ) -> Job:
+        """Start counting the grids that fit the clues and `domains`; the Job's `counted()`
+        says how many once it has ended (exact, or a lower bound when stopped)."""
+        knobs = knobs or CountKnobs()
+        return Job(_engine.count(self._engine, self._wire(domains), knobs.wire, _seconds(deadline)))
+
+    def sampler(
+        self, domains: Sequence[int], seed: int, deadline: Deadline, knobs: CountKnobs | None = None
+    ) -> Sampler:
+        """Start counting the grids of `domains`, to draw from them: each solution with
+        probability exactly 1/N (seeded); see Sampler."""
+        knobs = knobs or CountKnobs()
+        sampler = _engine.sampler(
+            self._engine, self._wire(domains), seed & (2**64 - 1), knobs.wire, _seconds(deadline)
+        )
+        return Sampler(sampler)
+
+    def ambiguity(
+        self, domains: Sequence[int], deadline: Deadline, knobs: CountKnobs | None = None
+    ) -> Job:
+        """Start finding every color each cell takes in some solution; the Job's
+        `ambiguity()` gives them once it has ended."""
+        knobs = knobs or CountKnobs()
+        job = _engine.ambiguity(self._engine, self._wire(domains), knobs.wire, _seconds(deadline))
+        return Job(job)
+
+    def solutions(self, domains: Sequence[int]) -> Solutions:
+        """Every solution of `domains` in turn, each found once (a depth-first search)."""
+        return Solutions(_engine.solutions(self._engine, self._wire(domains)))
 
     def search(
         self,
@@ -222,33 +255,181 @@ class Search:
         return stats
 
 
-def line_logic(
-    puzzle: Puzzle, domains: list[int], deadline: Deadline | None = None
-) -> tuple[str | None, int]:
-    """Line logic over the whole grid, narrowing `domains` in place: why no grid fits (the
-    clues alone, or line logic), or None; and the number of lines solved. Every solve,
-    count, analysis and CNF starts here. Raises Timeout when the deadline passes first (a
-    deadline passed already stops it before it starts); `domains` then holds what line logic
-    had decided, all of it sound."""
-    if deadline is not None and deadline.expired():
-        raise Timeout
-    reached = Engine(puzzle).propagate(domains, None, deadline)
-    if reached.domains is not None:
-        domains[:] = reached.domains
-    if reached.status == "solved":  # a grid fits: the clues cannot contradict each other
-        return None, reached.work
-    # Otherwise the clues' own contradiction, when there is one, says best why no grid fits
-    # (and spares a search that could only prove it).
-    reason = find_contradiction(puzzle)
-    if reason is not None:
-        return reason, reached.work
-    if reached.status == "timeout":
-        raise Timeout
-    if reached.status == "conflict":
-        if reached.line is None:
-            return "line logic: no grid fits the clues", reached.work
-        return str(LineContradiction(puzzle, reached.line)), reached.work
-    return None, reached.work
+@dataclass(frozen=True)
+class CountKnobs:
+    """What a count may spend and how it goes about it (engine/src/count/mod.rs, Options).
+    The values are chosen on the tuning sets (BENCHMARKS.md, counting section)."""
+
+    #: Bytes the count may keep: its store of sub-counts (emptied when full, never passed)
+    #: and a sweep's states (a sweep that would pass it gives way to the search).
+    memory: int = 2 << 30
+    #: The search probes components of at least this many cells before it branches.
+    probe_from: int = 2**62
+    #: Components whose sweep crosses at most this many lines are swept within the whole
+    #: memory; wider ones within `sweep_trial` bytes, then searched.
+    sweep_width: int = 12
+    sweep_trial: int = 16 << 20
+
+    @property
+    def wire(self) -> tuple[int, int, int, int]:
+        return (self.memory, self.probe_from, self.sweep_width, self.sweep_trial)
+
+
+@dataclass(frozen=True)
+class CountedPart:
+    """One independent component's count: its lines, its undecided cells, the count (exact
+    or a lower bound), how it was counted ("search" or "sweep") and in how long."""
+
+    lines: tuple[int, ...]
+    cells: int
+    count: int
+    exact: bool
+    method: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class NativeCount:
+    """A native count: exact, or a lower bound (the branches counted to the end)."""
+
+    count: int
+    exact: bool
+    cells_left: int
+    parts: tuple[CountedPart, ...]
+    stats: dict[str, int]
+    #: One solution (domains, decided) when the count is exact and not zero: drawn from the
+    #: counts, or found, by the engine (the caller verifies it).
+    witness: list[int] | None = None
+
+
+class Job:
+    """A count, a draw or an ambiguity map running in the engine's own thread: `wait` for it
+    in slices (a Ctrl-C in between cancels it and is raised again), read its `progress`,
+    `cancel` it (it ends soon with what it has); then read its answer."""
+
+    __slots__ = ("_job",)
+
+    def __init__(self, job: Any) -> None:
+        self._job = job
+
+    def wait(self, seconds: float) -> bool:
+        """Wait at most `seconds`: whether the job has ended."""
+        try:
+            ended: bool = self._job.wait(max(0.0, seconds))
+        except KeyboardInterrupt:
+            self._job.cancel()
+            raise
+        return ended
+
+    def finish(self, deadline: Deadline) -> None:
+        """Wait for the end; at the deadline, cancel and wait for what the job has."""
+        while not self.wait(SLICE):
+            if deadline.expired():
+                self._job.cancel()
+                while not self.wait(SLICE):
+                    pass
+                return
+
+    def cancel(self) -> None:
+        self._job.cancel()
+
+    def ended(self) -> bool:
+        """Whether the job has ended (from any thread, without waiting)."""
+        ended: bool = self._job.ended()
+        return ended
+
+    def progress(self) -> dict[str, int]:
+        found: dict[str, int] = self._job.progress()
+        return found
+
+    def counted(self) -> NativeCount:
+        """The count (once ended)."""
+        count, exact, cells_left, parts, stats, witness = self._job.counted()
+        listed = tuple(
+            CountedPart(tuple(lines), cells, part_count, part_exact, method, round(seconds, 4))
+            for lines, cells, part_count, part_exact, method, seconds in parts
+        )
+        return NativeCount(
+            int(count), bool(exact), cells_left, listed, dict(stats), _listed(witness)
+        )
+
+    def ambiguity(self) -> tuple[bool, list[int], list[int]]:
+        """(whether there is a solution, every cell's colors in the solutions, the cells not
+        settled when stopped) (once ended)."""
+        solvable, colors, unsettled = self._job.ambiguity()
+        return bool(solvable), list(colors), list(unsettled)
+
+
+class Sampler:
+    """Exactly uniform draws from the engine, in its own thread: `total` waits for the count
+    (the number of solutions drawn from), `draw` for a batch of draws; `cancel` (or dropping
+    it) ends the thread."""
+
+    __slots__ = ("_sampler", "ended", "total_count")
+
+    def __init__(self, sampler: Any) -> None:
+        self._sampler = sampler
+        #: How it ended, once it has: "done", "zero" (no solution) or "stopped".
+        self.ended: str | None = None
+        self.total_count: int | None = None
+
+    def _receive(self, deadline: Deadline) -> tuple[str, Any]:
+        while True:
+            remaining = deadline.remaining()
+            seconds = SLICE if remaining is None else min(SLICE, remaining)
+            try:
+                kind, told = self._sampler.receive(seconds)
+            except KeyboardInterrupt:
+                self._sampler.cancel()
+                raise
+            if kind == "ended":
+                self.ended = told
+            if kind != "nothing" or deadline.expired():
+                return kind, told
+
+    def total(self, deadline: Deadline) -> int | None:
+        """The number of solutions, once counted exactly; None when the count ends otherwise
+        (`ended` says how) or the deadline passes first (then it is cancelled)."""
+        if self.total_count is None and self.ended is None:
+            kind, told = self._receive(deadline)
+            if kind == "total":
+                self.total_count = int(told)
+            elif kind == "nothing":
+                self.cancel()
+        return self.total_count
+
+    def draw(self, n: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
+        """`n` more draws (domains, decided); fewer (none) when the deadline passes first."""
+        if self.ended is not None:
+            return []
+        self._sampler.request(n)
+        kind, told = self._receive(deadline)
+        if kind != "samples":
+            self.cancel()
+            return []
+        samples: list[bytes] | list[list[int]] = told
+        return samples
+
+    def cancel(self) -> None:
+        self._sampler.cancel()
+
+
+class Solutions:
+    """Every solution of a puzzle in turn, from the engine in batches."""
+
+    __slots__ = ("_solutions", "done")
+
+    def __init__(self, solutions: Any) -> None:
+        self._solutions = solutions
+        self.done = False
+
+    def batch(self, most: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
+        """Up to `most` more solutions (domains, decided), found within SLICE seconds or the
+        deadline; `done` once there are no more."""
+        remaining = deadline.remaining()
+        seconds = SLICE if remaining is None else min(SLICE, remaining)
+        found, self.done = self._solutions.next_batch(most, seconds)
+        return found  # type: ignore[no-any-return]
 
 
 def solve_lines(

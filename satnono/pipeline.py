@@ -12,10 +12,40 @@ from dataclasses import dataclass, field, replace
 
 from satnono.backends import Backend, Residual, SearchOptions, SearchReport
 from satnono.components import components
-from satnono.model import Puzzle
-from satnono.native import line_logic
-from satnono.propagate import Propagator, palette_domains
-from satnono.runtime.deadline import Deadline
+from satnono.model import Puzzle, find_contradiction
+from satnono.native import Engine
+from satnono.propagate import LineContradiction, Propagator, palette_domains
+from satnono.runtime.deadline import Deadline, Timeout
+
+
+def line_logic(
+    puzzle: Puzzle, domains: list[int], deadline: Deadline | None = None
+) -> tuple[str | None, int]:
+    """Line logic over the whole grid, narrowing `domains` in place: why no grid fits (the
+    clues alone, or line logic), or None; and the number of lines solved. Every solve,
+    count, analysis and CNF starts here. Raises Timeout when the deadline passes first (a
+    deadline passed already stops it before it starts); `domains` then holds what line logic
+    had decided, all of it sound."""
+    if deadline is not None and deadline.expired():
+        raise Timeout
+    reached = Engine(puzzle).propagate(domains, None, deadline)
+    if reached.domains is not None:
+        domains[:] = reached.domains
+    if reached.status == "solved":  # a grid fits: the clues cannot contradict each other
+        return None, reached.work
+    # Otherwise the clues' own contradiction, when there is one, says best why no grid fits
+    # (and spares a search that could only prove it).
+    reason = find_contradiction(puzzle)
+    if reason is not None:
+        return reason, reached.work
+    if reached.status == "timeout":
+        raise Timeout
+    if reached.status == "conflict":
+        if reached.line is None:
+            return "line logic: no grid fits the clues", reached.work
+        return str(LineContradiction(puzzle, reached.line)), reached.work
+    return None, reached.work
+
 
 #: One component's solution: (cell, decided domain) for each of its undecided cells.
 Assignment = tuple[tuple[int, int], ...]

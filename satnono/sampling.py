@@ -1,10 +1,13 @@
-"""Random solutions: each independent component sampled on its own, the samples combined.
+"""Random solutions, exactly uniform wherever the count is exact.
 
-Components are independent, so a uniform solution of the puzzle is a uniform solution of each
-component, drawn independently. A component with few solutions is enumerated and drawn from
-exactly uniformly; a larger one goes to a sampler from the field (CMSGen or UniGen3, see
-SAMPLERS for what each guarantees) running on its CNF in a forked child. Every combined grid
-is checked by the independent verifier before it is handed out.
+The native engine counts the solutions (engine/src/count/) and draws each one with probability
+exactly 1/N from the counts: a color is chosen at each branch with probability (solutions
+with it) / (solutions of the node), in exact integers, and independent components are drawn
+independently. Where no exact count finishes within EXACT_BUDGET, each independent component
+is sampled on its own: one with few solutions is enumerated and drawn from exactly uniformly,
+a larger one goes to a sampler from the field (CMSGen or UniGen3, see SAMPLERS for what each
+guarantees) running on its CNF in a forked child. Every grid is checked by the independent
+verifier before it is handed out.
 """
 
 from __future__ import annotations
@@ -18,14 +21,19 @@ from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.counting.counters import sampling_set
 from satnono.errors import Contradiction
 from satnono.model import Grid, Puzzle
-from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
-from satnono.propagate import domains_to_grid
+from satnono.native import Engine, Sampler
+from satnono.pipeline import Assignment, Prepared, enumerate_part, no_grid, prepare
+from satnono.propagate import colors_to_grid, decided_colors, domains_to_grid
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import Verifier
 
-#: Components with at most this many solutions are enumerated and drawn from exactly
-#: uniformly (enumeration costs about 0.1-0.3 ms a solution).
+#: Seconds the exact count may take before the samplers take over (never past the deadline).
+EXACT_BUDGET = 10.0
+#: Draws asked of the engine at a time.
+DRAW_BATCH = 256
+#: Where no exact count finishes: components with at most this many solutions are enumerated
+#: and drawn from exactly uniformly (enumeration costs about 0.1-0.3 ms a solution).
 EXACT_LIMIT = 1000
 
 #: What each sampler guarantees, as the README and `satnono sample` state it.
@@ -77,6 +85,48 @@ class Sampling:
         prepared = prepare(puzzle, deadline)
         if prepared.reason is not None:
             raise Contradiction(prepared.reason)
+        exact = self._exactly(prepared)
+        if exact is not None:
+            yield from exact
+            return
+        if deadline.expired():
+            raise Timeout
+        yield from self._by_components(prepared)
+
+    def _exactly(self, prepared: Prepared) -> Iterator[Grid] | None:
+        """The draws from the engine's exact count, when it finishes within EXACT_BUDGET;
+        None when it does not (the samplers take over)."""
+        puzzle, deadline = self.puzzle, self.deadline
+        sampler = Engine(puzzle).sampler(prepared.domains, self.seed, deadline)
+        total = sampler.total(deadline.sooner(EXACT_BUDGET))
+        if total is None:
+            sampler.cancel()
+            if sampler.ended == "zero":
+                raise Contradiction("search proved that no grid fits the clues")
+            return None
+        self.methods.append(ComponentSampling(prepared.cells_left, total, "exact"))
+        return self._drawn_exactly(sampler)
+
+    def _drawn_exactly(self, sampler: Sampler) -> Iterator[Grid]:
+        puzzle, deadline = self.puzzle, self.deadline
+        verify = Verifier(puzzle)
+        drawn = 0
+        try:
+            while drawn < self.n:
+                batch = sampler.draw(min(DRAW_BATCH, self.n - drawn), deadline)
+                if not batch:
+                    raise Timeout
+                for domains in batch:
+                    colors = decided_colors(domains)
+                    yield verify(colors_to_grid(puzzle.width, colors), colors)
+                    drawn += 1
+        finally:
+            sampler.cancel()
+
+    def _by_components(self, prepared: Prepared) -> Iterator[Grid]:
+        """Each component drawn on its own: enumerated and drawn from when it has few
+        solutions, by the sampler otherwise."""
+        puzzle, deadline = self.puzzle, self.deadline
         domains = prepared.domains
         rng = random.Random(self.seed)
         streams: list[Iterator[Assignment]] = []
@@ -203,9 +253,12 @@ class SampleRun:
 
     @property
     def guarantee(self) -> str:
-        """What the samples promise: exact uniformity on small components, and each sampler's
-        own guarantee on the components it drew from."""
+        """What the samples promise: exact uniformity where the count is exact, and each
+        sampler's own guarantee on the components it drew from."""
         used = sorted({m.method for m in self.methods} - {"exact"})
+        if not used and len(self.methods) == 1 and self.methods[0].solutions is not None:
+            total = self.methods[0].solutions
+            return f"exactly uniform: each of the {total} solutions with probability 1/{total}"
         return "; ".join(
             [f"components with at most {EXACT_LIMIT} solutions: exactly uniform"]
             + [SAMPLERS[name] for name in used]

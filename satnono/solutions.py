@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, load_backend
 from satnono.model import Grid, Puzzle
-from satnono.pipeline import Assignment, enumerate_part, no_grid, prepare
+from satnono.pipeline import Assignment, Prepared, enumerate_part, no_grid, prepare
 from satnono.progress import Progress
-from satnono.propagate import domains_to_grid, palette_domains
+from satnono.propagate import colors_to_grid, decided_colors, domains_to_grid, palette_domains
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.status import Status
 from satnono.verify import Verifier
@@ -123,9 +123,9 @@ def solve(
 
     verify = Verifier(puzzle)
 
-    def accept(grid: Grid) -> bool:
+    def accept(grid: Grid, colors: bytes | None = None) -> bool:
         nonlocal found
-        verify(grid)
+        verify(grid, colors)
         found += 1
         progress.solutions = found
         if keep is None or len(kept) < keep:
@@ -220,7 +220,61 @@ def solve(
         searched.solver or searched.encoding
     ):  # a few cells: the classic search, here (see BackendInfo.branch_below)
         return search_phase("backtrack")
+    if _streams(backend, limit, searched):
+        return _stream(prepared, deadline, accept, progress, finish)
     return search_phase() if search_with is None else search_with(search_phase)
+
+
+#: From this many solutions asked for (or all of them, 0), the default backend lists them
+#: with the native engine's depth-first search (each solution costs the propagation of its
+#: last few decisions) rather than a SAT solver and a blocking clause per solution, which
+#: slow every call as they pile up: 1,700 solutions a second against tens of thousands
+#: (BENCHMARKS.md, streaming). A few solutions come faster from the SAT side on hard puzzles.
+NATIVE_STREAM_FROM = 65
+#: Solutions taken from the engine at a time (each batch within native.SLICE seconds).
+STREAM_BATCH = 512
+
+
+def _streams(backend: str, limit: int, options: SearchOptions) -> bool:
+    """Whether the engine lists the solutions: the default backend, many or all of them, and
+    no SAT solver or encoding named (those ask for the SAT side)."""
+    many = (limit or float("inf")) >= NATIVE_STREAM_FROM  # 0: all of them
+    return backend == DEFAULT_BACKEND and many and not (options.solver or options.encoding)
+
+
+def _stream(
+    prepared: Prepared,
+    deadline: Deadline,
+    accept: Callable[[Grid, bytes], bool],
+    progress: Progress,
+    finish: Callable[..., SolveResult],
+) -> SolveResult:
+    """Every solution (up to the limit) from the engine's enumeration, each verified by
+    `accept` before anything sees it."""
+    from satnono.native import Engine
+
+    puzzle, width = prepared.puzzle, prepared.puzzle.width
+    solutions = Engine(puzzle).solutions(prepared.domains)
+    progress.phase = "search"
+    found = 0
+    while not solutions.done:
+        if deadline.expired():
+            status = Status.TIMEOUT if found < 2 else Status.MULTIPLE
+            return finish(status, False, solver=NATIVE_SOLVER)
+        for domains in solutions.batch(STREAM_BATCH, deadline):
+            found += 1
+            colors = decided_colors(domains)
+            if not accept(colors_to_grid(width, colors), colors):  # the limit, or the caller
+                status = Status.MULTIPLE if found >= 2 else Status.SOLVED
+                return finish(status, False, solver=NATIVE_SOLVER)
+    if found == 0:
+        return finish(Status.UNSOLVABLE, True, "search proved that no grid fits the clues",
+                      NATIVE_SOLVER)  # fmt: skip
+    return finish(Status.UNIQUE if found == 1 else Status.MULTIPLE, True, solver=NATIVE_SOLVER)
+
+
+#: The `solver` of a solve the engine's enumeration answered.
+NATIVE_SOLVER = "native"
 
 
 def _merge_stats(stats: dict[str, Any], more: dict[str, Any]) -> None:
@@ -270,6 +324,7 @@ def count(
     approximation: Approximation | None = None,
     deadline: Deadline | None = None,
     progress: Progress | None = None,
+    memory: int | None = None,
 ) -> CountResult:
     """The number of solutions: exact when counting finished, else a lower bound.
 
@@ -277,13 +332,16 @@ def count(
     racing Ganak), not enumeration of whole grids: counts far beyond what could be listed
     come out exact. `limit` > 0 caps the count: it is then reported as exactly `limit`.
     `approximation` adds ApproxMC to the race, for an estimate where no exact count finishes.
+    `memory` (bytes; default native.CountKnobs's) bounds what the engine's count keeps.
     """
     from satnono.counting import count_solutions
+    from satnono.native import CountKnobs
 
     started = time.perf_counter()
     counted = count_solutions(
         puzzle, backend=backend, limit=limit, deadline=deadline or Deadline(timeout),
         options=options, approximation=approximation, progress=progress,
+        knobs=None if memory is None else CountKnobs(memory=memory),
     )  # fmt: skip
     seconds = round(time.perf_counter() - started, 4)
     n = counted.count

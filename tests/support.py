@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from satnono.backends import Residual, SearchOptions, SearchReport, load_backend
 from satnono.generate import puzzle_from_grid
-from satnono.model import BLACK_AND_WHITE, Block, Color, Grid, Puzzle
+from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
 from satnono.propagate import Propagator, domains_to_grid, initial_domains
 from satnono.runtime.deadline import Deadline
-from satnono.verify import runs
+from satnono.verify import problems, runs
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -176,3 +176,38 @@ def backend_solutions(
         residual, options or SearchOptions(), Deadline(None), keep
     )
     return found, report
+
+
+def every_grid(puzzle: Puzzle) -> set[Grid]:
+    """Every grid of the puzzle's size that the independent checker accepts (blotted numbers
+    included: the oracle of last resort)."""
+    colors = range(len(puzzle.palette))
+    found = set()
+    for cells in itertools.product(colors, repeat=puzzle.width * puzzle.height):
+        grid = tuple(
+            tuple(cells[r * puzzle.width : (r + 1) * puzzle.width]) for r in range(puzzle.height)
+        )
+        if not problems(puzzle, grid):
+            found.add(grid)
+    return found
+
+
+@st.composite
+def blotted_puzzles(draw: st.DrawFn) -> Puzzle:
+    """A small puzzle made from a random grid, some of its numbers blotted."""
+    colors = draw(st.sampled_from([2, 3]))
+    side = 4 if colors == 2 else 3
+    width, height = draw(st.integers(1, side)), draw(st.integers(1, side))
+    cells = draw(st.lists(st.integers(0, colors - 1), min_size=width * height,
+                          max_size=width * height))  # fmt: skip
+    grid = tuple(tuple(cells[r * width : (r + 1) * width]) for r in range(height))
+    palette = PALETTES[colors]
+    puzzle = puzzle_from_grid(grid, palette, keep_goal=False)
+    hide = draw(st.lists(st.booleans(), min_size=64, max_size=64))
+    flags = iter(hide)
+
+    def blot(clue: tuple[Block, ...]) -> tuple[Block, ...]:
+        return tuple(Block(BLOTTED, b.color) if next(flags) else b for b in clue)
+
+    return Puzzle(width, height, tuple(map(blot, puzzle.rows)),
+                  tuple(map(blot, puzzle.columns)), palette)  # fmt: skip

@@ -87,7 +87,7 @@ def test_cells_a_timeout_left_unsettled_are_not_shown_as_agreed(
     from satnono import analysis, native
 
     puzzle = satnono.read_puzzle(EXAMPLES / "permutation-9.non")
-    monkeypatch.setattr(analysis, "backbone", lambda *_, **__: None)  # stopped before a result
+    monkeypatch.setattr(analysis, "ambiguity", lambda *_, **__: None)  # stopped before a result
     report = satnono.analyze(puzzle, timeout=60)
     assert report.solutions >= 2 and not report.backbone_exact
     every = (1 << len(puzzle.palette)) - 1

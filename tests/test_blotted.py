@@ -3,13 +3,11 @@ backend, the counters and the line solver agree with brute force over all grids 
 
 from __future__ import annotations
 
-import itertools
 import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
@@ -17,47 +15,13 @@ from satnono.cnf import DEFAULT_ENCODING, ENCODINGS
 from satnono.counting import Approximation, count_solutions
 from satnono.errors import InputError
 from satnono.formats import FORMATS, parse_text, write_puzzles
-from satnono.generate import puzzle_from_grid
-from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
+from satnono.model import BLOTTED, Block, Puzzle
+from satnono.native import CountKnobs
 from satnono.runtime.deadline import Deadline
 from satnono.solutions import solve
-from satnono.verify import problems
-from support import backend_solutions
+from support import backend_solutions, blotted_puzzles, every_grid
 
 BACKENDS = ["sat", "cpsat", "backtrack", "portfolio"]
-PALETTE3 = (*BLACK_AND_WHITE, Color("red", "r", "#ff0000"))
-
-
-def every_grid(puzzle: Puzzle) -> set[Grid]:
-    colors = range(len(puzzle.palette))
-    found = set()
-    for cells in itertools.product(colors, repeat=puzzle.width * puzzle.height):
-        grid = tuple(
-            tuple(cells[r * puzzle.width : (r + 1) * puzzle.width]) for r in range(puzzle.height)
-        )
-        if not problems(puzzle, grid):
-            found.add(grid)
-    return found
-
-
-@st.composite
-def blotted_puzzles(draw: st.DrawFn) -> Puzzle:
-    colors = draw(st.sampled_from([2, 3]))
-    side = 4 if colors == 2 else 3
-    width, height = draw(st.integers(1, side)), draw(st.integers(1, side))
-    cells = draw(st.lists(st.integers(0, colors - 1), min_size=width * height,
-                          max_size=width * height))  # fmt: skip
-    grid = tuple(tuple(cells[r * width : (r + 1) * width]) for r in range(height))
-    palette = BLACK_AND_WHITE if colors == 2 else PALETTE3
-    puzzle = puzzle_from_grid(grid, palette, keep_goal=False)
-    hide = draw(st.lists(st.booleans(), min_size=64, max_size=64))
-    flags = iter(hide)
-
-    def blot(clue: tuple[Block, ...]) -> tuple[Block, ...]:
-        return tuple(Block(BLOTTED, b.color) if next(flags) else b for b in clue)
-
-    return Puzzle(width, height, tuple(map(blot, puzzle.rows)),
-                  tuple(map(blot, puzzle.columns)), palette)  # fmt: skip
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -111,10 +75,9 @@ def test_every_cnf_encoding_finds_exactly_the_grids_that_fit(encoding: str, puzz
 @given(puzzle=blotted_puzzles())
 def test_every_counting_method_counts_them(puzzle: Puzzle) -> None:
     expected = len(every_grid(puzzle))
-    for methods in (("search",), ("ganak",)):
-        counted = count_solutions(
-            puzzle, backend="sat", enumeration_limit=1, methods=methods, deadline=Deadline(30)
-        )
+    search_only = CountKnobs(sweep_width=0, sweep_trial=0)
+    for methods, knobs in ((("search",), search_only), (("search",), None), (("ganak",), None)):
+        counted = count_solutions(puzzle, methods=methods, knobs=knobs, deadline=Deadline(30))
         assert counted.exact and counted.count == expected, methods
 
 
@@ -164,9 +127,8 @@ def test_approxmc_estimates_a_blotted_puzzle_within_its_guarantee() -> None:
     (puzzle,) = parse_text("width 4\nheight 4\nrows\n?\n?\n?\n?\ncolumns\n?\n1 1\n?\n1\n", "b.non")
     expected = len(every_grid(puzzle))  # 200
     counted = count_solutions(
-        puzzle, backend="sat", enumeration_limit=1, methods=("approxmc",),
-        approximation=Approximation(0.8, 0.2), deadline=Deadline(60),
-    )  # fmt: skip
+        puzzle, methods=("approxmc",), approximation=Approximation(0.8, 0.2), deadline=Deadline(60)
+    )
     assert [factor.method for factor in counted.factors] == ["approxmc"]
     assert counted.estimate is not None
     assert expected / 1.8 <= counted.estimate <= expected * 1.8

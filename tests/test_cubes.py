@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 import satnono
+from satnono import solutions
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
 from satnono.backends.cubes import simulated_makespan, solve_cube
@@ -293,7 +294,8 @@ def test_the_handover_to_cdcl_goes_on_past_the_solutions_already_found(
     same solutions, none twice, whatever probing had reported."""
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)
-    result = satnono.solve(puzzle, max_solutions=0, timeout=60)
+    monkeypatch.setattr(solutions, "NATIVE_STREAM_FROM", 10**9)  # the sat backend lists them
+    result = satnono.solve(puzzle, max_solutions=300, timeout=60)
     assert result.complete and result.solutions_found == 256
     assert result.solver == sat_backend.PROBED_SOLVER and "native_probes" in result.stats
     assert len({tuple(map(tuple, grid)) for grid in result.grids}) == len(result.grids)

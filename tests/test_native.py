@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from satnono import native
+from satnono import native, pipeline
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
@@ -93,7 +93,7 @@ def test_a_conflict_names_the_line_as_the_python_propagation_does() -> None:
     puzzle = Puzzle.from_clues(rows=[[1, 1], [3], [1]], columns=[[2], [1], [2]])
     _, expected = propagate_root(puzzle, initial_domains(puzzle))
     domains = initial_domains(puzzle)
-    reason, _ = native.line_logic(puzzle, domains)
+    reason, _ = pipeline.line_logic(puzzle, domains)
     assert reason == expected and reason is not None
     assert isinstance(LineContradiction(puzzle, 0), Exception)
 
@@ -159,7 +159,7 @@ def test_the_estimate_of_a_unique_line_solvable_puzzle_is_its_solution() -> None
     grid = ((0, 1, 1, 0), (1, 1, 1, 1), (0, 1, 1, 0), (0, 1, 0, 0))
     puzzle = puzzle_from_grid(grid, PALETTES[2], keep_goal=False)
     domains = initial_domains(puzzle)
-    native.line_logic(puzzle, domains)
+    pipeline.line_logic(puzzle, domains)
     colors = native.Engine(puzzle).estimate(domains).colors
     assert not problems(puzzle, domains_to_grid(puzzle, [1 << c for c in colors]))
 
@@ -194,7 +194,7 @@ def test_the_engine_checks_domains_against_the_puzzle() -> None:
 def test_a_line_at_the_largest_size_is_solved() -> None:
     puzzle = Puzzle.from_clues(rows=[[1000]], columns=[[1]] * 1000)
     domains = initial_domains(puzzle)
-    assert native.line_logic(puzzle, domains) == (None, 1001)
+    assert pipeline.line_logic(puzzle, domains) == (None, 1001)
     assert set(domains) == {2}
     assert Propagator(puzzle).solvers[0] is None  # the Python reference made no solver
 

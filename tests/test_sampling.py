@@ -38,6 +38,7 @@ def test_samples_are_solutions(puzzle: Puzzle) -> None:
 def test_the_samplers_give_verified_solutions(
     sampler: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(satnono.sampling, "EXACT_BUDGET", 0)  # no exact count: the samplers
     monkeypatch.setattr(satnono.sampling, "EXACT_LIMIT", 4)  # send the board to the sampler
     board = puzzle_from_grid(switch_board(2, 3))  # 64 solutions
     sampling = Sampling(board, 20, seed=3, sampler=sampler)
@@ -89,13 +90,13 @@ def test_cli_json_lines_on_flag() -> None:
 
     for sample in samples:
         assert problems(puzzle, puzzle.grid_from_rows(sample["solution"])) == []
-    assert summary["components"] == [{"cells": 221, "solutions": None, "method": "cmsgen"}]
-    assert "no formal guarantee" in summary["guarantee"]
+    assert summary["components"] == [{"cells": 221, "solutions": 1263904, "method": "exact"}]
+    assert summary["guarantee"].startswith("exactly uniform: each of the 1263904 solutions")
 
 
 def test_cli_text_and_errors(tmp_path: object) -> None:
     result = runner.invoke(app, ["sample", str(EXAMPLES / "switches-8.non"), "-n", "2"])
     assert result.exit_code == 0 and "solution 2:" in result.stdout
-    assert "2 random solutions, each verified (components with at most 1000" in result.stdout
+    assert "2 random solutions, each verified (exactly uniform: each of the 256" in result.stdout
     result = runner.invoke(app, ["sample", str(EXAMPLES / "duck.non"), "--sampler", "magic"])
     assert result.exit_code == 2 and "unknown sampler 'magic'" in result.stderr

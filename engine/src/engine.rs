@@ -6,6 +6,8 @@ use std::time::Instant;
 
 use crate::bits::Bits;
 use crate::clue::{line_colors, Block, Puzzle, MAX_COLORS, MAX_SIDE};
+use crate::count::enumerate::{Enumerator, Step};
+use crate::count::{self, Ambiguity, Control, Counted, Drawn};
 use crate::lemmas::{self, Ending, Lemma};
 use crate::line::{self, Workspace};
 use crate::probe::{Limits, Prober, Sweep};
@@ -25,6 +27,8 @@ pub enum Reached {
     Timeout(Vec<u128>),
 }
 
+/// Cheap to clone: the puzzle is shared (a count runs in a thread of its own with a clone).
+#[derive(Clone)]
 pub struct Engine {
     puzzle: Arc<Puzzle>,
     words: usize,
@@ -146,6 +150,38 @@ fn search<const W: usize>(
     )))
 }
 
+fn count_words<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    options: count::Options,
+    control: &Control,
+) -> Counted {
+    count::count::<W>(puzzle, domains, options, control)
+}
+
+/// What `Engine::sample` asks of its caller after the count and each batch of draws.
+pub type NextDraws<'a> = &'a mut dyn FnMut(&count::number::Count, Vec<Vec<u128>>) -> Option<usize>;
+
+fn sample_words<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    seed: u64,
+    options: count::Options,
+    control: &Control,
+    next: NextDraws<'_>,
+) -> Drawn {
+    count::sample::<W>(puzzle, domains, seed, options, control, next)
+}
+
+fn ambiguity_words<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    options: count::Options,
+    control: &Control,
+) -> Ambiguity {
+    count::ambiguity::<W>(puzzle, domains, options, control)
+}
+
 impl Engine {
     pub fn new(puzzle: Puzzle) -> Self {
         let words = words_for(puzzle.width.max(puzzle.height));
@@ -192,6 +228,54 @@ impl Engine {
         with_words!(self.words, lemmas_from(&self.puzzle, &domains, deadline))
     }
 
+    /// The number of grids that fit the clues and `domains` (see `count`).
+    pub fn count(&self, domains: &[u128], options: count::Options, control: &Control) -> Counted {
+        with_words!(
+            self.words,
+            count_words(&self.puzzle, domains, options, control)
+        )
+    }
+
+    /// Solutions drawn uniformly with a seed, as `next` asks for them (see `count::sample`).
+    pub fn sample(
+        &self,
+        domains: &[u128],
+        seed: u64,
+        options: count::Options,
+        control: &Control,
+        next: NextDraws<'_>,
+    ) -> Drawn {
+        with_words!(
+            self.words,
+            sample_words(&self.puzzle, domains, seed, options, control, next)
+        )
+    }
+
+    /// The colors each cell takes in some solution (see `count::ambiguity`).
+    pub fn ambiguity(
+        &self,
+        domains: &[u128],
+        options: count::Options,
+        control: &Control,
+    ) -> Ambiguity {
+        with_words!(
+            self.words,
+            ambiguity_words(&self.puzzle, domains, options, control)
+        )
+    }
+
+    /// Every solution of `domains` in turn.
+    pub fn enumerate(&self, domains: &[u128]) -> AnyEnumerator {
+        let puzzle = Arc::clone(&self.puzzle);
+        match self.words {
+            1 => AnyEnumerator::W1(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
+            2 => AnyEnumerator::W2(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
+            4 => AnyEnumerator::W4(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
+            8 => AnyEnumerator::W8(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
+            _ => AnyEnumerator::W16(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
+        }
+    }
+
     /// A search over the `scope` lines (all when empty), started by its first `run`.
     pub fn search(&self, domains: &[u128], scope: &[usize], options: Options) -> AnySearch {
         let arguments = (&self.puzzle, domains, scope, options);
@@ -205,6 +289,27 @@ impl Engine {
             }
         };
         built.unwrap_or(AnySearch::Refuted)
+    }
+}
+
+/// An enumeration at any word count, with its puzzle.
+pub enum AnyEnumerator {
+    W1(Box<Enumerator<1>>, Arc<Puzzle>),
+    W2(Box<Enumerator<2>>, Arc<Puzzle>),
+    W4(Box<Enumerator<4>>, Arc<Puzzle>),
+    W8(Box<Enumerator<8>>, Arc<Puzzle>),
+    W16(Box<Enumerator<16>>, Arc<Puzzle>),
+}
+
+impl AnyEnumerator {
+    pub fn next(&mut self, deadline: Option<Instant>) -> Step {
+        match self {
+            AnyEnumerator::W1(e, p) => e.next(p, deadline),
+            AnyEnumerator::W2(e, p) => e.next(p, deadline),
+            AnyEnumerator::W4(e, p) => e.next(p, deadline),
+            AnyEnumerator::W8(e, p) => e.next(p, deadline),
+            AnyEnumerator::W16(e, p) => e.next(p, deadline),
+        }
     }
 }
 

@@ -20,6 +20,9 @@ mod bits;
 mod cache;
 mod clue;
 mod cnf;
+mod count;
+#[cfg(feature = "python")]
+mod counts;
 mod drup;
 mod engine;
 mod estimate;
@@ -53,7 +56,7 @@ use crate::search::{Event, Options};
 
 /// Run `work`, turning a panic into a RuntimeError (a bug in the engine, never the caller's).
 #[cfg(feature = "python")]
-fn guarded<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+pub(crate) fn guarded<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
         Ok(result) => result,
         Err(payload) => {
@@ -71,7 +74,7 @@ fn guarded<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 
 /// `seconds` from now (None: no deadline).
 #[cfg(feature = "python")]
-fn deadline_in(seconds: Option<f64>) -> PyResult<Option<Instant>> {
+pub(crate) fn deadline_in(seconds: Option<f64>) -> PyResult<Option<Instant>> {
     match seconds {
         None => Ok(None),
         Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
@@ -128,7 +131,7 @@ fn checked_scope(engine: &Engine, scope: Vec<usize>) -> PyResult<Vec<usize>> {
 /// C), or a list of ints (any palette). Answers go back in the kind that came in.
 #[cfg(feature = "python")]
 #[derive(FromPyObject)]
-enum DomainsIn<'py> {
+pub(crate) enum DomainsIn<'py> {
     Bytes(Bound<'py, PyBytes>),
     Ints(Vec<u128>),
 }
@@ -149,7 +152,11 @@ impl DomainsIn<'_> {
 
 /// Domains going out, as bytes when they came in as bytes (each a subset of a byte's).
 #[cfg(feature = "python")]
-fn domains_out(py: Python<'_>, domains: Vec<u128>, as_bytes: bool) -> PyResult<Py<PyAny>> {
+pub(crate) fn domains_out(
+    py: Python<'_>,
+    domains: Vec<u128>,
+    as_bytes: bool,
+) -> PyResult<Py<PyAny>> {
     if as_bytes {
         let cells: Vec<u8> = domains.iter().map(|&domain| domain as u8).collect();
         return Ok(PyBytes::new(py, &cells).into_any().unbind());
@@ -158,7 +165,7 @@ fn domains_out(py: Python<'_>, domains: Vec<u128>, as_bytes: bool) -> PyResult<P
 }
 
 #[cfg(feature = "python")]
-fn checked_domains(engine: &Engine, domains: &[u128]) -> PyResult<()> {
+pub(crate) fn checked_domains(engine: &Engine, domains: &[u128]) -> PyResult<()> {
     let puzzle = engine.puzzle();
     if domains.len() != puzzle.cells() {
         return Err(PyValueError::new_err(format!(
@@ -204,8 +211,8 @@ fn verdict(py: Python<'_>, reached: Reached, as_bytes: bool) -> PyResult<Verdict
 /// One puzzle: its size, palette size (background included) and clues (rows, then columns).
 #[cfg(feature = "python")]
 #[pyclass(module = "satnono._engine", name = "Engine", frozen)]
-struct PyEngine {
-    engine: Engine,
+pub(crate) struct PyEngine {
+    pub(crate) engine: Engine,
 }
 
 /// A step of line logic or probing, as the engine runs it.
@@ -495,5 +502,12 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(solve_lines, module)?)?;
     module.add_function(wrap_pyfunction!(proofs::check_drup, module)?)?;
     module.add_function(wrap_pyfunction!(proofs::automaton_cnf, module)?)?;
+    module.add_class::<counts::PyJob>()?;
+    module.add_class::<counts::PySolutions>()?;
+    module.add_function(wrap_pyfunction!(counts::count, module)?)?;
+    module.add_class::<counts::PySampler>()?;
+    module.add_function(wrap_pyfunction!(counts::sampler, module)?)?;
+    module.add_function(wrap_pyfunction!(counts::ambiguity, module)?)?;
+    module.add_function(wrap_pyfunction!(counts::solutions, module)?)?;
     Ok(())
 }

@@ -136,6 +136,15 @@ def count(
         float | None,
         typer.Option("--delta", help="With --approx: allowed failure probability D (0.2)."),
     ] = None,
+    memory: Annotated[
+        int,
+        typer.Option(
+            "--memory",
+            min=16,
+            max=2**20,
+            help="Megabytes the count may keep (its store of sub-counts, a sweep's states).",
+        ),
+    ] = 2048,
     backend: BackendOpt = _SOLVE.backend,
     solver: SolverOpt = None,
     encoding: EncodingOpt = None,
@@ -150,9 +159,11 @@ def count(
 ) -> None:
     """Count the solutions exactly, however many; --limit or --timeout make it a lower bound.
 
-    Small independent regions are enumerated by the backend; the others go to satnono's
-    cached counting search racing the Ganak model counter, so counts far beyond what could be
-    listed come out exact. --approx adds an ApproxMC estimate with its guarantee.
+    The native engine counts each independent component (a sweep along a narrow one, its
+    counting search otherwise) while the backend lists the first solutions, and the Ganak
+    model counter joins after a second: the first exact answer wins. --approx also races an
+    ApproxMC estimate with its guarantee (the first answer wins: an estimate may come
+    before an exact count).
     """
     from satnono.cli.live import watched
 
@@ -167,7 +178,7 @@ def count(
                 loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
                 backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
                 workers=workers, scheduler=scheduler, cubes=cubes, deadline=within,
-                progress=progress,
+                progress=progress, memory=memory,
             )  # fmt: skip
         interrupted = pressed.is_set() and not counted.exact
         if json_output:

@@ -1,19 +1,16 @@
-"""Exact and approximate solution counting: each independent component by the method that fits.
+"""Exact and approximate solution counting.
 
-The residual splits into independent components whose counts multiply. Each is first enumerated
-by the backend up to a small cap, which settles components with few solutions. The others go to
-a race: satnono's own counting search (line propagation, decomposition into sub-components and
-a cache of sub-problem counts: a permutation square has 2^n sub-problems, not n! solutions)
-against Ganak, an exact model counter run on the component's CNF in a forked child, which is far
-ahead where a region does not factorise line by line. The search runs alone for a head start,
-so components it settles at once never pay for a child. With `approximate`, ApproxMC joins the
-race and gives an (epsilon, delta)-guaranteed estimate where no exact count finishes.
-Every count is a Python int, exact however large; the rule and its measurements are in
-BENCHMARKS.md (counting section).
+The native engine counts (engine/src/count/): line logic and probing, then the independent
+components (cells no unsplit stretch of a line joins), each by a sweep along it when it is
+narrow (a dynamic program over the lines' automaton states) or by the counting search (line
+logic, decomposition and a store of sub-counts) otherwise, their counts multiplied. Ganak, an
+exact model counter, joins after a head start on the residual's CNF in a forked child, and
+the first exact answer wins; with `approximate`, ApproxMC joins too and gives an
+(epsilon, delta)-guaranteed estimate where no exact count finishes. Every count is a Python
+int, exact however large; the rule and its measurements are in BENCHMARKS.md (counting).
 """
 
 from satnono.counting.count import (
-    ENUMERATION_LIMIT,
     RACE_HEAD_START,
     SEARCH,
     Approximation,
@@ -28,7 +25,6 @@ from satnono.counting.counters import APPROXMC, GANAK, Estimate
 
 __all__ = [
     "APPROXMC",
-    "ENUMERATION_LIMIT",
     "GANAK",
     "RACE_HEAD_START",
     "SEARCH",

@@ -1,8 +1,10 @@
-"""Counting one puzzle: enumerate each component up to a cap, then race the methods on the
-components left (satnono.counting.race), and multiply; the result types.
+"""Counting one puzzle: line logic, then the native engine's count (each independent component
+by a sweep or by the counting search, engine/src/count/) racing the field's counters, and the
+result types.
 
-Every count is a Python int, exact however large; a count stopped early is a true lower
-bound, and `stopped` says why.
+Every count is a Python int, exact however large; a count stopped early is a true lower bound
+(made only of what was counted to the end), and `stopped` says why. Every nonzero count rests
+on at least one grid the independent verifier has checked.
 """
 
 from __future__ import annotations
@@ -15,37 +17,38 @@ from typing import Any, Literal
 from satnono.backends import SearchOptions, load_backend
 from satnono.counting.counters import APPROXMC, GANAK, Estimate, installed, share_of_guarantee
 from satnono.counting.race import CounterRace
-from satnono.counting.search import CountingSearch, SatCheck, product, recursion_limit, share
-from satnono.extras import installed as installed_module
 from satnono.model import Grid, Puzzle
-from satnono.pipeline import Prepared, enumerate_part, no_grid, prepare
+from satnono.native import SLICE, CountKnobs, Engine, Job, NativeCount
+from satnono.pipeline import Prepared, prepare
 from satnono.progress import Progress
-from satnono.propagate import Propagator, domains_to_grid
+from satnono.propagate import domains_to_grid
 from satnono.runtime.child import can_fork
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import verify
 
-#: Solutions a component may yield to the backend's enumeration before the race takes over.
-#: Chosen by measurement (sat backend, this 2-core machine): the search counts the eleven
-#: 720-solution squares of permutations-11x6-color in 0.3 s in all, while enumerating costs
-#: 0.1-0.3 ms a solution (1-1.5 ms with a --timeout, when every SAT call runs under a timer),
-#: so a larger cap only adds time there; yet enumeration stays 2-4x faster than the search on
-#: the hard survey puzzles with a handful of solutions (karate: 6, thing: 3).
-#: 64 is also where the sat backend stops adding blocking clauses.
+#: Solutions the backend lists (a SAT solver, a blocking clause each) while the engine counts:
+#: a puzzle with this many or fewer is counted by listing them, which is far ahead of any
+#: counting on hard puzzles with a handful of solutions (Thing: 3, the engine's count did not
+#: finish in 30 s); past that the listing stops and the count goes on.
 ENUMERATION_LIMIT = 64
-
-#: Seconds the counting search runs alone on a component before Ganak (and ApproxMC) join the
-#: race in forked children. Chosen on the corpus, not the survey (BENCHMARKS.md, counting
-#: section): the search alone counts 36 of its 41 residuals in under 0.1 s, where a child would
-#: cost more than the count; on the others a longer head start only delays Ganak.
-RACE_HEAD_START = 0.1
+#: Seconds the native count runs alone before Ganak (and ApproxMC) join the race in forked
+#: children. The native count settles every example, the corpus and all but four survey
+#: puzzles in well under a second (BENCHMARKS.md, counting section); a child forked sooner
+#: would only cost its fork there.
+RACE_HEAD_START = 1.0
+#: Seconds at most spent finding a witness (a verified grid) for a count stopped early with
+#: a nonzero lower bound (an exact count draws its witness from the counts at once).
+WITNESS_SECONDS = 0.5
 #: Why a count is not exact: the --limit was reached, the deadline passed, or an estimate
 #: answered first (with an approximation asked for).
 Stopped = Literal["limit", "timeout", "estimate"]
 #: How a factor was counted (`"method"` in `satnono count --json`).
-Method = Literal["enumerate", "search", "ganak", "approxmc", "cubes"]
+Method = Literal["enumerate", "search", "sweep", "ganak", "approxmc", "cubes"]
+ENUMERATE: Method = "enumerate"
 SEARCH: Method = "search"
 CUBES: Method = "cubes"
+BY_GANAK: Method = "ganak"
+BY_APPROXMC: Method = "approxmc"
 
 
 @dataclass(frozen=True)
@@ -98,88 +101,48 @@ class Counted:
     stats: dict[str, Any] = field(default_factory=dict)
     #: The independent components, in the order they were counted (smallest first).
     factors: tuple[Factor, ...] = ()
-    #: The product of the factors' estimates (exact factors count as themselves), when an
-    #: approximation was asked for and every inexact factor has an estimate.
+    #: The estimate, when an approximation was asked for and ApproxMC gave one.
     estimate: int | None = None
     approximation: Approximation | None = None
 
 
-@dataclass(frozen=True)
-class _Part:
-    """One top-level component: a lower bound on its count, exact once fully counted."""
-
-    lines: tuple[int, ...]
-    cells: int
-    bound: int
-    exact: bool
-    #: (cell, decided domain) for the component's cells in one solution.
-    sample: tuple[tuple[int, int], ...]
-    method: Method = "enumerate"
-    seconds: float = 0.0
-    estimate: Estimate | None = None
-    guarantee: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class _Setup:
-    """What every phase of one count shares."""
-
-    prepared: Prepared  # its domains: the search narrows and restores them
-    deadline: Deadline
-    need: int | None  # the --limit, None for no limit
-    stats: dict[str, Any]
-    progress: Progress
-
-    @property
-    def puzzle(self) -> Puzzle:
-        return self.prepared.puzzle
-
-    @property
-    def propagator(self) -> Propagator:
-        return self.prepared.propagator
-
-    @property
-    def domains(self) -> list[int]:
-        return self.prepared.domains
-
-
 def default_methods(approximate: bool = False) -> tuple[str, ...]:
-    """The methods that race on a component here: the search, and whichever counters are
-    installed when this platform can fork a child to run them in."""
+    """The methods that race here: the backend's listing of the first solutions, satnono's own
+    count, and whichever counters are installed when this platform can fork a child to run
+    them in."""
     counters = (GANAK, APPROXMC) if approximate else (GANAK,)
     forking = can_fork()
-    return (SEARCH, *(c for c in counters if forking and installed(c)))
+    return (ENUMERATE, SEARCH, *(c for c in counters if forking and installed(c)))
 
 
 def count_solutions(
     puzzle: Puzzle,
     *,
-    backend: str,
+    backend: str = "sat",
     limit: int = 0,
     deadline: Deadline | None = None,
     options: SearchOptions | None = None,
-    enumeration_limit: int = ENUMERATION_LIMIT,
-    sat_checks: bool = True,
     methods: Sequence[str] | None = None,
     approximation: Approximation | None = None,
     head_start: float = RACE_HEAD_START,
     domains: Sequence[int] | None = None,
     progress: Progress | None = None,
+    knobs: CountKnobs | None = None,
 ) -> Counted:
-    """Count the solutions of `puzzle`; `limit` > 0 stops once the count reaches it.
+    """Count the solutions of `puzzle`; `limit` > 0 caps the count (then reported as exactly
+    `limit`, the true count being at least that).
 
-    A count stopped by the limit is reported as exactly `limit` (the true count is at least
-    that); a count stopped by the deadline is the product of the components' lower bounds,
-    each made of fully counted branches only. `methods` are what may race on a component
-    that the enumeration does not finish ("search", "ganak", "approxmc"; default: see
-    default_methods). `sat_checks` (when PySAT is installed) lets the counting search ask a
-    SAT solver whether a large sub-problem has any solution. `domains` (default: nothing
-    decided) restricts the count to the grids they allow: a cube's count (the cubes backend).
-    `progress` is kept current: the phase, the component counted, the count so far.
+    `methods` are what may count ("enumerate": the backend lists the first solutions, which
+    count a puzzle with few; "search": satnono's own count, in the engine; "ganak";
+    "approxmc"; default: see default_methods): the first exact answer wins. `domains`
+    (default: nothing decided) restricts the count to the grids they allow (a cube's count, the
+    cubes backend, which `backend="cubes"` counts with on a cluster). `progress` is kept
+    current: the phase, the components counted, the count so far.
     """
     if methods is None:
         methods = default_methods(approximation is not None)
     progress = progress or Progress()
+    deadline = deadline or Deadline(None)
     progress.cells, progress.phase = puzzle.width * puzzle.height, "line logic"
     stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
     try:
@@ -188,230 +151,263 @@ def count_solutions(
         return Counted(0, False, "timeout", stats=stats, approximation=approximation)
     if prepared.reason is not None:
         return Counted(0, True, reason=prepared.reason, stats=stats, approximation=approximation)
-    domains = prepared.domains
     stats["cells_left"] = prepared.cells_left
-    progress.cells_left, progress.domains = prepared.cells_left, tuple(domains)
-    setup = _Setup(prepared, deadline or Deadline(None), limit or None, stats, progress)
-    # The cubes backend counts on a cluster (phase 2); the first solutions of each component
-    # come faster from the sat backend here than from a cluster started for them.
-    enumerating = "sat" if backend == "cubes" else backend
-    enumerated = _enumerate(setup, enumerating, options or SearchOptions(), enumeration_limit)
-    if isinstance(enumerated, Counted):
-        return replace(enumerated, approximation=approximation)
-    parts, solver = enumerated
-
-    # One full grid from the samples, checked by the independent verifier: every nonzero
-    # count rests on at least one grid that really satisfies the clues.
-    grid = list(domains)
-    for part in parts:
-        for cell, domain in part.sample:
-            grid[cell] = domain
-    witness = verify(puzzle, domains_to_grid(puzzle, grid))
-
-    use_sat = sat_checks and installed_module("pysat")
-    if backend == "cubes":  # the cubes partition each component's solutions: counts add
-        parts = _count_parts_by_cubes(setup, parts, options or SearchOptions())
+    progress.cells_left, progress.domains = prepared.cells_left, tuple(prepared.domains)
+    if not prepared.cells_left:
+        witness = verify(puzzle, domains_to_grid(puzzle, prepared.domains))
+        return _capped(Counted(1, True, witness=witness, stats=stats), limit, approximation)
+    if backend == "cubes":
+        counted = _count_by_cubes(prepared, options or SearchOptions(), deadline, stats)
     else:
-        parts = _count_parts(setup, parts, tuple(methods), approximation, head_start, use_sat)
-    factors = tuple(_factor(part) for part in parts)
-    total = product([part.bound for part in parts])
-    estimate = None
-    if approximation is not None and all(p.exact or p.estimate is not None for p in parts):
-        estimate = product([p.bound if p.exact or p.estimate is None else p.estimate.value
-                             for p in parts])  # fmt: skip
-    result = Counted(
-        total, True, None, witness, solver=solver, stats=stats, factors=factors,
-        estimate=estimate, approximation=approximation,
-    )  # fmt: skip
-    need = setup.need
-    if all(part.exact for part in parts) and (need is None or total <= need):
-        return result
-    if need is not None and total >= need:
-        return replace(result, count=need, exact=False, stopped="limit")
-    if estimate is not None:
-        return replace(result, exact=False, stopped="estimate")
-    return replace(result, exact=False, stopped="timeout")
+        race = _Race(prepared, deadline, approximation, head_start, knobs, progress, stats)
+        counted = race.run(tuple(methods), backend, options or SearchOptions(), limit)
+    return _capped(counted, limit, approximation)
 
 
-def _factor(part: _Part) -> Factor:
-    estimate = part.estimate
-    return Factor(
-        part.lines, part.cells, part.bound, part.exact, part.method, round(part.seconds, 4),
-        None if estimate is None else estimate.value,
-        None if part.guarantee is None else part.guarantee[0],
-        None if part.guarantee is None else part.guarantee[1],
-    )  # fmt: skip
+def _capped(counted: Counted, limit: int, approximation: Approximation | None) -> Counted:
+    """The count with the --limit applied: a count past it is reported as the limit."""
+    counted = replace(counted, approximation=approximation)
+    if limit and counted.count >= limit and (counted.count > limit or not counted.exact):
+        return replace(counted, count=limit, exact=False, stopped="limit")
+    return counted
 
 
-def _enumerate(
-    setup: _Setup, backend: str, options: SearchOptions, cap: int
-) -> tuple[list[_Part], str | None] | Counted:
-    """Phase 1: the backend enumerates each component up to `cap` solutions.
+class _Race:
+    """One count's race: the backend lists the first solutions while the engine counts, and
+    the counters join after the head start; the first exact answer wins."""
 
-    That counts the small components exactly, gives every other one a lower bound of at least
-    1 and a sample solution, and settles hard components with few solutions, which SAT
-    solvers handle far better than a search without clause learning. Returns a Counted when
-    the count is already decided (a component without solution, or the deadline).
-    """
-    prepared, need = setup.prepared, setup.need
-    pieces = prepared.parts()
-    setup.stats["components"] = len(pieces)
-    setup.progress.phase, setup.progress.components = "enumerating", len(pieces)
-    chosen = load_backend(backend)
-    solver: str | None = None
-    parts: list[_Part] = []
-    product = 1
-    for number, lines in enumerate(pieces, start=1):
-        setup.progress.component = number
-        started = time.perf_counter()
-        part_cap = cap if need is None else min(cap, share(need, product))
-        residual = prepared.residual(lines)
-        enumerated = enumerate_part(chosen, residual, options, setup.deadline, part_cap)
-        report, found = enumerated.report, len(enumerated.solutions)
-        solver = report.stats.get("solver", solver)
-        setup.stats["enumerated"] = setup.stats.get("enumerated", 0) + found
-        if report.timed_out and not report.exhausted:
-            # A component not enumerated yet might have no solution: only when this is the
-            # last one do its solutions make a lower bound (the others have at least 1 each).
-            bound = product * found if number == len(pieces) else 0
-            if need is not None and bound >= need:
-                return Counted(need, False, "limit", solver=solver, stats=setup.stats)
-            return Counted(bound, False, "timeout", solver=solver, stats=setup.stats)
-        if not found:
-            why = no_grid(prepared.puzzle, lines)
-            return Counted(0, True, reason=why, solver=solver, stats=setup.stats)
-        seconds = time.perf_counter() - started
-        sample = enumerated.solutions[0]
-        parts.append(
-            _Part(lines, len(residual.cells()), found, report.exhausted, sample, seconds=seconds)
+    def __init__(
+        self,
+        prepared: Prepared,
+        deadline: Deadline,
+        approximation: Approximation | None,
+        head_start: float,
+        knobs: CountKnobs | None,
+        progress: Progress,
+        stats: dict[str, Any],
+    ) -> None:
+        self.prepared = prepared
+        self.deadline = deadline
+        self.approximation = approximation
+        self.head_start = head_start
+        self.knobs = knobs
+        self.progress = progress
+        self.stats = stats
+        self.engine = Engine(prepared.puzzle)
+        self.started = time.perf_counter()
+        #: Solutions the backend listed, and the first of them (verified): a lower bound and
+        #: its witness, whatever the count comes to.
+        self.listed = 0
+        self.witness: Grid | None = None
+
+    def run(
+        self, methods: tuple[str, ...], backend: str, options: SearchOptions, limit: int
+    ) -> Counted:
+        prepared, deadline = self.prepared, self.deadline
+        job = None
+        if SEARCH in methods:
+            job = self.engine.count(prepared.domains, deadline, self.knobs)
+        self.progress.phase = "counting"
+        try:
+            if ENUMERATE in methods:
+                listed = self._listed(job, backend, options, limit)
+                if listed is not None:
+                    return listed
+            return self._counted(methods, job)
+        finally:
+            if job is not None:
+                job.cancel()
+
+    def _listed(
+        self, job: Job | None, backend: str, options: SearchOptions, limit: int
+    ) -> Counted | None:
+        """The count by listing, when the backend lists every solution (at most
+        ENUMERATION_LIMIT) or as many as the --limit asks before the engine has counted.
+        Otherwise what it listed stays a lower bound (`listed`, with its first as a witness)."""
+        prepared, progress = self.prepared, self.progress
+        cap = ENUMERATION_LIMIT if not limit else min(limit, ENUMERATION_LIMIT)
+        until = _UntilEnded(self.deadline, job)
+        first: list[Grid] = []
+
+        def keep(decided: list[int]) -> bool:
+            if not first:
+                first.append(verify(prepared.puzzle, domains_to_grid(prepared.puzzle, decided)))
+            self.listed += 1
+            progress.solutions = max(progress.solutions, self.listed)
+            return self.listed < cap
+
+        report = load_backend(backend).search(
+            prepared.residual(), replace(options, limit=cap), until, keep
         )
-        product *= found
-        setup.progress.solutions = product  # each component ahead has at least one
-    setup.stats["enumerated_components"] = sum(1 for part in parts if part.exact)
-    return parts, solver
+        self.witness = first[0] if first else None
+        found = self.listed
+        # Else the engine's count is in, and the limit is applied to it.
+        reached = 0 < limit <= found and (job is None or not job.ended())
+        if not (report.exhausted or reached):
+            return None
+        seconds = round(time.perf_counter() - self.started, 4)
+        lines = tuple(range(prepared.puzzle.line_count))
+        factor = Factor(lines, prepared.cells_left, found, report.exhausted, ENUMERATE, seconds)
+        if not found:
+            why = "search proved that no grid fits the clues"
+            return Counted(0, True, reason=why, stats=self.stats, factors=(factor,))
+        return Counted(found, report.exhausted, None if report.exhausted else "limit",
+                       witness=self.witness, stats=self.stats, factors=(factor,))  # fmt: skip
+
+    def _counted(self, methods: tuple[str, ...], job: Job | None) -> Counted:
+        """The engine's count, or a counter's answer when one comes first."""
+        prepared, deadline, approximation = self.prepared, self.deadline, self.approximation
+        lines = tuple(range(prepared.puzzle.line_count))
+        counters = tuple(method for method in methods if method in (GANAK, APPROXMC))
+        guarantee = None
+        if approximation is not None and APPROXMC in counters:
+            guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, 1)
+        race = CounterRace(prepared, deadline, lines, counters, guarantee, self.head_start)
+        answer: int | Estimate | None = None
+        try:
+            if job is None:
+                race.start()
+                answer = race.wait()
+            else:
+                while not job.wait(SLICE):
+                    _follow(job.progress(), self.progress)
+                    if counters and race.tick():
+                        answer = race.answer
+                        break
+                    if deadline.expired():
+                        job.cancel()
+                        job.finish(Deadline(None))
+                        break
+        finally:
+            race.close()
+            if race.errors:
+                self.stats["counter_errors"] = race.errors
+        seconds = round(time.perf_counter() - self.started, 4)
+        cells = prepared.cells_left
+        if isinstance(answer, Estimate):
+            epsilon, delta = guarantee or (None, None)
+            exact = answer.exact
+            factor = Factor(lines, cells, answer.value, exact, BY_APPROXMC, seconds,
+                            answer.value, epsilon, delta)  # fmt: skip
+            # Not exact: the count is the lower bound a witness gives (1), the estimate apart.
+            counted = Counted(
+                answer.value if exact else 1, exact, None if exact else "estimate",
+                stats=self.stats, factors=(factor,), estimate=answer.value,
+            )  # fmt: skip
+            return self._witnessed(counted)
+        if answer is not None:
+            factor = Factor(lines, cells, answer, True, BY_GANAK, seconds)
+            return self._witnessed(Counted(answer, True, stats=self.stats, factors=(factor,)))
+        if job is None:  # no count of the engine's, and no counter answered
+            stopped: Stopped = "timeout" if deadline.expired() else "limit"
+            return self._witnessed(Counted(self.listed, False, stopped, stats=self.stats))
+        native = job.counted()
+        _follow(job.progress(), self.progress)
+        self.stats.update(native.stats)
+        self.stats["components"] = len(native.parts)
+        factors = tuple(
+            Factor(part.lines, part.cells, part.count, part.exact, _method(part.method),
+                   part.seconds)
+            for part in native.parts
+        )  # fmt: skip
+        counted = Counted(
+            native.count, native.exact, None if native.exact else "timeout", stats=self.stats,
+            factors=factors,
+        )  # fmt: skip
+        if native.count == 0 and native.exact:
+            return replace(counted, reason="search proved that no grid fits the clues")
+        if not native.exact and self.listed > native.count:  # the listing counted more
+            counted = replace(counted, count=self.listed)
+        return self._witnessed(counted, native)
+
+    def _witnessed(self, counted: Counted, native: NativeCount | None = None) -> Counted:
+        """`counted` with a verified grid: the listing's first, the native count's own when it
+        is exact (drawn from its counts), else one the engine's search finds within
+        WITNESS_SECONDS. A nonzero count without one is reported as a lower bound of 0."""
+        self.progress.solutions = max(self.progress.solutions, counted.count)
+        if self.witness is not None:
+            return replace(counted, witness=self.witness)
+        return _witnessed(self.engine, self.prepared, counted, native)
 
 
-def _count_parts(
-    setup: _Setup,
-    parts: list[_Part],
-    methods: tuple[str, ...],
-    approximation: Approximation | None,
-    head_start: float,
-    use_sat: bool,
-) -> list[_Part]:
-    """Phase 2: race the methods on every component the enumeration did not finish."""
-    started = time.perf_counter()
-    counter = CountingSearch(setup.propagator, setup.domains, setup.deadline)
-    parts = list(parts)
-    setup.progress.phase = "counting"
-    unsettled = [index for index, part in enumerate(parts) if not part.exact]
-    guarantee = None
-    if approximation is not None and APPROXMC in methods:
-        guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, len(unsettled))
-    errors: list[str] = []
-    # Each decision nests two calls (component, product) and decides at least one cell.
-    with recursion_limit(2 * int(setup.stats["cells_left"]) + 1000):
-        for index in unsettled:
-            part = parts[index]
-            setup.progress.component = index + 1
-            others = product([other.bound for other in parts[:index] + parts[index + 1 :]])
-            need = None if setup.need is None else share(setup.need, others)
-            if need is not None and part.bound >= need:
-                continue  # the enumeration alone reached this component's share of the limit
-            race = CounterRace(
-                setup.prepared, setup.deadline, part.lines, methods, guarantee, head_start
-            )
-            try:
-                parts[index] = _count_part(setup, counter, race, part, need, use_sat)
-            finally:
-                race.close()
-                errors += race.errors
-            setup.progress.solutions = product([each.bound for each in parts])
-            if setup.deadline.expired():
-                break
-    setup.stats.update(counter.stats(), search_seconds=round(time.perf_counter() - started, 4))
-    if errors:
-        setup.stats["counter_errors"] = errors
-    return parts
+class _UntilEnded(Deadline):
+    """A deadline that also passes once the engine's count has ended: the listing running
+    beside it stops then (its solver is interrupted within a moment, see runtime.stoppable)."""
+
+    __slots__ = ("job", "outer")
+
+    def __init__(self, outer: Deadline, job: Job | None) -> None:
+        super().__init__(None)
+        self.outer = outer
+        self.job = job
+
+    def remaining(self) -> float | None:
+        return self.outer.remaining()
+
+    def expired(self) -> bool:
+        return self.outer.expired() or (self.job is not None and self.job.ended())
 
 
-def _count_parts_by_cubes(setup: _Setup, parts: list[_Part], options: SearchOptions) -> list[_Part]:
-    """Phase 2 on a Dask cluster: every component the enumeration did not finish is split into
-    cubes, each counted by a worker (this whole count, from the cube's domains, with the other
-    components fixed to their sample), and the cubes' counts add up."""
+def _method(name: str) -> Method:
+    return "sweep" if name == "sweep" else SEARCH
+
+
+def _follow(native: dict[str, int], progress: Progress) -> None:
+    """Show the native count's progress: its components, and the one it is on."""
+    progress.components = native["components"]
+    progress.component = min(native["components"], native["components_done"] + 1)
+
+
+def _witnessed(
+    engine: Engine, prepared: Prepared, counted: Counted, native: NativeCount | None = None
+) -> Counted:
+    """`counted` with a verified grid: the native count's own when it is exact (drawn from its
+    counts), else one the engine's search finds within WITNESS_SECONDS. A nonzero count
+    without one is reported as a lower bound of 0."""
+    if counted.count == 0:
+        return counted
+    grid = None if native is None else native.witness
+    if grid is None:
+        search = engine.search(prepared.domains, restarts=True)
+        for solution in search.solutions(Deadline(WITNESS_SECONDS)):
+            grid = solution
+            break
+    if grid is None:
+        return replace(counted, count=0, exact=False, stopped=counted.stopped or "timeout")
+    return replace(counted, witness=verify(prepared.puzzle, domains_to_grid(prepared.puzzle, grid)))
+
+
+def _count_by_cubes(
+    prepared: Prepared, options: SearchOptions, deadline: Deadline, stats: dict[str, Any]
+) -> Counted:
+    """The cubes backend: each independent component split into cubes on a Dask cluster,
+    every cube counted by a worker (this module's count, from the cube's domains), and the
+    cubes' counts added up; the components' counts multiplied."""
     from satnono.counting.cubes import count_by_cubes
 
-    parts = list(parts)
-    for index, part in enumerate(parts):
-        if part.exact:
-            continue
+    total, exact = 1, True
+    factors: list[Factor] = []
+    for lines in prepared.parts():
         started = time.perf_counter()
-        domains = list(setup.domains)
-        for other in parts[:index] + parts[index + 1 :]:
-            for cell, domain in other.sample:
-                domains[cell] = domain
-        residual = replace(setup.prepared.residual(part.lines), domains=tuple(domains))
-        value, exact, stats = count_by_cubes(residual, options, setup.deadline, count_cube)
-        setup.stats.setdefault("cubes", []).append(stats)
-        seconds = part.seconds + time.perf_counter() - started
-        parts[index] = replace(
-            part, bound=max(value, part.bound), exact=exact, method=CUBES, seconds=seconds
-        )
-        if setup.deadline.expired():
+        residual = prepared.residual(lines)
+        value, part_exact, cube_stats = count_by_cubes(residual, options, deadline, count_cube)
+        stats.setdefault("cubes", []).append(cube_stats)
+        seconds = round(time.perf_counter() - started, 4)
+        factors.append(Factor(lines, len(residual.cells()), value, part_exact, CUBES, seconds))
+        total *= value
+        exact = exact and part_exact
+        if value == 0 or deadline.expired():
             break
-    return parts
+    counted = Counted(total, exact, None if exact else "timeout", stats=stats,
+                      factors=tuple(factors))  # fmt: skip
+    if total == 0 and exact:
+        return replace(counted, reason="search proved that no grid fits the clues")
+    return _witnessed(Engine(prepared.puzzle), prepared, counted)
 
 
 def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) -> tuple[int, bool]:
     """A Dask task: the solutions of the grid allowed by one cube's domains, and whether that
-    count is exact (else a lower bound), by this module's counting with the sat backend."""
-    counted = count_solutions(puzzle, backend="sat", domains=domains, deadline=Deadline(seconds))
+    count is exact (else a lower bound), by the native count."""
+    counted = count_solutions(puzzle, domains=domains, deadline=Deadline(seconds),
+                              methods=(SEARCH,))  # fmt: skip
     return counted.count, counted.exact
-
-
-def _count_part(
-    setup: _Setup,
-    counter: CountingSearch,
-    race: CounterRace,
-    part: _Part,
-    need: int | None,
-    use_sat: bool,
-) -> _Part:
-    """Count one component: the search with the counters joining after the head start, or
-    the counters alone; the first exact answer wins (or ApproxMC's estimate)."""
-    started = time.perf_counter()
-    bound = part.bound
-
-    def finish(**changes: Any) -> _Part:
-        return replace(part, seconds=part.seconds + time.perf_counter() - started, **changes)
-
-    if SEARCH in race.methods:
-        race.tick()  # starts the counters at once when there is no head start
-        counter.tick = race.tick
-        if use_sat:
-            counter.sat = SatCheck(setup.propagator, setup.domains, part.lines, setup.deadline)
-        try:
-            value, exact = counter.component(part.lines, need)
-        finally:
-            counter.tick = None
-            counter.timed_out = False
-            if counter.sat is not None:
-                counter.sat.close()
-                counter.sat = None
-        if exact:
-            return finish(bound=value, exact=True, method=SEARCH)
-        if value > bound:
-            bound = value
-            part = replace(part, bound=value, method=SEARCH)
-        if need is not None and value >= need:
-            return finish()  # reached its share of the limit: no exact count is needed
-    else:
-        race.start()
-    answer = race.answer if race.answer is not None else race.wait()
-    if answer is None:
-        return finish()
-    if isinstance(answer, Estimate):
-        if answer.exact:
-            return finish(bound=answer.value, exact=True, method=APPROXMC)
-        return finish(method=APPROXMC, estimate=answer, guarantee=race.guarantee)
-    return finish(bound=answer, exact=True, method=GANAK)

@@ -1,0 +1,185 @@
+//! The ambiguity map: every color each cell takes in some solution, by the counting search's
+//! own scheme (branch, propagate, split into independent components, remember what each
+//! component came to), with sets of colors where the count has numbers.
+//!
+//! A branch's solutions are its propagated cells' colors with every combination of its
+//! components' solutions, so its colors are those cells' colors and its components' colors,
+//! when each component has a solution. A component stops branching as soon as every one of
+//! its cells shows every color still possible there: on an ambiguous puzzle that comes after
+//! a few solutions, not after all of them.
+
+use crate::count::search::Counter;
+use crate::count::store::FastMap;
+use crate::propagate::Outcome;
+
+/// Bytes an entry of the colors' store costs beyond its key and cells.
+const ENTRY_OVERHEAD: usize = 64;
+
+/// Each component's colors, by its key: one bitmask per cell, in the component's order.
+pub struct Seen {
+    colors: FastMap<Box<[u8]>, Option<Box<[u128]>>>,
+    bytes: usize,
+    budget: usize,
+}
+
+impl Seen {
+    pub fn new(budget: usize) -> Self {
+        Self {
+            colors: FastMap::default(),
+            bytes: 0,
+            budget,
+        }
+    }
+
+    fn put(&mut self, key: Box<[u8]>, colors: Option<Box<[u128]>>) {
+        let size = key.len() + ENTRY_OVERHEAD + colors.as_ref().map_or(0, |c| 16 * c.len());
+        if self.bytes + size > self.budget {
+            self.colors = FastMap::default();
+            self.bytes = 0;
+        }
+        self.bytes += size;
+        self.colors.insert(key, colors);
+    }
+}
+
+/// What a component's colors came to.
+pub enum Colors {
+    /// Every color each cell takes in some solution (in the order of the component's cells).
+    Exact(Vec<u128>),
+    /// The component has no solution.
+    Empty,
+    /// The search was stopped first.
+    Stopped,
+}
+
+impl<const W: usize> Counter<'_, W> {
+    /// The colors every cell of the component `cells` (sorted, all undecided) takes in some
+    /// solution.
+    pub fn colors(&mut self, cells: &[u32], seen: &mut Seen) -> Colors {
+        if self.stopped() || self.look_now() {
+            return Colors::Stopped;
+        }
+        self.stats.nodes += 1;
+        let key: Box<[u8]> = self.key_of(cells).into();
+        if let Some(known) = seen.colors.get(&key) {
+            self.stats.hits += 1;
+            return match known {
+                Some(colors) => Colors::Exact(colors.to_vec()),
+                None => Colors::Empty,
+            };
+        }
+        let puzzle = self.puzzle();
+        let domains: Vec<u128> = cells
+            .iter()
+            .map(|&cell| self.board.grid.domain(puzzle, cell as usize))
+            .collect();
+        let mut union = vec![0u128; cells.len()];
+        let cell = self.pick(cells);
+        let mut left = self.board.grid.domain(puzzle, cell);
+        while left != 0 && union != domains {
+            let color = left.trailing_zeros();
+            left &= left - 1;
+            let mark = self.board.mark();
+            self.board.grid.clock += 1;
+            self.board.assign(puzzle, cell, 1u128 << color);
+            let branch = if self.board.propagate(puzzle, None) == Outcome::Fixpoint {
+                self.branch_colors(cells, seen)
+            } else {
+                Colors::Empty
+            };
+            self.board.undo(mark);
+            match branch {
+                Colors::Exact(colors) => {
+                    for (all, more) in union.iter_mut().zip(colors) {
+                        *all |= more;
+                    }
+                }
+                Colors::Empty => {}
+                Colors::Stopped => return Colors::Stopped,
+            }
+        }
+        let found = union.iter().all(|&colors| colors != 0);
+        seen.put(key, found.then(|| union.clone().into_boxed_slice()));
+        if found {
+            Colors::Exact(union)
+        } else {
+            Colors::Empty
+        }
+    }
+
+    /// The colors of one branch (its cells decided and its components' colors), read in the
+    /// order of `cells`, as the board now holds the branch.
+    fn branch_colors(&mut self, cells: &[u32], seen: &mut Seen) -> Colors {
+        let parts = self.components(cells);
+        let puzzle = self.puzzle();
+        let mut colors: Vec<u128> = cells
+            .iter()
+            .map(|&cell| self.board.grid.domain(puzzle, cell as usize))
+            .collect();
+        for part in &parts {
+            match self.colors(part, seen) {
+                Colors::Exact(found) => {
+                    for (&cell, color) in part.iter().zip(found) {
+                        let at = cells.binary_search(&cell).unwrap_or(0);
+                        colors[at] = color;
+                    }
+                }
+                other => return other,
+            }
+        }
+        Colors::Exact(colors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::enumerate::{Enumerator, Step};
+    use crate::count::tests::random_puzzle;
+    use crate::count::Control;
+    use crate::line::tests::pseudo_random;
+    use crate::propagate::Board;
+
+    #[test]
+    fn the_colors_are_those_of_the_solutions() {
+        let mut seed = 0x5EED_0030u64;
+        for case in 0..150 {
+            let (colors, blot) = match case % 3 {
+                0 => (2, false),
+                1 => (3, false),
+                _ => (2, true),
+            };
+            let (width, height) = if colors == 2 { (6, 5) } else { (4, 4) };
+            let density = 30 + pseudo_random(&mut seed) % 40;
+            let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+            // The union of every solution, listed.
+            let mut expected = vec![0u128; puzzle.cells()];
+            let mut enumerator = Enumerator::<1>::new(&puzzle, &puzzle.initial_domains());
+            while let Step::Solution(domains) = enumerator.next(&puzzle, None) {
+                for (all, one) in expected.iter_mut().zip(domains) {
+                    *all |= one;
+                }
+            }
+            let control = Control::new(None);
+            let mut board = Board::<1>::new(&puzzle, &puzzle.initial_domains()).unwrap();
+            board.set_scope(&puzzle, &[]);
+            assert_eq!(board.propagate(&puzzle, None), Outcome::Fixpoint);
+            let mut got = board.grid.domains(&puzzle);
+            let cells: Vec<u32> = (0..puzzle.cells() as u32)
+                .filter(|&cell| !board.grid.decided(&puzzle, cell as usize))
+                .collect();
+            let mut counter = Counter::<1>::new(&puzzle, board, 1 << 24, &control);
+            let parts = counter.components(&cells);
+            let mut seen = Seen::new(1 << 24);
+            for part in &parts {
+                let Colors::Exact(found) = counter.colors(part, &mut seen) else {
+                    panic!("case {case}: no colors");
+                };
+                for (&cell, colors) in part.iter().zip(found) {
+                    got[cell as usize] = colors;
+                }
+            }
+            assert_eq!(got, expected, "case {case}: {:?}", puzzle.clues);
+        }
+    }
+}

@@ -1,0 +1,698 @@
+//! Exact counting of a puzzle's solutions, however many, and what counts give: uniform
+//! samples, every solution in turn, the colors each cell takes.
+//!
+//! Line logic and probing first; then each independent component by the method that fits it
+//! (`sweep`: a dynamic program along a narrow component; `search`: branching with component
+//! caching otherwise), the components' counts multiplied. Every call keeps a deadline, a
+//! stop flag (Ctrl-C, cancel) and a memory budget, and publishes its progress as it goes.
+
+pub mod colors;
+pub mod enumerate;
+pub mod find;
+pub mod number;
+pub mod sample;
+pub mod search;
+pub mod segments;
+pub mod store;
+pub mod sweep;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use crate::clue::Puzzle;
+use crate::count::colors::{Colors, Seen};
+use crate::count::number::Count;
+use crate::count::sample::Random;
+use crate::count::search::{Counter, Stats};
+use crate::count::sweep::Swept;
+use crate::probe::{Limits, Prober, Sweep};
+use crate::propagate::{past, Board, Outcome};
+
+/// When to stop, and what the work has done so far: shared with whoever watches it.
+#[derive(Debug, Default)]
+pub struct Control {
+    pub deadline: Option<Instant>,
+    pub stop: AtomicBool,
+    pub nodes: AtomicU64,
+    pub hits: AtomicU64,
+    pub stored: AtomicU64,
+    /// Components counted to the end, and how many there are.
+    pub parts_done: AtomicU64,
+    pub parts: AtomicU64,
+    /// Cells a sweep has passed and its states (while one runs).
+    pub swept: AtomicU64,
+    pub states: AtomicU64,
+    /// Set by whoever runs the work once it has ended.
+    pub ended: AtomicBool,
+}
+
+impl Control {
+    pub fn new(deadline: Option<Instant>) -> Self {
+        Self {
+            deadline,
+            ..Self::default()
+        }
+    }
+
+    pub fn should_stop(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || past(self.deadline)
+    }
+
+    pub fn publish(&self, stats: &Stats, stored: usize) {
+        self.nodes.store(stats.nodes, Ordering::Relaxed);
+        self.hits.store(stats.hits, Ordering::Relaxed);
+        self.stored.store(stored as u64, Ordering::Relaxed);
+    }
+}
+
+/// Knobs of one count.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Bytes the count may keep: the search's store of counts, a sweep's states.
+    pub memory: usize,
+    /// Probe the grid before counting (every cell probing fixes holds in every solution).
+    pub probe: bool,
+    /// The search probes components of at least this many cells before it branches.
+    pub probe_from: usize,
+    /// Sweep components whose sweep crosses at most this many lines (a narrow board) within
+    /// the whole memory budget, others only within `sweep_trial` bytes; 0: never sweep.
+    pub sweep_width: usize,
+    pub sweep_trial: usize,
+}
+
+/// Components the search probes from (see BENCHMARKS.md, the counting section).
+pub const PROBE_FROM: usize = usize::MAX;
+pub const SWEEP_WIDTH: usize = 12;
+pub const SWEEP_TRIAL: usize = 16 << 20;
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            memory: 1 << 30,
+            probe: true,
+            probe_from: PROBE_FROM,
+            sweep_width: SWEEP_WIDTH,
+            sweep_trial: SWEEP_TRIAL,
+        }
+    }
+}
+
+/// How a component was counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Search,
+    Sweep,
+}
+
+/// One independent component's count.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub cells: Vec<u32>,
+    pub count: Count,
+    pub exact: bool,
+    pub method: Method,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Counted {
+    /// The count: exact when `exact`, else a lower bound (the branches counted to the end).
+    pub count: Count,
+    pub exact: bool,
+    /// Undecided cells after line logic and probing.
+    pub cells_left: usize,
+    /// The independent components counted (smallest first), up to where the count stopped.
+    pub parts: Vec<Part>,
+    pub nodes: u64,
+    pub hits: u64,
+    pub stored: usize,
+    pub store_clears: u64,
+    /// One solution (every cell's domain, decided), when the count is exact and not zero.
+    pub witness: Option<Vec<u128>>,
+}
+
+/// What line logic and probing leave: its independent components and a counter on them; or
+/// the end already (no solution, exactly; or the deadline).
+enum Start<'a, const W: usize> {
+    Ready(Box<Counter<'a, W>>, Vec<Vec<u32>>),
+    Zero,
+    Stopped,
+}
+
+fn start<'a, const W: usize>(
+    puzzle: &'a Puzzle,
+    domains: &[u128],
+    options: Options,
+    control: &'a Control,
+) -> Start<'a, W> {
+    let Ok(mut board) = Board::<W>::new(puzzle, domains) else {
+        return Start::Zero;
+    };
+    board.set_scope(puzzle, &[]);
+    match board.propagate(puzzle, control.deadline) {
+        Outcome::Conflict(_) => return Start::Zero,
+        Outcome::Timeout => return Start::Stopped,
+        Outcome::Fixpoint => {}
+    }
+    let cells: Vec<usize> = (0..puzzle.cells())
+        .filter(|&cell| !board.grid.decided(puzzle, cell))
+        .collect();
+    if options.probe && !cells.is_empty() {
+        board.trail.clear();
+        let mut prober = Prober::<W>::new(puzzle);
+        prober.exclude = false;
+        let limits = Limits {
+            deadline: control.deadline,
+            max_probes: None,
+        };
+        match prober.sweep(puzzle, &mut board, &cells, usize::MAX, limits) {
+            Sweep::Conflict => return Start::Zero,
+            Sweep::Stopped => return Start::Stopped,
+            Sweep::Stable | Sweep::Solved => {}
+        }
+        board.trail.clear();
+    }
+    let left: Vec<u32> = (0..puzzle.cells() as u32)
+        .filter(|&cell| !board.grid.decided(puzzle, cell as usize))
+        .collect();
+    let mut counter = Box::new(Counter::new(puzzle, board, options.memory, control));
+    counter.probe_from = options.probe_from;
+    let parts = counter.components(&left);
+    control.parts.store(parts.len() as u64, Ordering::Relaxed);
+    Start::Ready(counter, parts)
+}
+
+/// Count the grids that fit the clues and `domains` (one color bitmask per cell).
+pub fn count<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    options: Options,
+    control: &Control,
+) -> Counted {
+    let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
+        Start::Ready(counter, parts) => (counter, parts),
+        Start::Zero => {
+            return Counted {
+                count: Count::ZERO,
+                exact: true,
+                ..Counted::default()
+            }
+        }
+        Start::Stopped => return Counted::default(),
+    };
+    let mut counted = Counted {
+        count: Count::ONE,
+        exact: true,
+        cells_left: parts.iter().map(Vec::len).sum(),
+        ..Counted::default()
+    };
+    for (index, cells) in parts.iter().enumerate() {
+        let started = Instant::now();
+        let (part, method) = count_part(&mut counter, cells, options, control);
+        counted.parts.push(Part {
+            cells: cells.clone(),
+            count: part.count.clone(),
+            exact: part.exact,
+            method,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+        control
+            .parts_done
+            .store(index as u64 + 1, Ordering::Relaxed);
+        if part.count.is_zero() {
+            counted.count = Count::ZERO;
+            counted.exact = part.exact;
+            break;
+        }
+        counted.count.mul(&part.count);
+        if !part.exact {
+            counted.exact = false;
+            if index + 1 < parts.len() {
+                counted.count = Count::ZERO; // the components after it may have no solution
+            }
+            break;
+        }
+    }
+    if counted.exact && !counted.count.is_zero() {
+        counted.witness = witness(&mut counter, &counted.parts);
+    }
+    control.publish(&counter.stats, counter.store.len());
+    counted.nodes = counter.stats.nodes;
+    counted.hits = counter.stats.hits;
+    counted.stored = counter.store.len();
+    counted.store_clears = counter.store.clears;
+    counted
+}
+
+/// One solution of the counted components: drawn from the store where the search counted,
+/// found where a sweep did; None when the stop flag comes first.
+fn witness<const W: usize>(counter: &mut Counter<'_, W>, parts: &[Part]) -> Option<Vec<u128>> {
+    let mark = counter.board.mark();
+    let mut random = Random::new(1);
+    let mut dead = find::Dead::default();
+    let mut found = true;
+    for part in parts {
+        counter.choose_direction(&part.cells);
+        let one = std::slice::from_ref(&part.cells);
+        found = found
+            && match part.method {
+                Method::Search => counter.sample(one, &mut random),
+                Method::Sweep => counter.find(one, &mut dead) == find::Found::Yes,
+            };
+    }
+    let domains = found.then(|| counter.board.grid.domains(counter.puzzle()));
+    counter.board.undo(mark);
+    domains
+}
+
+/// One component by the sweep when it is narrow (or narrow enough to finish within the trial
+/// budget), else by the search.
+fn count_part<const W: usize>(
+    counter: &mut Counter<'_, W>,
+    cells: &[u32],
+    options: Options,
+    control: &Control,
+) -> (search::Partial, Method) {
+    counter.choose_direction(cells);
+    if options.sweep_width > 0 {
+        let by_columns = counter.by_columns();
+        let narrow = crossing_width(counter.puzzle(), cells, by_columns) <= options.sweep_width;
+        let budget = if narrow {
+            options.memory
+        } else {
+            options.sweep_trial.min(options.memory)
+        };
+        let swept = sweep::sweep(
+            counter.puzzle(),
+            &counter.board.grid,
+            &mut counter.lines,
+            cells,
+            by_columns,
+            budget,
+            control,
+        );
+        match swept {
+            Swept::Counted(count) => {
+                return (search::Partial { count, exact: true }, Method::Sweep)
+            }
+            Swept::Stopped => {
+                let stopped = search::Partial {
+                    count: Count::ZERO,
+                    exact: false,
+                };
+                return (stopped, Method::Sweep);
+            }
+            Swept::TooWide => {}
+        }
+    }
+    (counter.product(&[cells.to_vec()]), Method::Search)
+}
+
+/// The lines a sweep of `cells` crosses: its rows when it goes column by column, else its
+/// columns.
+fn crossing_width(puzzle: &Puzzle, cells: &[u32], by_columns: bool) -> usize {
+    let mut seen = vec![false; puzzle.width.max(puzzle.height)];
+    for &cell in cells {
+        let cell = cell as usize;
+        let crossing = if by_columns {
+            cell / puzzle.width
+        } else {
+            cell % puzzle.width
+        };
+        seen[crossing] = true;
+    }
+    seen.iter().filter(|&&on| on).count()
+}
+
+/// What a draw of samples ended on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// Every draw asked for was made.
+    Done,
+    /// There is no solution to draw.
+    Zero,
+    Stopped,
+}
+
+/// Solutions each drawn with probability exactly 1/N from the N solutions: counted by the
+/// search (whose store the draws read), then drawn as `next` asks. `next(total, drawn)` is
+/// called once the count is known (nothing drawn yet) and after every batch of draws, with
+/// them (every cell's domain, all decided); it says how many to draw next, or None to end.
+pub fn sample<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    seed: u64,
+    options: Options,
+    control: &Control,
+    mut next: impl FnMut(&Count, Vec<Vec<u128>>) -> Option<usize>,
+) -> Drawn {
+    let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
+        Start::Ready(counter, parts) => (counter, parts),
+        Start::Zero => return Drawn::Zero,
+        Start::Stopped => return Drawn::Stopped,
+    };
+    let mut total = Count::ONE;
+    for part in &parts {
+        counter.choose_direction(part);
+        let counted = counter.product(std::slice::from_ref(part));
+        if !counted.exact {
+            return Drawn::Stopped;
+        }
+        if counted.count.is_zero() {
+            return Drawn::Zero;
+        }
+        total.mul(&counted.count);
+    }
+    let mut random = Random::new(seed);
+    let mut samples = Vec::new();
+    while let Some(wanted) = next(&total, std::mem::take(&mut samples)) {
+        for _ in 0..wanted {
+            let mark = counter.board.mark();
+            let mut drawn = true;
+            for part in &parts {
+                counter.choose_direction(part);
+                drawn = drawn && counter.sample(std::slice::from_ref(part), &mut random);
+            }
+            if !drawn {
+                return Drawn::Stopped;
+            }
+            samples.push(counter.board.grid.domains(puzzle));
+            counter.board.undo(mark);
+        }
+    }
+    Drawn::Done
+}
+
+/// The colors each cell takes in some solution.
+pub struct Ambiguity {
+    /// Per cell: its colors in the solutions (exact where settled), or the colors line logic
+    /// and probing left it where not.
+    pub colors: Vec<u128>,
+    /// Cells not settled (the deadline or a stop came first).
+    pub unsettled: Vec<u32>,
+    /// False when there is no solution.
+    pub solvable: bool,
+}
+
+/// Every color each cell takes in some solution, component by component.
+pub fn ambiguity<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    options: Options,
+    control: &Control,
+) -> Ambiguity {
+    let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
+        Start::Ready(counter, parts) => (counter, parts),
+        Start::Zero => {
+            return Ambiguity {
+                colors: domains.to_vec(),
+                unsettled: Vec::new(),
+                solvable: false,
+            }
+        }
+        Start::Stopped => {
+            return Ambiguity {
+                colors: domains.to_vec(),
+                unsettled: (0..puzzle.cells() as u32).collect(),
+                solvable: true,
+            }
+        }
+    };
+    let mut colors = counter.board.grid.domains(puzzle);
+    let mut unsettled = Vec::new();
+    let mut seen = Seen::new(options.memory);
+    for part in &parts {
+        counter.choose_direction(part);
+        match counter.colors(part, &mut seen) {
+            Colors::Exact(found) => {
+                for (&cell, color) in part.iter().zip(found) {
+                    colors[cell as usize] = color;
+                }
+            }
+            Colors::Empty => {
+                return Ambiguity {
+                    colors,
+                    unsettled: Vec::new(),
+                    solvable: false,
+                }
+            }
+            Colors::Stopped => unsettled.extend_from_slice(part),
+        }
+    }
+    unsettled.sort_unstable();
+    Ambiguity {
+        colors,
+        unsettled,
+        solvable: true,
+    }
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    use crate::clue::Block;
+    use crate::line::tests::{clue_of, matches, pseudo_random};
+
+    /// Every grid of the puzzle's size checked against its clues: the number that fit.
+    pub fn brute_force(puzzle: &Puzzle) -> u128 {
+        let (width, height, colors) = (puzzle.width, puzzle.height, puzzle.colors);
+        let cells = width * height;
+        let mut grid = vec![0u8; cells];
+        let mut total = 0;
+        loop {
+            let fits = (0..puzzle.lines()).all(|line| {
+                let values: Vec<u8> = (0..puzzle.length(line))
+                    .map(|p| grid[puzzle.cell(line, p)])
+                    .collect();
+                matches(&values, &puzzle.clues[line])
+            });
+            total += u128::from(fits);
+            // The next grid, as an odometer over the colors.
+            let mut at = 0;
+            loop {
+                if at == cells {
+                    return total;
+                }
+                grid[at] += 1;
+                if usize::from(grid[at]) < colors {
+                    break;
+                }
+                grid[at] = 0;
+                at += 1;
+            }
+        }
+    }
+
+    /// Whether every line of the decided `domains` has its clue.
+    pub fn fits(puzzle: &Puzzle, domains: &[u128]) -> bool {
+        (0..puzzle.lines()).all(|line| {
+            let values: Vec<u8> = (0..puzzle.length(line))
+                .map(|p| {
+                    let domain = domains[puzzle.cell(line, p)];
+                    assert_eq!(domain.count_ones(), 1);
+                    domain.trailing_zeros() as u8
+                })
+                .collect();
+            matches(&values, &puzzle.clues[line])
+        })
+    }
+
+    /// A puzzle made from a random picture (so that it has a solution), some numbers
+    /// blotted when asked.
+    pub fn random_puzzle(
+        width: usize,
+        height: usize,
+        colors: usize,
+        density: u64,
+        blot: bool,
+        seed: &mut u64,
+    ) -> Puzzle {
+        let picture: Vec<u8> = (0..width * height)
+            .map(|_| {
+                if pseudo_random(seed) % 100 < density {
+                    (1 + pseudo_random(seed) % (colors as u64 - 1)) as u8
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let mut clues: Vec<Vec<Block>> = Vec::new();
+        for y in 0..height {
+            clues.push(clue_of(&picture[y * width..(y + 1) * width], blot, seed));
+        }
+        for x in 0..width {
+            let column: Vec<u8> = (0..height).map(|y| picture[y * width + x]).collect();
+            clues.push(clue_of(&column, blot, seed));
+        }
+        Puzzle::new(width, height, colors, clues).unwrap()
+    }
+
+    /// The search alone (no sweep), probing the grid first when `probe`, and every component
+    /// of `probe_from` cells or more.
+    fn counted(puzzle: &Puzzle, probe: bool, probe_from: usize) -> Counted {
+        let options = Options {
+            memory: 1 << 24,
+            probe,
+            probe_from,
+            sweep_width: 0,
+            sweep_trial: 0,
+        };
+        count::<1>(
+            puzzle,
+            &puzzle.initial_domains(),
+            options,
+            &Control::new(None),
+        )
+    }
+
+    #[test]
+    fn counts_match_brute_force_on_small_puzzles() {
+        let mut seed = 0x5EED_0001u64;
+        for case in 0..300 {
+            let (colors, blot) = match case % 4 {
+                0 | 1 => (2, false),
+                2 => (3, false),
+                _ => (2, true),
+            };
+            let (width, height) = if colors == 2 { (4, 4) } else { (3, 3) };
+            let density = 30 + pseudo_random(&mut seed) % 40;
+            let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+            let expected = brute_force(&puzzle);
+            for (probe, probe_from) in [(false, usize::MAX), (true, usize::MAX), (true, 1)] {
+                let got = counted(&puzzle, probe, probe_from);
+                assert!(got.exact);
+                assert_eq!(got.witness.is_some(), expected > 0);
+                if let Some(witness) = &got.witness {
+                    assert!(fits(&puzzle, witness), "case {case}: a wrong witness");
+                }
+                assert_eq!(
+                    got.count,
+                    Count::from(expected),
+                    "case {case} (probe {probe}): {:?}",
+                    puzzle.clues
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn counts_agree_with_and_without_probing_on_larger_puzzles() {
+        let mut seed = 0x5EED_0002u64;
+        for _ in 0..40 {
+            let puzzle = random_puzzle(9, 8, 2, 35, false, &mut seed);
+            let plain = counted(&puzzle, false, usize::MAX);
+            let probed = counted(&puzzle, true, 4);
+            assert_eq!(plain.count, probed.count, "{:?}", puzzle.clues);
+            assert!(!plain.count.is_zero());
+        }
+    }
+
+    /// The sweep alone on every component, in both directions.
+    fn swept(puzzle: &Puzzle, by_columns: bool) -> Option<Count> {
+        let control = Control::new(None);
+        let mut board = Board::<1>::new(puzzle, &puzzle.initial_domains()).ok()?;
+        board.set_scope(puzzle, &[]);
+        if board.propagate(puzzle, None) != Outcome::Fixpoint {
+            return Some(Count::ZERO);
+        }
+        let left: Vec<u32> = (0..puzzle.cells())
+            .filter(|&cell| !board.grid.decided(puzzle, cell))
+            .map(|cell| cell as u32)
+            .collect();
+        let mut counter = Counter::<1>::new(puzzle, board, 1 << 24, &control);
+        let parts = counter.components(&left);
+        let mut total = Count::ONE;
+        for part in &parts {
+            match sweep::sweep(
+                puzzle,
+                &counter.board.grid,
+                &mut counter.lines,
+                part,
+                by_columns,
+                1 << 20,
+                &control,
+            ) {
+                sweep::Swept::Counted(count) => total.mul(&count),
+                _ => return None,
+            }
+        }
+        Some(total)
+    }
+
+    #[test]
+    fn the_sweep_matches_brute_force_in_both_directions() {
+        let mut seed = 0x5EED_0004u64;
+        for case in 0..300 {
+            let (colors, blot) = match case % 4 {
+                0 | 1 => (2, false),
+                2 => (3, false),
+                _ => (2, true),
+            };
+            let (width, height) = if colors == 2 { (5, 3) } else { (3, 3) };
+            let density = 30 + pseudo_random(&mut seed) % 40;
+            let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+            let expected = Count::from(brute_force(&puzzle));
+            for by_columns in [false, true] {
+                assert_eq!(
+                    swept(&puzzle, by_columns),
+                    Some(expected.clone()),
+                    "case {case} (by columns {by_columns}): {:?}",
+                    puzzle.clues
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_sweep_and_the_search_agree_on_thin_boards() {
+        let mut seed = 0x5EED_0005u64;
+        for case in 0..20 {
+            let blot = case % 2 == 1;
+            let puzzle = random_puzzle(40, 3 + case % 3, 2, 40, blot, &mut seed);
+            let searched = counted(&puzzle, false, usize::MAX);
+            assert!(searched.exact);
+            let default = count::<1>(
+                &puzzle,
+                &puzzle.initial_domains(),
+                Options::default(),
+                &Control::new(None),
+            );
+            assert_eq!(default.count, searched.count);
+            assert!(default
+                .parts
+                .iter()
+                .all(|part| part.method == Method::Sweep));
+            assert!(
+                fits(&puzzle, default.witness.as_ref().unwrap()),
+                "case {case}"
+            );
+            assert_eq!(
+                swept(&puzzle, true),
+                Some(searched.count.clone()),
+                "case {case}"
+            );
+        }
+    }
+
+    #[test]
+    fn contradictory_clues_count_zero() {
+        let puzzle = crate::clue::tests::black_and_white(&[&[1], &[]], &[&[], &[]]);
+        let got = counted(&puzzle, true, usize::MAX);
+        assert_eq!(got.count, Count::ZERO);
+        assert!(got.exact);
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_with_a_lower_bound() {
+        let mut seed = 0x5EED_0003u64;
+        let puzzle = random_puzzle(20, 20, 2, 30, false, &mut seed);
+        let control = Control::new(Some(Instant::now()));
+        let got = count::<1>(
+            &puzzle,
+            &puzzle.initial_domains(),
+            Options::default(),
+            &control,
+        );
+        assert!(!got.exact);
+    }
+}

@@ -1,0 +1,178 @@
+//! Exactly uniform samples, drawn from the counts: at each branch of the counting search, a
+//! color is chosen with probability (solutions with it) / (solutions of the node), and
+//! independent components are drawn independently, so every solution comes out with
+//! probability exactly 1/N (the counts are exact integers, and so is the draw).
+
+use crate::count::number::Count;
+use crate::count::search::{Counter, Weighed};
+use crate::propagate::Outcome;
+
+/// Components whose branch weights are kept for the next draws, at most.
+const BRANCHES: usize = 1 << 20;
+
+/// A small, fast source of random words (xorshift64*), seeded; not for secrets.
+pub struct Random(u64);
+
+impl Random {
+    pub fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn word(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+impl<const W: usize> Counter<'_, W> {
+    /// Draw one solution of the components `parts` (each all undecided), leaving it on the
+    /// board (the caller reads it, then undoes to its own mark). False when the count was
+    /// stopped before the draw could finish, or there is no solution. Each component's branch
+    /// cell and weights are kept by its key (`branches`): a draw then costs one propagation
+    /// per branch taken.
+    pub fn sample(&mut self, parts: &[Vec<u32>], random: &mut Random) -> bool {
+        parts.iter().all(|part| self.sample_component(part, random))
+    }
+
+    fn sample_component(&mut self, cells: &[u32], random: &mut Random) -> bool {
+        let key: Box<[u8]> = self.key_of(cells).into();
+        let (cell, weights) = match self.branches.get(&key) {
+            Some(known) => known.clone(),
+            None => {
+                let Some(found) = self.weigh(cells) else {
+                    return false;
+                };
+                if self.branches.len() >= BRANCHES {
+                    self.branches.clear(); // a bound on memory: they are made again as needed
+                }
+                self.branches.insert(key, found.clone());
+                found
+            }
+        };
+        let mut total = Count::ZERO;
+        for (_, weight) in &weights {
+            total.add(weight);
+        }
+        if total.is_zero() {
+            return false;
+        }
+        let mut drawn = total.uniform_below(&mut || random.word());
+        let mut chosen = weights[weights.len() - 1].0;
+        for (color, weight) in &weights {
+            if drawn.less_than(weight) {
+                chosen = *color;
+                break;
+            }
+            drawn.sub(weight);
+        }
+        // Keep the choice on the board (the caller undoes it all at once) and draw the rest.
+        self.board.grid.clock += 1;
+        self.board.assign(self.puzzle(), cell, 1u128 << chosen);
+        if self.board.propagate(self.puzzle(), None) != Outcome::Fixpoint {
+            return false; // cannot happen: the color's count is not zero
+        }
+        let parts = self.components(cells);
+        self.sample(&parts, random)
+    }
+
+    /// The cell a component branches on and each of its colors' numbers of solutions (those
+    /// with any), counted or read from the store; None when the count was stopped.
+    fn weigh(&mut self, cells: &[u32]) -> Option<Weighed> {
+        let cell = self.pick(cells);
+        let domain = self.board.grid.domain(self.puzzle(), cell);
+        let mut weights: Vec<(u32, Count)> = Vec::new();
+        let mut left = domain;
+        while left != 0 {
+            let color = left.trailing_zeros();
+            left &= left - 1;
+            let mark = self.board.mark();
+            self.board.grid.clock += 1;
+            self.board.assign(self.puzzle(), cell, 1u128 << color);
+            if self.board.propagate(self.puzzle(), None) == Outcome::Fixpoint {
+                let parts = self.components(cells);
+                let counted = self.product(&parts);
+                if !counted.exact {
+                    self.board.undo(mark);
+                    return None;
+                }
+                if !counted.count.is_zero() {
+                    weights.push((color, counted.count));
+                }
+            }
+            self.board.undo(mark);
+        }
+        Some((cell, weights))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::tests::random_puzzle;
+    use crate::count::Control;
+    use crate::line::tests::pseudo_random;
+    use crate::propagate::Board;
+    use std::collections::HashMap;
+
+    /// Chi-square statistic of `draws` draws over `n` equally likely outcomes.
+    fn chi_square(seen: &HashMap<Vec<u128>, u64>, n: usize, draws: u64) -> f64 {
+        let expected = draws as f64 / n as f64;
+        let mut total = 0.0;
+        for times in seen.values() {
+            total += (*times as f64 - expected).powi(2) / expected;
+        }
+        total + (n - seen.len()) as f64 * expected
+    }
+
+    #[test]
+    fn draws_are_uniform_over_the_solutions() {
+        let mut seed = 0x5EED_0020u64;
+        let mut tried = 0;
+        while tried < 6 {
+            let puzzle = random_puzzle(
+                6,
+                5,
+                2,
+                30 + pseudo_random(&mut seed) % 20,
+                false,
+                &mut seed,
+            );
+            let control = Control::new(None);
+            let mut board = Board::<1>::new(&puzzle, &puzzle.initial_domains()).unwrap();
+            board.set_scope(&puzzle, &[]);
+            assert_eq!(board.propagate(&puzzle, None), Outcome::Fixpoint);
+            let cells: Vec<u32> = (0..puzzle.cells() as u32)
+                .filter(|&cell| !board.grid.decided(&puzzle, cell as usize))
+                .collect();
+            let mut counter = Counter::<1>::new(&puzzle, board, 1 << 24, &control);
+            let parts = counter.components(&cells);
+            let Count::Small(n) = counter.product(&parts).count else {
+                unreachable!()
+            };
+            if !(4..=60).contains(&n) {
+                continue;
+            }
+            tried += 1;
+            let mut random = Random::new(seed);
+            let mut seen: HashMap<Vec<u128>, u64> = HashMap::new();
+            let draws = 200 * n as u64;
+            for _ in 0..draws {
+                let mark = counter.board.mark();
+                assert!(counter.sample(&parts, &mut random));
+                *seen.entry(counter.board.grid.domains(&puzzle)).or_default() += 1;
+                counter.board.undo(mark);
+            }
+            assert_eq!(seen.len() as u128, n, "every solution drawn");
+            // n - 1 degrees of freedom; the 99.99th percentile is below 3n + 40 for n <= 60.
+            let statistic = chi_square(&seen, n as usize, draws);
+            assert!(
+                statistic < 3.0 * n as f64 + 40.0,
+                "chi-square {statistic} over {n}"
+            );
+        }
+    }
+}

@@ -1,0 +1,584 @@
+//! The counting search: branch on a cell, propagate, split what is left into independent
+//! components (their counts multiply), and remember every component's count by a key of
+//! what it depends on, so that a sub-problem met again costs a lookup.
+//!
+//! This is the scheme of the exact model counters (component caching: Bacchus, Dalmao and
+//! Pitassi 2003; sharpSAT, Thurley 2006), on the nonogram's own terms: propagation is the
+//! exact line solver; components are joined by unsplit stretches of lines (`segments`), which
+//! cuts far finer than lines do; and a component's key is its stretches (line, ends, first
+//! live state, last live states) with their cells' colors, which is all its count depends on.
+//! Cells are taken in sweep order (row by row, or column by column when the component is
+//! wider than tall), so that the sub-problems left are the rows not yet reached with the
+//! columns' states where the sweep stands: they repeat, as in a dynamic program over rows, and
+//! the cache finds them.
+
+use crate::bits::Bits;
+use crate::clue::Puzzle;
+use crate::count::number::Count;
+use crate::count::segments::{Analysis, Machine};
+use crate::count::store::{FastMap, Store};
+use crate::count::Control;
+use crate::grid::Grid;
+use crate::probe::{Limits, Prober, Sweep};
+use crate::propagate::{Board, Outcome};
+
+/// Nodes between two looks at the clock and the stop flag.
+const LOOK_EVERY: u64 = 64;
+
+/// What a component's count came to: exact, or a lower bound made of the branches counted to
+/// the end when the search was stopped.
+pub struct Partial {
+    pub count: Count,
+    pub exact: bool,
+}
+
+impl Partial {
+    fn exact(count: Count) -> Self {
+        Self { count, exact: true }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub nodes: u64,
+    pub hits: u64,
+    pub conflicts: u64,
+}
+
+/// Every line's automaton and, per line, its last analysis with the state it was made for.
+pub struct Lines<const W: usize> {
+    machines: Vec<Machine>,
+    slots: Vec<Slot<W>>,
+    domains: Vec<u128>,
+}
+
+/// Line analyses by (line, state), direct-mapped: a search goes back and forth between a node's
+/// state and its branches', at every depth.
+struct Slot<const W: usize> {
+    line: usize,
+    state: Vec<Bits<W>>,
+    fits: bool,
+    analysis: Analysis,
+}
+
+/// Slots of the analyses' table (a power of two).
+const ANALYSES: usize = 1 << 16;
+
+impl<const W: usize> Lines<W> {
+    pub fn new(puzzle: &Puzzle) -> Self {
+        let machines = (0..puzzle.lines())
+            .map(|line| {
+                let automaton = crate::automaton::Automaton::new(&puzzle.clues[line]);
+                Machine::new(&automaton, &puzzle.line_colors[line])
+            })
+            .collect();
+        Self {
+            machines,
+            slots: (0..ANALYSES)
+                .map(|_| Slot {
+                    line: usize::MAX,
+                    state: Vec::new(),
+                    fits: false,
+                    analysis: Analysis::default(),
+                })
+                .collect(),
+            domains: Vec::new(),
+        }
+    }
+
+    /// The analysis of `line` as the grid now holds it (made again only when the table has
+    /// lost it); None when no filling fits it (propagation rules that out first).
+    pub fn analysis(&mut self, puzzle: &Puzzle, grid: &Grid<W>, line: usize) -> Option<&Analysis> {
+        self.with_machine(puzzle, grid, line)
+            .map(|(_, analysis)| analysis)
+    }
+
+    /// `analysis`, with the line's machine.
+    pub fn with_machine(
+        &mut self,
+        puzzle: &Puzzle,
+        grid: &Grid<W>,
+        line: usize,
+    ) -> Option<(&Machine, &Analysis)> {
+        let state = grid.line(line);
+        let mut hash = (line as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for cells in state {
+            for &word in &cells.0 {
+                hash = (hash ^ word).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                hash ^= hash >> 29;
+            }
+        }
+        let slot = &mut self.slots[(hash as usize) & (ANALYSES - 1)];
+        if slot.line != line || slot.state != state {
+            slot.line = line;
+            slot.state.clear();
+            slot.state.extend_from_slice(state);
+            line_domains(puzzle, line, state, &mut self.domains);
+            slot.fits = slot.analysis.run(&self.machines[line], &self.domains);
+        }
+        let slot = &self.slots[(hash as usize) & (ANALYSES - 1)];
+        slot.fits.then_some((&self.machines[line], &slot.analysis))
+    }
+}
+
+/// The colors each cell of `line` may take, as bitmasks, from the line's state.
+pub fn line_domains<const W: usize>(
+    puzzle: &Puzzle,
+    line: usize,
+    state: &[Bits<W>],
+    out: &mut Vec<u128>,
+) {
+    out.clear();
+    out.resize(puzzle.length(line), 0);
+    for &color in &puzzle.line_colors[line] {
+        for position in state[usize::from(color)].ones() {
+            if position < out.len() {
+                out[position] |= 1u128 << color;
+            }
+        }
+    }
+}
+
+/// A component's branch cell and its colors' numbers of solutions (those with any).
+pub type Weighed = (usize, Vec<(u32, Count)>);
+
+pub struct Counter<'a, const W: usize> {
+    puzzle: &'a Puzzle,
+    pub board: Board<W>,
+    pub lines: Lines<W>,
+    pub store: Store,
+    control: &'a Control,
+    /// Union-find over cells (indexed by cell).
+    parent: Vec<u32>,
+    /// (line, position along it, cell) for the cells of a component, sorted: scratch.
+    spots: Vec<(u32, u32, u32)>,
+    /// Per column, where its spots go (scratch of `fill_spots`).
+    column_starts: Vec<u32>,
+    /// Per cell: the index of its component while `components` groups them (u32::MAX).
+    group_of: Vec<u32>,
+    key: Vec<u8>,
+    prober: Prober<W>,
+    probe_cells: Vec<usize>,
+    /// Components of at least this many cells are probed before a branch.
+    pub probe_from: usize,
+    /// Branch on the first cell of the shortest stretch rather than in sweep order.
+    pub shortest: bool,
+    /// For sampling: each component's branch cell and its colors' weights, by its key.
+    pub branches: FastMap<Box<[u8]>, Weighed>,
+    pub stats: Stats,
+    stopped: bool,
+    by_columns: bool,
+}
+
+impl<'a, const W: usize> Counter<'a, W> {
+    pub fn new(puzzle: &'a Puzzle, board: Board<W>, budget: usize, control: &'a Control) -> Self {
+        Self {
+            puzzle,
+            board,
+            lines: Lines::new(puzzle),
+            store: Store::new(budget),
+            control,
+            parent: vec![0; puzzle.cells()],
+            spots: Vec::new(),
+            column_starts: Vec::new(),
+            group_of: vec![u32::MAX; puzzle.cells()],
+            key: Vec::new(),
+            prober: {
+                let mut prober = Prober::new(puzzle);
+                prober.exclude = false;
+                prober.logging = true;
+                prober
+            },
+            probe_cells: Vec::new(),
+            probe_from: usize::MAX,
+            shortest: false,
+            branches: FastMap::default(),
+            stats: Stats::default(),
+            stopped: false,
+            by_columns: false,
+        }
+    }
+
+    pub fn puzzle(&self) -> &'a Puzzle {
+        self.puzzle
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// `spots`: (line, position along it, cell) for every cell of `cells` (sorted row by
+    /// row) in its row and in its column, in line order then position, without a sort: the
+    /// rows come in order as they are, the columns by a counting sort on the column.
+    fn fill_spots(&mut self, cells: &[u32]) {
+        let (width, height) = (self.puzzle.width, self.puzzle.height);
+        self.spots.clear();
+        for &cell in cells {
+            let c = cell as usize;
+            self.spots
+                .push(((c / width) as u32, (c % width) as u32, cell));
+        }
+        self.column_starts.clear();
+        self.column_starts.resize(width + 1, 0);
+        for &cell in cells {
+            self.column_starts[cell as usize % width + 1] += 1;
+        }
+        for x in 0..width {
+            self.column_starts[x + 1] += self.column_starts[x];
+        }
+        let base = self.spots.len();
+        self.spots.resize(base + cells.len(), (0, 0, 0));
+        for &cell in cells {
+            let c = cell as usize;
+            let x = c % width;
+            let at = base + self.column_starts[x] as usize;
+            self.column_starts[x] += 1;
+            self.spots[at] = ((height + x) as u32, (c / width) as u32, cell);
+        }
+    }
+
+    #[inline]
+    fn undecided(&self, cell: usize) -> bool {
+        !self.board.grid.decided(self.puzzle, cell)
+    }
+
+    /// The cells of `cells` left undecided, grouped into independent components (each sorted,
+    /// the smallest component first).
+    pub fn components(&mut self, cells: &[u32]) -> Vec<Vec<u32>> {
+        let left: Vec<u32> = cells
+            .iter()
+            .copied()
+            .filter(|&cell| self.undecided(cell as usize))
+            .collect();
+        for &cell in &left {
+            self.parent[cell as usize] = cell;
+        }
+        self.fill_spots(&left);
+        let spots = std::mem::take(&mut self.spots);
+        let mut start = 0;
+        while start < spots.len() {
+            let line = spots[start].0 as usize;
+            let mut end = start + 1;
+            while end < spots.len() && spots[end].0 as usize == line {
+                end += 1;
+            }
+            if let Some(analysis) = self.lines.analysis(self.puzzle, &self.board.grid, line) {
+                for pair in spots[start..end].windows(2) {
+                    if analysis.joined(pair[0].1 as usize, pair[1].1 as usize) {
+                        union(&mut self.parent, pair[0].2, pair[1].2);
+                    }
+                }
+            }
+            start = end;
+        }
+        self.spots = spots;
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        for &cell in &left {
+            let root = find(&mut self.parent, cell) as usize;
+            if self.group_of[root] == u32::MAX {
+                self.group_of[root] = groups.len() as u32;
+                groups.push(Vec::new());
+            }
+            groups[self.group_of[root] as usize].push(cell);
+        }
+        for &cell in &left {
+            self.group_of[cell as usize] = u32::MAX;
+        }
+        groups.sort_by_key(Vec::len);
+        groups
+    }
+
+    /// The key of a component: for each stretch of a line its cells lie on (line order,
+    /// then position), the line, the stretch's ends, its first live state and its last live
+    /// states, then its cells' colors.
+    fn build_key(&mut self, cells: &[u32]) {
+        self.fill_spots(cells);
+        let spots = std::mem::take(&mut self.spots);
+        let mut key = std::mem::take(&mut self.key);
+        key.clear();
+        let mut start = 0;
+        while start < spots.len() {
+            let line = spots[start].0 as usize;
+            let mut end = start + 1;
+            while end < spots.len() && spots[end].0 as usize == line {
+                end += 1;
+            }
+            let Some(analysis) = self.lines.analysis(self.puzzle, &self.board.grid, line) else {
+                start = end;
+                continue;
+            };
+            let mut first = start;
+            while first < end {
+                let mut last = first;
+                while last + 1 < end
+                    && analysis.joined(spots[last].1 as usize, spots[last + 1].1 as usize)
+                {
+                    last += 1;
+                }
+                let (a, b) = (spots[first].1 as usize, spots[last].1 as usize + 1);
+                key.extend_from_slice(&(line as u16).to_le_bytes());
+                key.extend_from_slice(&(a as u16).to_le_bytes());
+                key.extend_from_slice(&(b as u16).to_le_bytes());
+                key.extend_from_slice(&analysis.live(a)[0].to_le_bytes());
+                let ends = analysis.live(b);
+                key.extend_from_slice(&(ends.len() as u16).to_le_bytes());
+                for state in ends {
+                    key.extend_from_slice(&state.to_le_bytes());
+                }
+                // The cells' colors: each of the line's colors' set of cells, a..b.
+                let state = self.board.grid.line(line);
+                for &color in &self.puzzle.line_colors[line] {
+                    push_bits(&mut key, state[usize::from(color)], a, b);
+                }
+                first = last + 1;
+            }
+            start = end;
+        }
+        self.spots = spots;
+        self.key = key;
+    }
+
+    /// The first cell of the shortest stretch among the component's (`spots` as `build_key`
+    /// left them for these cells).
+    fn pick_shortest(&mut self) -> Option<usize> {
+        let spots = std::mem::take(&mut self.spots);
+        let mut best: Option<(usize, u32, usize)> = None; // (length, first cell, cell)
+        let mut start = 0;
+        while start < spots.len() {
+            let line = spots[start].0 as usize;
+            let mut end = start + 1;
+            while end < spots.len() && spots[end].0 as usize == line {
+                end += 1;
+            }
+            if let Some(analysis) = self.lines.analysis(self.puzzle, &self.board.grid, line) {
+                let mut first = start;
+                while first < end {
+                    let mut last = first;
+                    while last + 1 < end
+                        && analysis.joined(spots[last].1 as usize, spots[last + 1].1 as usize)
+                    {
+                        last += 1;
+                    }
+                    let length = last - first + 1;
+                    let cell = spots[first].2;
+                    if best.is_none_or(|(l, c, _)| (length, cell) < (l, c)) {
+                        best = Some((length, cell, cell as usize));
+                    }
+                    first = last + 1;
+                }
+            }
+            start = end;
+        }
+        self.spots = spots;
+        best.map(|(_, _, cell)| cell)
+    }
+
+    /// The cell to branch on: the first of the component in the sweep order.
+    pub fn pick(&self, cells: &[u32]) -> usize {
+        if !self.by_columns {
+            return cells[0] as usize; // sorted row by row
+        }
+        let width = self.puzzle.width;
+        cells
+            .iter()
+            .map(|&cell| cell as usize)
+            .min_by_key(|&cell| (cell % width, cell / width))
+            .unwrap_or(cells[0] as usize)
+    }
+
+    pub fn by_columns(&self) -> bool {
+        self.by_columns
+    }
+
+    /// Sweep the component column by column when it is wider than it is tall (the rows'
+    /// states are then the narrower frontier), else row by row; its sub-components keep the
+    /// direction, so that the sub-problems the sweep leaves behind repeat.
+    pub fn choose_direction(&mut self, cells: &[u32]) {
+        let width = self.puzzle.width;
+        let (mut x0, mut x1, mut y0, mut y1) = (usize::MAX, 0, usize::MAX, 0);
+        for &cell in cells {
+            let (x, y) = (cell as usize % width, cell as usize / width);
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+        self.by_columns = x1.saturating_sub(x0) > y1.saturating_sub(y0);
+    }
+
+    /// Publish the progress and look at the clock and the stop flag every so many nodes:
+    /// whether to stop.
+    pub fn look_now(&mut self) -> bool {
+        self.look()
+    }
+
+    /// The key of a component (see `build_key`).
+    pub fn key_of(&mut self, cells: &[u32]) -> &[u8] {
+        self.build_key(cells);
+        &self.key
+    }
+
+    fn look(&mut self) -> bool {
+        if self.stats.nodes.is_multiple_of(LOOK_EVERY) {
+            self.control.publish(&self.stats, self.store.len());
+            if self.control.should_stop() {
+                self.stopped = true;
+            }
+        }
+        self.stopped
+    }
+
+    /// Count one component: its cells (sorted, all undecided) and nothing outside it.
+    pub fn component(&mut self, cells: &[u32]) -> Partial {
+        if self.stopped || self.look() {
+            return Partial {
+                count: Count::ZERO,
+                exact: false,
+            };
+        }
+        self.stats.nodes += 1;
+        self.build_key(cells);
+        if let Some(count) = self.store.get(&self.key) {
+            self.stats.hits += 1;
+            return Partial::exact(count.clone());
+        }
+        let key: Box<[u8]> = self.key.as_slice().into();
+        if cells.len() >= self.probe_from {
+            if let Some(probed) = self.probed(cells) {
+                if probed.exact {
+                    self.store.put(key, probed.count.clone());
+                }
+                return probed;
+            }
+        }
+        let cell = if self.shortest {
+            self.pick_shortest().unwrap_or_else(|| self.pick(cells))
+        } else {
+            self.pick(cells)
+        };
+        let domain = self.board.grid.domain(self.puzzle, cell);
+        let mut total = Count::ZERO;
+        let mut left = domain;
+        while left != 0 {
+            let color = left.trailing_zeros();
+            left &= left - 1;
+            let mark = self.board.mark();
+            self.board.grid.clock += 1;
+            self.board.assign(self.puzzle, cell, 1u128 << color);
+            if self.board.propagate(self.puzzle, None) == Outcome::Fixpoint {
+                let parts = self.components(cells);
+                let branch = self.product(&parts);
+                total.add(&branch.count);
+                if !branch.exact {
+                    self.board.undo(mark);
+                    return Partial {
+                        count: total,
+                        exact: false,
+                    };
+                }
+            } else {
+                self.stats.conflicts += 1;
+            }
+            self.board.undo(mark);
+        }
+        self.store.put(key, total.clone());
+        Partial::exact(total)
+    }
+
+    /// Probe the component's cells to the fixpoint: None when that changes nothing, else the
+    /// count of what it leaves (zero after a contradiction).
+    fn probed(&mut self, cells: &[u32]) -> Option<Partial> {
+        let mark = self.board.mark();
+        let log = self.prober.mark();
+        self.board.grid.clock += 1;
+        let known = self.board.grid.known;
+        self.probe_cells.clear();
+        self.probe_cells
+            .extend(cells.iter().map(|&cell| cell as usize));
+        let sweep = self.prober.sweep(
+            self.puzzle,
+            &mut self.board,
+            &self.probe_cells,
+            usize::MAX,
+            Limits::default(),
+        );
+        let result = match sweep {
+            Sweep::Conflict => {
+                self.stats.conflicts += 1;
+                Some(Partial::exact(Count::ZERO))
+            }
+            _ if self.board.grid.known == known => None,
+            _ => {
+                let parts = self.components(cells);
+                Some(self.product(&parts))
+            }
+        };
+        self.board.undo(mark);
+        self.prober.rewind(log);
+        result
+    }
+
+    /// The product of independent components' counts. When the search is stopped part-way,
+    /// a lower bound: the components counted so far times the one stopped, when it is the
+    /// last (the others may have no solution), else 0.
+    pub fn product(&mut self, parts: &[Vec<u32>]) -> Partial {
+        let mut total = Count::ONE;
+        for (index, part) in parts.iter().enumerate() {
+            let counted = self.component(part);
+            if counted.count.is_zero() {
+                return Partial {
+                    count: Count::ZERO,
+                    exact: counted.exact,
+                };
+            }
+            total.mul(&counted.count);
+            if !counted.exact {
+                let last = index + 1 == parts.len();
+                return Partial {
+                    count: if last { total } else { Count::ZERO },
+                    exact: false,
+                };
+            }
+        }
+        Partial::exact(total)
+    }
+}
+
+/// Append bits a..b of `set` to `key`, eight to a byte.
+fn push_bits<const W: usize>(key: &mut Vec<u8>, set: Bits<W>, a: usize, b: usize) {
+    let mut at = a;
+    while at < b {
+        let take = (b - at).min(64);
+        let (word, shift) = (at / 64, at % 64);
+        let mut value = set.0[word] >> shift;
+        if shift > 0 && word + 1 < W {
+            value |= set.0[word + 1] << (64 - shift);
+        }
+        if take < 64 {
+            value &= (1u64 << take) - 1;
+        }
+        key.extend_from_slice(&value.to_le_bytes()[..take.div_ceil(8)]);
+        at += take;
+    }
+}
+
+fn find(parent: &mut [u32], cell: u32) -> u32 {
+    let mut root = cell;
+    while parent[root as usize] != root {
+        root = parent[root as usize];
+    }
+    let mut at = cell;
+    while parent[at as usize] != root {
+        let next = parent[at as usize];
+        parent[at as usize] = root;
+        at = next;
+    }
+    root
+}
+
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[rb as usize] = ra;
+    }
+}

@@ -1,0 +1,385 @@
+//! Counting a narrow component by a dynamic program that sweeps along it.
+//!
+//! The cells are taken column by column (row by row for a component taller than wide), and the
+//! state between two cells is, for every stretch of a line the sweep has entered and not yet
+//! left, the class of its live automaton state there (`segments`): every filling of the cells
+//! behind the sweep that leaves the same classes has the same completions, so it is counted
+//! once, with its multiplicity. On a board of a few rows and hundreds of columns that is a few
+//! thousand states per column, where a search would list the solutions or a counter would
+//! meet the same sub-problems again and again (the transfer-matrix method).
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+use crate::clue::Puzzle;
+use crate::count::number::Count;
+use crate::count::search::Lines;
+use crate::count::segments::{Analysis, Machine, NONE};
+use crate::count::Control;
+use crate::grid::Grid;
+
+/// How a sweep ended.
+pub enum Swept {
+    Counted(Count),
+    /// Its states passed the budget, or their key would not fit in 128 bits.
+    TooWide,
+    Stopped,
+}
+
+/// One stretch of a line in the component: its cells in order, and for the k-th cell the
+/// class reached at the next cell's boundary (or at the stretch's end) from each class before
+/// it, per line color: `steps[k][class * colors + i]`, NONE when that fails. Classes are
+/// those of the line's analysis; the stretch starts in class 0 (its first boundary has one).
+struct Stretch {
+    colors: Vec<u8>,
+    steps: Vec<Vec<u16>>,
+    /// Where in a state this stretch's class is kept, and its bit width there.
+    slot: usize,
+}
+
+/// Per cell of the sweep: its row stretch and column stretch, and its place in each.
+struct Spot {
+    cell: usize,
+    stretches: [(usize, usize); 2],
+}
+
+/// Where each state of the layer being built is, by its key: open addressing on a table at
+/// most half full (a general hash map spent half of a sweep's time on its own bookkeeping).
+struct StateMap {
+    keys: Vec<u128>,
+    places: Vec<u32>,
+    mask: usize,
+    len: usize,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl StateMap {
+    fn new() -> Self {
+        Self {
+            keys: vec![0; 16],
+            places: vec![EMPTY; 16],
+            mask: 15,
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.places.iter_mut().for_each(|place| *place = EMPTY);
+        self.len = 0;
+    }
+
+    #[inline]
+    fn slot(&self, key: u128) -> usize {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask
+    }
+
+    /// The place of `key`, made by `make` when it is new.
+    #[inline]
+    fn place(&mut self, key: u128, make: impl FnOnce() -> u32) -> u32 {
+        if 2 * (self.len + 1) > self.places.len() {
+            self.grow();
+        }
+        let mut at = self.slot(key);
+        loop {
+            let place = self.places[at];
+            if place == EMPTY {
+                let made = make();
+                self.keys[at] = key;
+                self.places[at] = made;
+                self.len += 1;
+                return made;
+            }
+            if self.keys[at] == key {
+                return place;
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = self.places.len() * 2;
+        let keys = std::mem::replace(&mut self.keys, vec![0; size]);
+        let places = std::mem::replace(&mut self.places, vec![EMPTY; size]);
+        self.mask = size - 1;
+        for (key, place) in keys.into_iter().zip(places) {
+            if place != EMPTY {
+                let mut at = self.slot(key);
+                while self.places[at] != EMPTY {
+                    at = (at + 1) & self.mask;
+                }
+                self.keys[at] = key;
+                self.places[at] = place;
+            }
+        }
+    }
+}
+
+/// Count the component `cells` (sorted row by row, all undecided, nothing outside joined to
+/// them) by sweeping along it, in at most `budget` bytes.
+pub fn sweep<const W: usize>(
+    puzzle: &Puzzle,
+    grid: &Grid<W>,
+    lines: &mut Lines<W>,
+    cells: &[u32],
+    by_columns: bool,
+    budget: usize,
+    control: &Control,
+) -> Swept {
+    let Some((stretches, spots, widths)) = plan(puzzle, grid, lines, cells, by_columns) else {
+        return Swept::TooWide;
+    };
+    let mut offsets = Vec::with_capacity(widths.len());
+    let mut total_bits = 0;
+    for &width in &widths {
+        offsets.push(total_bits);
+        total_bits += width;
+    }
+    if total_bits > 128 {
+        return Swept::TooWide;
+    }
+    // Counts as fixed-width numbers, `words` words each, in one arena per layer: no count can
+    // pass colors^cells, and adding two of them is a loop over words, no allocation.
+    let bits_per_cell = usize::BITS as usize - (puzzle.colors - 1).leading_zeros() as usize;
+    let words = (cells.len() * bits_per_cell + 1).div_ceil(64);
+    let state_bytes = 16 + 8 * words + 32; // key, count, the table's slot
+    let most = budget / state_bytes;
+    let mut keys: Vec<u128> = vec![0];
+    let mut counts: Vec<u64> = vec![0; words];
+    counts[0] = 1;
+    let mut next_keys: Vec<u128> = Vec::new();
+    let mut next_counts: Vec<u64> = Vec::new();
+    let mut index = StateMap::new();
+    for (at, spot) in spots.iter().enumerate() {
+        if at % 16 == 0 && control.should_stop() {
+            return Swept::Stopped;
+        }
+        let domain = grid.domain(puzzle, spot.cell);
+        let [(first, first_at), (second, second_at)] = spot.stretches;
+        let (a, b) = (&stretches[first], &stretches[second]);
+        let (slot_a, slot_b) = (a.slot, b.slot);
+        let (shift_a, mask_a) = (offsets[slot_a], (1u128 << widths[slot_a]) - 1);
+        let (shift_b, mask_b) = (offsets[slot_b], (1u128 << widths[slot_b]) - 1);
+        let (steps_a, steps_b) = (&a.steps[first_at], &b.steps[second_at]);
+        let (count_a, count_b) = (a.colors.len(), b.colors.len());
+        // The line colors' positions, for each palette color the cell may take.
+        let choices: Vec<(usize, usize)> = a
+            .colors
+            .iter()
+            .enumerate()
+            .filter(|&(_, &color)| domain >> color & 1 == 1)
+            .filter_map(|(i, &color)| b.colors.iter().position(|&c| c == color).map(|j| (i, j)))
+            .collect();
+        index.clear();
+        next_keys.clear();
+        next_counts.clear();
+        for (state, &key) in keys.iter().enumerate() {
+            if state % 65_536 == 65_535 && control.should_stop() {
+                return Swept::Stopped;
+            }
+            let class_a = ((key >> shift_a) & mask_a) as usize;
+            let class_b = ((key >> shift_b) & mask_b) as usize;
+            let cleared = key & !(mask_a << shift_a) & !(mask_b << shift_b);
+            let count = &counts[state * words..(state + 1) * words];
+            for &(i, j) in &choices {
+                let to_a = steps_a[class_a * count_a + i];
+                let to_b = steps_b[class_b * count_b + j];
+                if to_a == NONE || to_b == NONE {
+                    continue;
+                }
+                let moved = cleared | u128::from(to_a) << shift_a | u128::from(to_b) << shift_b;
+                let target = index.place(moved, || {
+                    next_keys.push(moved);
+                    next_counts.resize(next_counts.len() + words, 0);
+                    (next_keys.len() - 1) as u32
+                }) as usize;
+                add(
+                    &mut next_counts[target * words..(target + 1) * words],
+                    count,
+                );
+            }
+        }
+        std::mem::swap(&mut keys, &mut next_keys);
+        std::mem::swap(&mut counts, &mut next_counts);
+        if keys.len() > most {
+            return Swept::TooWide;
+        }
+        control.swept.store(at as u64 + 1, Ordering::Relaxed);
+        control.states.store(keys.len() as u64, Ordering::Relaxed);
+    }
+    let mut total = vec![0u64; words];
+    for state in 0..keys.len() {
+        add(&mut total, &counts[state * words..(state + 1) * words]);
+    }
+    let digits: Vec<u32> = total
+        .iter()
+        .flat_map(|&word| [word as u32, (word >> 32) as u32])
+        .collect();
+    Swept::Counted(Count::from_big(num_bigint::BigUint::from_slice(&digits)))
+}
+
+/// `sum += value`, both `words` words long (no carry can leave the last word: see `sweep`).
+#[inline]
+fn add(sum: &mut [u64], value: &[u64]) {
+    let mut carry = false;
+    for (word, &other) in sum.iter_mut().zip(value) {
+        let (total, first) = word.overflowing_add(other);
+        let (total, second) = total.overflowing_add(u64::from(carry));
+        *word = total;
+        carry = first || second;
+    }
+}
+
+/// The stretches the component's cells lie on, the cells in sweep order, and each slot's bit
+/// width; None when a line's analysis fails (propagation rules that out first).
+#[allow(clippy::type_complexity)]
+fn plan<const W: usize>(
+    puzzle: &Puzzle,
+    grid: &Grid<W>,
+    lines: &mut Lines<W>,
+    cells: &[u32],
+    by_columns: bool,
+) -> Option<(Vec<Stretch>, Vec<Spot>, Vec<usize>)> {
+    let (width, height) = (puzzle.width, puzzle.height);
+    let mut order: Vec<usize> = cells.iter().map(|&cell| cell as usize).collect();
+    if by_columns {
+        order.sort_unstable_by_key(|&cell| (cell % width, cell / width));
+    }
+    // The cells on each line, in order along it.
+    let mut on_line: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
+    for &cell in cells {
+        let cell = cell as usize;
+        let (row, column) = puzzle.lines_of(cell);
+        on_line.entry(row).or_default().push((cell % width, cell));
+        on_line
+            .entry(column)
+            .or_default()
+            .push((cell / width, cell));
+    }
+    let mut stretches: Vec<Stretch> = Vec::new();
+    // Per cell: (row stretch, place), (column stretch, place).
+    let mut place: HashMap<usize, [(usize, usize); 2]> = HashMap::new();
+    // Slots: one per row (sweeping by columns) or per column, and one for the line swept.
+    let crossing = if by_columns { height } else { width };
+    let mut widths = vec![0usize; crossing + 1];
+    let mut lines_sorted: Vec<usize> = on_line.keys().copied().collect();
+    lines_sorted.sort_unstable();
+    for line in lines_sorted {
+        let mut spots = on_line.remove(&line).unwrap_or_default();
+        spots.sort_unstable();
+        let (machine, analysis) = lines.with_machine(puzzle, grid, line)?;
+        let is_row = puzzle.is_row(line);
+        let slot = if is_row == by_columns {
+            if is_row {
+                line
+            } else {
+                line - height
+            }
+        } else {
+            crossing // the line the sweep runs along
+        };
+        let side = usize::from(!is_row);
+        let mut first = 0;
+        while first < spots.len() {
+            let mut last = first;
+            while last + 1 < spots.len() && analysis.joined(spots[last].0, spots[last + 1].0) {
+                last += 1;
+            }
+            let positions: Vec<usize> = spots[first..=last].iter().map(|s| s.0).collect();
+            let (steps, classes) = steps(puzzle, grid, line, machine, analysis, &positions);
+            let bits = usize::BITS as usize - classes.saturating_sub(1).leading_zeros() as usize;
+            widths[slot] = widths[slot].max(bits);
+            for (k, &(_, cell)) in spots[first..=last].iter().enumerate() {
+                place.entry(cell).or_insert([(0, 0); 2])[side] = (stretches.len(), k);
+            }
+            stretches.push(Stretch {
+                colors: machine.colors().to_vec(),
+                steps,
+                slot,
+            });
+            first = last + 1;
+        }
+    }
+    let spots = order
+        .into_iter()
+        .map(|cell| Spot {
+            cell,
+            stretches: place[&cell],
+        })
+        .collect();
+    Some((stretches, spots, widths))
+}
+
+/// A stretch's step tables (see `Stretch`) for its cells at `positions`, and the most
+/// classes any of its boundaries has.
+fn steps<const W: usize>(
+    puzzle: &Puzzle,
+    grid: &Grid<W>,
+    line: usize,
+    machine: &Machine,
+    analysis: &Analysis,
+    positions: &[usize],
+) -> (Vec<Vec<u16>>, usize) {
+    let colors = machine.colors();
+    let mut most = 1;
+    let mut tables = Vec::with_capacity(positions.len());
+    for (k, &p) in positions.iter().enumerate() {
+        let (live, classes) = (analysis.live(p), analysis.classes(p));
+        let count = usize::from(classes.iter().copied().max().unwrap_or(0)) + 1;
+        most = most.max(count);
+        // Where the step ends: the next cell's boundary, or just past this cell.
+        let end = positions.get(k + 1).copied().unwrap_or(p + 1);
+        let mut table = vec![NONE; count * colors.len()];
+        let last = k + 1 == positions.len();
+        for class in 0..count {
+            let Some(index) = classes.iter().position(|&c| usize::from(c) == class) else {
+                continue;
+            };
+            let state = usize::from(live[index]);
+            for i in 0..colors.len() {
+                let reached = walk(puzzle, grid, line, machine, analysis, state, i, p, end);
+                // Past its last cell a stretch is done (any live state is completed by the
+                // rest of its line): its slot goes back to 0 for the next stretch there.
+                table[class * colors.len() + i] = if last && reached != NONE { 0 } else { reached };
+            }
+        }
+        tables.push(table);
+    }
+    (tables, most)
+}
+
+/// The class reached at boundary `end` from `state` at boundary `p`, the cell at p taking the
+/// line's i-th color and the cells after it (decided) their colors; NONE when it dies.
+#[allow(clippy::too_many_arguments)]
+fn walk<const W: usize>(
+    puzzle: &Puzzle,
+    grid: &Grid<W>,
+    line: usize,
+    machine: &Machine,
+    analysis: &Analysis,
+    state: usize,
+    i: usize,
+    p: usize,
+    end: usize,
+) -> u16 {
+    let mut state = machine.next(state, i);
+    for position in p + 1..end {
+        if state == NONE {
+            return NONE;
+        }
+        let domain = grid.domain(puzzle, puzzle.cell(line, position));
+        let color = domain.trailing_zeros() as u8; // decided: one color
+        let Some(j) = machine.colors().iter().position(|&c| c == color) else {
+            return NONE;
+        };
+        state = machine.next(usize::from(state), j);
+    }
+    if state == NONE {
+        return NONE;
+    }
+    match analysis.live(end).binary_search(&state) {
+        Ok(at) => analysis.classes(end)[at],
+        Err(_) => NONE,
+    }
+}

@@ -1,0 +1,529 @@
+//! The Python surface of counting (satnono/native.py): a count, a draw of samples or the
+//! ambiguity map runs in a thread of its own (`Job`), which Python waits on in slices (so a
+//! Ctrl-C is seen), reads the progress of, and cancels; the solutions of a puzzle come in
+//! batches (`Solutions`). As in `lib.rs`: arguments checked, the GIL released while the work
+//! runs, a panic made an error.
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use num_bigint::BigUint;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+use crate::count::enumerate::Step;
+use crate::count::{self as counting, Ambiguity, Control, Counted, Drawn, Method};
+use crate::engine::{AnyEnumerator, Engine};
+use crate::{checked_domains, deadline_in, domains_out, guarded, DomainsIn, PyEngine};
+use std::sync::mpsc::Sender;
+
+/// What a job came to.
+enum Outcome {
+    Counted(Counted),
+    Ambiguity(Ambiguity),
+    Failed(String),
+}
+
+/// The message of a panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// A count, a draw or an ambiguity map under way in a thread of its own.
+#[pyclass(module = "satnono._engine", name = "Job")]
+pub struct PyJob {
+    control: Arc<Control>,
+    /// Where the thread sends its outcome (taken once it has).
+    receiver: Mutex<Option<Receiver<Outcome>>>,
+    thread: Option<JoinHandle<()>>,
+    outcome: Option<Outcome>,
+    /// Whether domains came in as bytes (samples go out the same way).
+    as_bytes: bool,
+    /// The puzzle's width and height.
+    size: (usize, usize),
+}
+
+impl PyJob {
+    fn start(
+        engine: &Engine,
+        seconds: Option<f64>,
+        as_bytes: bool,
+        work: impl FnOnce(&Engine, &Control) -> Outcome + Send + 'static,
+    ) -> PyResult<Self> {
+        let control = Arc::new(Control::new(deadline_in(seconds)?));
+        let (sender, receiver) = mpsc::channel();
+        let engine = engine.clone();
+        let shared = Arc::clone(&control);
+        let size = (engine.puzzle().width, engine.puzzle().height);
+        let thread = std::thread::Builder::new()
+            .name("satnono count".into())
+            .spawn(move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    work(&engine, &shared)
+                }))
+                .unwrap_or_else(|payload| {
+                    Outcome::Failed(format!(
+                        "internal error in satnono's engine: {}",
+                        panic_message(payload.as_ref())
+                    ))
+                });
+                shared.ended.store(true, Ordering::Relaxed);
+                let _ = sender.send(outcome); // the job may have been dropped: nobody to tell
+            })
+            .map_err(|error| PyRuntimeError::new_err(format!("cannot start a thread: {error}")))?;
+        Ok(Self {
+            control,
+            receiver: Mutex::new(Some(receiver)),
+            thread: Some(thread),
+            outcome: None,
+            as_bytes,
+            size,
+        })
+    }
+}
+
+impl Drop for PyJob {
+    fn drop(&mut self) {
+        self.control.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join(); // it looks at the stop flag every few nodes
+        }
+    }
+}
+
+/// Counting knobs from Python: (memory in bytes, probe from, sweep width, sweep trial bytes).
+type Knobs = (usize, usize, usize, usize);
+
+fn options(knobs: Knobs) -> counting::Options {
+    let (memory, probe_from, sweep_width, sweep_trial) = knobs;
+    counting::Options {
+        memory,
+        probe: true,
+        probe_from,
+        sweep_width,
+        sweep_trial,
+    }
+}
+
+/// A count as Python reads it: (count, exact, cells left, components as (lines, cells, count,
+/// exact, method, seconds), stats, a witness when exact and not zero).
+type CountAnswer<'py> = (
+    BigUint,
+    bool,
+    usize,
+    Vec<(Vec<usize>, usize, BigUint, bool, &'static str, f64)>,
+    Bound<'py, PyDict>,
+    Option<Py<PyAny>>,
+);
+
+#[pymethods]
+impl PyJob {
+    /// Wait for the end at most `seconds` (GIL released): whether it has ended.
+    fn wait(&mut self, py: Python<'_>, seconds: f64) -> PyResult<bool> {
+        if self.outcome.is_some() {
+            return Ok(true);
+        }
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "seconds must be >= 0, got {seconds}"
+            )));
+        }
+        let wait = Duration::from_secs_f64(seconds.min(3.15e7));
+        let receiver = &self.receiver;
+        let received = py.detach(|| {
+            let guard = receiver
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            guard
+                .as_ref()
+                .map_or(Err(RecvTimeoutError::Disconnected), |r| {
+                    r.recv_timeout(wait)
+                })
+        });
+        match received {
+            Ok(outcome) => self.outcome = Some(outcome),
+            Err(RecvTimeoutError::Timeout) => return Ok(false),
+            Err(RecvTimeoutError::Disconnected) => {
+                self.outcome = Some(Outcome::Failed("the count's thread ended".into()));
+            }
+        }
+        *self
+            .receiver
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        if let Some(thread) = self.thread.take() {
+            py.detach(|| thread.join())
+                .map_err(|_| PyRuntimeError::new_err("the count's thread failed"))?;
+        }
+        Ok(true)
+    }
+
+    /// Whether the work has ended (without waiting, from any thread).
+    fn ended(&self) -> bool {
+        self.control.ended.load(Ordering::Relaxed)
+    }
+
+    /// Stop the work soon (it ends with what it has: a lower bound, the cells settled).
+    fn cancel(&self) {
+        self.control.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        let control = &self.control;
+        dict.set_item("nodes", control.nodes.load(Ordering::Relaxed))?;
+        dict.set_item("cache_hits", control.hits.load(Ordering::Relaxed))?;
+        dict.set_item("stored", control.stored.load(Ordering::Relaxed))?;
+        dict.set_item("components", control.parts.load(Ordering::Relaxed))?;
+        dict.set_item(
+            "components_done",
+            control.parts_done.load(Ordering::Relaxed),
+        )?;
+        dict.set_item("swept_cells", control.swept.load(Ordering::Relaxed))?;
+        dict.set_item("sweep_states", control.states.load(Ordering::Relaxed))?;
+        Ok(dict)
+    }
+
+    /// A count's answer (see `CountAnswer`); None before the end or for another kind of job.
+    fn counted<'py>(&self, py: Python<'py>) -> PyResult<Option<CountAnswer<'py>>> {
+        let counted = match &self.outcome {
+            Some(Outcome::Counted(counted)) => counted,
+            Some(Outcome::Failed(message)) => return Err(PyRuntimeError::new_err(message.clone())),
+            _ => return Ok(None),
+        };
+        let stats = PyDict::new(py);
+        stats.set_item("count_nodes", counted.nodes)?;
+        stats.set_item("count_cache_hits", counted.hits)?;
+        stats.set_item("count_cache_size", counted.stored)?;
+        stats.set_item("count_cache_clears", counted.store_clears)?;
+        let (width, height) = self.size;
+        let parts = counted
+            .parts
+            .iter()
+            .map(|part| {
+                (
+                    lines_of(&part.cells, width, height),
+                    part.cells.len(),
+                    part.count.to_big(),
+                    part.exact,
+                    match part.method {
+                        Method::Search => "search",
+                        Method::Sweep => "sweep",
+                    },
+                    part.seconds,
+                )
+            })
+            .collect();
+        let witness = counted
+            .witness
+            .as_ref()
+            .map(|domains| domains_out(py, domains.clone(), self.as_bytes))
+            .transpose()?;
+        Ok(Some((
+            counted.count.to_big(),
+            counted.exact,
+            counted.cells_left,
+            parts,
+            stats,
+            witness,
+        )))
+    }
+
+    /// The ambiguity map's answer: (solvable, every cell's colors, the cells not settled);
+    /// None before the end or for another kind of job.
+    fn ambiguity(&self) -> PyResult<Option<AmbiguityAnswer>> {
+        match &self.outcome {
+            Some(Outcome::Ambiguity(found)) => Ok(Some((
+                found.solvable,
+                found.colors.clone(),
+                found.unsettled.clone(),
+            ))),
+            Some(Outcome::Failed(message)) => Err(PyRuntimeError::new_err(message.clone())),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// An ambiguity map as Python reads it: (solvable, every cell's colors, the cells not settled).
+type AmbiguityAnswer = (bool, Vec<u128>, Vec<u32>);
+
+/// The rows and columns (as line indices: rows, then columns) holding `cells`, sorted.
+fn lines_of(cells: &[u32], width: usize, height: usize) -> Vec<usize> {
+    let mut lines: Vec<usize> = cells
+        .iter()
+        .flat_map(|&c| [c as usize / width, height + c as usize % width])
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines
+}
+
+fn start_job(
+    engine: &PyEngine,
+    domains: DomainsIn<'_>,
+    seconds: Option<f64>,
+    work: impl FnOnce(&Engine, &[u128], &Control) -> Outcome + Send + 'static,
+) -> PyResult<PyJob> {
+    let (domains, as_bytes) = domains.read();
+    checked_domains(&engine.engine, &domains)?;
+    PyJob::start(&engine.engine, seconds, as_bytes, move |engine, control| {
+        work(engine, &domains, control)
+    })
+}
+
+/// Count the grids that fit the clues and `domains`, in a thread (see `Job`).
+#[pyfunction]
+#[pyo3(signature = (engine, domains, knobs, seconds=None))]
+pub fn count(
+    engine: PyRef<'_, PyEngine>,
+    domains: DomainsIn<'_>,
+    knobs: Knobs,
+    seconds: Option<f64>,
+) -> PyResult<PyJob> {
+    start_job(
+        &engine,
+        domains,
+        seconds,
+        move |engine, domains, control| {
+            Outcome::Counted(engine.count(domains, options(knobs), control))
+        },
+    )
+}
+
+/// Every color each cell takes in some solution, in a thread (see `Job`).
+#[pyfunction]
+#[pyo3(signature = (engine, domains, knobs, seconds=None))]
+pub fn ambiguity(
+    engine: PyRef<'_, PyEngine>,
+    domains: DomainsIn<'_>,
+    knobs: Knobs,
+    seconds: Option<f64>,
+) -> PyResult<PyJob> {
+    start_job(
+        &engine,
+        domains,
+        seconds,
+        move |engine, domains, control| {
+            Outcome::Ambiguity(engine.ambiguity(domains, options(knobs), control))
+        },
+    )
+}
+
+/// Every solution of `domains` in turn, in batches.
+#[pyclass(module = "satnono._engine", name = "Solutions")]
+pub struct PySolutions {
+    enumerator: AnyEnumerator,
+    as_bytes: bool,
+    done: bool,
+}
+
+#[pymethods]
+impl PySolutions {
+    /// Up to `most` solutions found within `seconds` (GIL released), and whether there are
+    /// no more after them.
+    #[pyo3(signature = (most, seconds=None))]
+    fn next_batch(
+        &mut self,
+        py: Python<'_>,
+        most: usize,
+        seconds: Option<f64>,
+    ) -> PyResult<(Vec<Py<PyAny>>, bool)> {
+        let deadline = deadline_in(seconds)?;
+        let enumerator = &mut self.enumerator;
+        let done = &mut self.done;
+        let found = py.detach(|| {
+            guarded(|| {
+                let mut found = Vec::new();
+                while !*done && found.len() < most {
+                    match enumerator.next(deadline) {
+                        Step::Solution(domains) => found.push(domains),
+                        Step::Exhausted => *done = true,
+                        Step::Paused => break,
+                    }
+                    if deadline.is_some_and(|at| Instant::now() >= at) {
+                        break;
+                    }
+                }
+                Ok(found)
+            })
+        })?;
+        let listed = found
+            .into_iter()
+            .map(|domains| -> PyResult<Py<PyAny>> {
+                if self.as_bytes {
+                    let cells: Vec<u8> = domains.iter().map(|&d| d as u8).collect();
+                    Ok(PyBytes::new(py, &cells).into_any().unbind())
+                } else {
+                    domains_out(py, domains, false)
+                }
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok((listed, self.done))
+    }
+}
+
+/// Every solution of `domains` in turn (see `Solutions`).
+#[pyfunction]
+pub fn solutions(engine: PyRef<'_, PyEngine>, domains: DomainsIn<'_>) -> PyResult<PySolutions> {
+    let (domains, as_bytes) = domains.read();
+    checked_domains(&engine.engine, &domains)?;
+    Ok(PySolutions {
+        enumerator: engine.engine.enumerate(&domains),
+        as_bytes,
+        done: false,
+    })
+}
+
+/// What a sampler's thread tells: the number of solutions once counted, each batch drawn, and
+/// how it ended.
+enum Told {
+    Total(BigUint),
+    Samples(Vec<Vec<u128>>),
+    Ended(Drawn),
+    Failed(String),
+}
+
+/// Exactly uniform draws in a thread of their own: the count first, then batches of draws as
+/// `request` asks for them (see `count::sample`).
+#[pyclass(module = "satnono._engine", name = "Sampler")]
+pub struct PySampler {
+    control: Arc<Control>,
+    requests: Mutex<Option<Sender<usize>>>,
+    told: Mutex<Receiver<Told>>,
+    thread: Option<JoinHandle<()>>,
+    as_bytes: bool,
+}
+
+impl Drop for PySampler {
+    fn drop(&mut self) {
+        self.control.stop.store(true, Ordering::Relaxed);
+        // Dropping the sender wakes a thread waiting for the next request: it ends.
+        *self
+            .requests
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[pymethods]
+impl PySampler {
+    /// Draw `n` more solutions (they come as a batch, see `receive`).
+    fn request(&self, n: usize) -> PyResult<()> {
+        let requests = self
+            .requests
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match requests.as_ref() {
+            Some(sender) if sender.send(n).is_ok() => Ok(()),
+            _ => Err(PyRuntimeError::new_err("the sampler has ended")),
+        }
+    }
+
+    /// What the thread told within `seconds` (GIL released): ("total", the number of
+    /// solutions), ("samples", [domains...]), ("ended", "done" | "zero" | "stopped"), or
+    /// ("nothing", None).
+    fn receive(&self, py: Python<'_>, seconds: f64) -> PyResult<(&'static str, Py<PyAny>)> {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "seconds must be >= 0, got {seconds}"
+            )));
+        }
+        let wait = Duration::from_secs_f64(seconds.min(3.15e7));
+        let told = &self.told;
+        let received = py.detach(|| {
+            let guard = told.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            guard.recv_timeout(wait)
+        });
+        Ok(match received {
+            Ok(Told::Total(total)) => ("total", total.into_pyobject(py)?.into_any().unbind()),
+            Ok(Told::Samples(samples)) => {
+                let listed = samples
+                    .into_iter()
+                    .map(|domains| domains_out(py, domains, self.as_bytes))
+                    .collect::<PyResult<Vec<_>>>()?;
+                ("samples", listed.into_pyobject(py)?.into_any().unbind())
+            }
+            Ok(Told::Ended(drawn)) => {
+                let how = match drawn {
+                    Drawn::Done => "done",
+                    Drawn::Zero => "zero",
+                    Drawn::Stopped => "stopped",
+                };
+                ("ended", how.into_pyobject(py)?.into_any().unbind())
+            }
+            Ok(Told::Failed(message)) => return Err(PyRuntimeError::new_err(message)),
+            Err(RecvTimeoutError::Timeout) => ("nothing", py.None()),
+            Err(RecvTimeoutError::Disconnected) => {
+                ("ended", "stopped".into_pyobject(py)?.into_any().unbind())
+            }
+        })
+    }
+
+    fn cancel(&self) {
+        self.control.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Solutions drawn uniformly (seeded), in a thread (see `Sampler`).
+#[pyfunction]
+#[pyo3(signature = (engine, domains, seed, knobs, seconds=None))]
+pub fn sampler(
+    engine: PyRef<'_, PyEngine>,
+    domains: DomainsIn<'_>,
+    seed: u64,
+    knobs: Knobs,
+    seconds: Option<f64>,
+) -> PyResult<PySampler> {
+    let (domains, as_bytes) = domains.read();
+    checked_domains(&engine.engine, &domains)?;
+    let control = Arc::new(Control::new(deadline_in(seconds)?));
+    let (request, requests) = mpsc::channel::<usize>();
+    let (tell, told) = mpsc::channel::<Told>();
+    let engine = engine.engine.clone();
+    let shared = Arc::clone(&control);
+    let thread = std::thread::Builder::new()
+        .name("satnono sampler".into())
+        .spawn(move || {
+            let failed = tell.clone();
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut counted = false;
+                let mut next = |total: &counting::number::Count, drawn: Vec<Vec<u128>>| {
+                    let told = if counted {
+                        Told::Samples(drawn)
+                    } else {
+                        counted = true;
+                        Told::Total(total.to_big())
+                    };
+                    tell.send(told).ok()?;
+                    requests.recv().ok() // None once the sampler is dropped
+                };
+                let drawn = engine.sample(&domains, seed, options(knobs), &shared, &mut next);
+                let _ = tell.send(Told::Ended(drawn));
+            }));
+            if let Err(payload) = run {
+                let _ = failed.send(Told::Failed(format!(
+                    "internal error in satnono's engine: {}",
+                    panic_message(payload.as_ref())
+                )));
+            }
+        })
+        .map_err(|error| PyRuntimeError::new_err(format!("cannot start a thread: {error}")))?;
+    Ok(PySampler {
+        control,
+        requests: Mutex::new(Some(request)),
+        told: Mutex::new(told),
+        thread: Some(thread),
+        as_bytes,
+    })
+}

@@ -1,0 +1,148 @@
+"""The native engine's counting side held to its references: the Python counting search and
+line logic (satnono.counting.search, satnono.propagate) and brute force over every grid, on
+small black-and-white, color and blotted puzzles: counts, the stream of every solution, the
+colors each cell takes, and the frequencies of exactly uniform draws (a chi-square test).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from hypothesis import given, settings
+
+from satnono.counting import count_solutions
+from satnono.counting.search import CountingSearch
+from satnono.generate import puzzle_from_grid
+from satnono.model import Grid, Puzzle
+from satnono.native import CountKnobs, Engine
+from satnono.pipeline import prepare
+from satnono.propagate import colors_to_grid, decided_colors, palette_domains
+from satnono.runtime.deadline import Deadline
+from satnono.sampling import Sampling
+from satnono.solutions import solve
+from satnono.verify import VerificationError, Verifier
+from support import blotted_puzzles, brute_force_solutions, every_grid, grids, puzzles
+
+SEARCH_ONLY = CountKnobs(sweep_width=0, sweep_trial=0)
+SWEEP_FIRST = CountKnobs(sweep_width=10**6, sweep_trial=1 << 30)
+
+
+def _reference_count(puzzle: Puzzle) -> int:
+    """The Python counting search, component by component (the reference)."""
+    prepared = prepare(puzzle)
+    if prepared.reason is not None:
+        return 0
+    search = CountingSearch(prepared.propagator, prepared.domains, Deadline(None))
+    value, exact = search.product(prepared.parts()[::-1], None)
+    assert exact
+    return value
+
+
+def _native_count(puzzle: Puzzle, knobs: CountKnobs) -> int:
+    counted = count_solutions(puzzle, methods=("search",), knobs=knobs)
+    assert counted.exact
+    if counted.count:
+        assert counted.witness is not None and Verifier(puzzle)(counted.witness) is not None
+    return counted.count
+
+
+def _all_colors(puzzle: Puzzle, grids: set[Grid]) -> list[int]:
+    """Every color each cell takes in `grids`, as domains."""
+    colors = [0] * (puzzle.width * puzzle.height)
+    for grid in grids:
+        for cell, color in enumerate(color for row in grid for color in row):
+            colors[cell] |= 1 << color
+    return colors
+
+
+def _check(puzzle: Puzzle) -> None:
+    expected = every_grid(puzzle) if puzzle.has_blotted else brute_force_solutions(puzzle)
+    # Counts: the native search, the native sweep, the Python reference.
+    assert _native_count(puzzle, SEARCH_ONLY) == len(expected)
+    assert _native_count(puzzle, SWEEP_FIRST) == len(expected)
+    assert _reference_count(puzzle) == len(expected)
+    # The stream: every solution once.
+    streamed = solve(puzzle, limit=0, keep=None)
+    assert streamed.complete and streamed.solutions_found == len(streamed.grids)
+    assert set(streamed.grids) == expected and len(set(streamed.grids)) == len(streamed.grids)
+    # The colors each cell takes.
+    job = Engine(puzzle).ambiguity(palette_domains(puzzle), Deadline(None))
+    job.finish(Deadline(None))
+    solvable, colors, unsettled = job.ambiguity()
+    assert solvable == bool(expected) and not unsettled
+    if expected:
+        assert colors == _all_colors(puzzle, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(max_width=5, max_height=4, max_colors=2))
+def test_black_and_white(puzzle: Puzzle) -> None:
+    _check(puzzle)
+
+
+@settings(max_examples=40, deadline=None)
+@given(puzzles(max_width=4, max_height=3, max_colors=3))
+def test_color(puzzle: Puzzle) -> None:
+    _check(puzzle)
+
+
+@settings(max_examples=40, deadline=None)
+@given(blotted_puzzles())
+def test_blotted(puzzle: Puzzle) -> None:
+    _check(puzzle)
+
+
+@settings(max_examples=200, deadline=None)
+@given(puzzles(max_width=6, max_height=5, max_colors=2), grids(6, 5, 2))
+def test_the_stream_s_checker_agrees_with_the_grid_checker(
+    puzzle: Puzzle, drawn: tuple[Grid, int]
+) -> None:
+    """The verifier's pass over a grid's bytes (the stream's) and over its tuples agree, on
+    solutions and on any other grid of the size."""
+    grid = drawn[0]
+    candidates = [*brute_force_solutions(puzzle)][:3]
+    if len(grid) == puzzle.height and len(grid[0]) == puzzle.width:
+        candidates.append(grid)
+    for candidate in candidates:
+        flat = bytes(color for row in candidate for color in row)
+        verdicts = []
+        for colors in (flat, None):
+            try:
+                Verifier(puzzle)(candidate, colors)
+                verdicts.append(True)
+            except VerificationError:
+                verdicts.append(False)
+        assert verdicts[0] == verdicts[1]
+
+
+def test_decided_domains_become_the_same_grid_from_bytes_or_ints() -> None:
+    domains = [1, 2, 4, 2, 1, 8]
+    grid = colors_to_grid(3, decided_colors(domains))
+    assert grid == ((0, 1, 2), (1, 0, 3)) == colors_to_grid(3, decided_colors(bytes(domains)))
+
+
+def _chi_square_bound(freedom: int) -> float:
+    """The chi-square value that `freedom` degrees of freedom pass with probability 0.999
+    (Wilson and Hilferty's approximation, within a percent from 10 degrees on)."""
+    z = 3.09
+    a = 2 / (9 * freedom)
+    return freedom * (1 - a + z * math.sqrt(a)) ** 3
+
+
+def test_draws_are_exactly_uniform_by_a_chi_square_test() -> None:
+    """100,000 draws from a puzzle of a few hundred solutions in one component, none of them
+    independent of the others: every solution drawn, the frequencies even."""
+    # A 6x6 permutation square: 6! = 720 solutions, one component.
+    grid = tuple(tuple(int(r == c) for c in range(6)) for r in range(6))
+    puzzle = puzzle_from_grid(grid, keep_goal=False)
+    expected = brute_force_solutions(puzzle)
+    assert len(expected) == 720
+    draws = 100_000
+    sampling = Sampling(puzzle, draws, seed=11)
+    seen = Counter(sampling)
+    assert [method.method for method in sampling.methods] == ["exact"]
+    assert set(seen) == expected
+    mean = draws / len(expected)
+    statistic = sum((times - mean) ** 2 / mean for times in seen.values())
+    assert statistic < _chi_square_bound(len(expected) - 1), statistic
