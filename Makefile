@@ -18,7 +18,7 @@ HELD_OUT ?= /tmp/satnono-held-out
 # adds the development tools (the extra `dev`: pytest, linters, the browser driver).
 install: $(STAMP)
 
-$(STAMP): pyproject.toml $(ENGINE) engine/Cargo.lock $(wildcard engine/src/*.rs)
+$(STAMP): pyproject.toml $(ENGINE) engine/Cargo.lock $(wildcard engine/src/*.rs engine/src/*/*.rs)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
@@ -41,7 +41,7 @@ test: dev-install
 	$(CARGO) fmt --manifest-path $(ENGINE) --check
 	$(CARGO) clippy --manifest-path $(ENGINE) --all-targets --features python -q -- -D warnings
 	$(CARGO) test --manifest-path $(ENGINE) --release -q
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 
 lint: dev-install
 	$(BIN)/ruff check satnono tests examples tools

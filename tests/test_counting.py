@@ -320,16 +320,14 @@ def test_search_and_ganak_agree_on_the_corpus() -> None:
     compared = 0
     for path in sorted((SHARED / "corpus").rglob("*.non")):
         puzzle = read_puzzle(path)
-        counts = [
-            count_solutions(puzzle, methods=(method,), deadline=Deadline(1))
-            for method in ("search", "ganak")
-        ]
-        if not counts[0].factors:
-            continue  # line logic decides it: nothing for either method to count
+        native = count_solutions(puzzle, methods=("search",), deadline=Deadline(1))
+        if not native.factors:
+            continue  # line logic and probing decide it: nothing for either method to count
+        counts = [native, count_solutions(puzzle, methods=("ganak",), deadline=Deadline(1))]
         finished = [c.count for c in counts if c.exact]
         assert len(set(finished)) <= 1, f"{path.name}: {[c.count for c in counts]}"
         compared += len(finished) == 2
-    assert compared >= 10
+    assert compared >= 8
 
 
 def test_approxmc_counts_two_when_there_are_two() -> None:

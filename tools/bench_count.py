@@ -1,7 +1,9 @@
 """Time `satnono count` against the previous satnono and Ganak alone, in one run.
 
 A dev tool (`python tools/bench_count.py --previous /tmp/prev PUZZLE...`): every run is a fresh
-process killed at the timeout, so a stuck counter costs exactly the timeout. "Ganak alone" is
+process killed at the timeout, so a stuck counter costs exactly the timeout; times are the whole
+process's CPU seconds (user + system, its children included), steadier than wall time on a
+shared machine. "Ganak alone" is
 Ganak on satnono's whole residual CNF (blocks encoding, projected on the cells), as a user of
 `satnono cnf` would run it; the current satnono races it per component against its own search.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -29,16 +32,23 @@ print(0 if reason else ganak_count(encode_puzzle(propagator, domains, lines)))
 """
 
 
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(command: list[str], timeout: float, cwd: Path | None = None) -> tuple[str, float]:
-    """(what the run answered, wall seconds); '-' when it did not finish in time."""
-    start = time.perf_counter()
+    """(what the run answered, CPU seconds); '-' when it did not finish in time."""
+    start = cpu_of_children()
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False
         )
     except subprocess.TimeoutExpired:
-        return "-", time.perf_counter() - start
-    seconds = time.perf_counter() - start
+        time.sleep(0.1)  # the killed child is reaped: its CPU counts
+        return "-", cpu_of_children() - start
+    seconds = cpu_of_children() - start
     out = done.stdout.strip()
     if out.startswith("{"):
         data = json.loads(out)
@@ -57,7 +67,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=30.0)
     args = parser.parse_args()
     python = sys.executable
-    print("| puzzle | satnono count | s | previous | s | Ganak alone | s |")
+    print("| puzzle | satnono count | CPU s | previous | CPU s | Ganak alone | CPU s |")
     print("|---|---|---|---|---|---|---|")
     for path in args.puzzles:
         target = str(path.resolve())

@@ -1,16 +1,21 @@
 """Write a seeded set of generated puzzles as .non files: a dev tool (`make bench` uses it).
 
-`python tools/generate.py tuning|held-out|easy|frontier|cubes FOLDER [--count N]`: the tuning
+`python tools/generate.py tuning|held-out|easy|frontier|cubes|thin FOLDER [--count N]
+[--blot P]`: the tuning
 set is for choosing settings, the held-out set for reporting them, never tuned on
 (BENCHMARKS.md), the easy set for archive throughput, the frontier set (45x45 and 50x50,
 density 0.45) for what no solver decides yet, and the cubes set (30x30 to 40x40, density
-0.45) for measuring cube-and-conquer.
+0.45) for measuring cube-and-conquer; the thin set (3 to 6 rows, 18 to 200 columns, density
+0.5, each block's length blotted to '?' with probability `--blot`) for counting what a sweep
+along the long side counts.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from satnono.formats import write_puzzles
@@ -25,8 +30,14 @@ from satnono.generate import (
     FRONTIER_SIDES,
     HELD_OUT_SEED,
     TUNING_SEED,
+    puzzle_from_grid,
+    random_grid,
     random_set,
 )
+from satnono.model import BLOTTED, Clue, Puzzle
+
+#: The thin set's first seed (the counting benchmark's boards).
+THIN_SEED = 9000
 
 #: Each set: its first seed, and its sides and densities (None: the generator's defaults).
 SETS = {
@@ -35,7 +46,27 @@ SETS = {
     "easy": (EASY_SEED, (EASY_SIDES, EASY_DENSITIES)),
     "frontier": (FRONTIER_SEED, (FRONTIER_SIDES, FRONTIER_DENSITIES)),
     "cubes": (CUBES_SEED, (CUBES_SIDES, FRONTIER_DENSITIES)),
+    "thin": (THIN_SEED, None),
 }
+
+
+def thin_board(seed: int, blot: float) -> Puzzle:
+    """A random board of 3 to 6 rows and 18 to 200 columns, some block lengths blotted."""
+    rng = random.Random(seed)
+    height, width = rng.randint(3, 6), rng.randint(18, 200)
+    puzzle = puzzle_from_grid(
+        random_grid(width, height, 2, 0.5, rng), title=f"thin {height}x{width} seed {seed}"
+    )
+
+    def blotted(clue: Clue) -> Clue:
+        return tuple(replace(b, length=BLOTTED) if rng.random() < blot else b for b in clue)
+
+    return replace(
+        puzzle,
+        rows=tuple(blotted(clue) for clue in puzzle.rows),
+        columns=tuple(blotted(clue) for clue in puzzle.columns),
+        goal=None,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,10 +75,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("set", choices=tuple(SETS))
     parser.add_argument("folder", type=Path)
     parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--blot", type=float, default=0.2, help="thin set: blotted share")
     args = parser.parse_args(argv)
     first, shape = SETS[args.set]
     args.folder.mkdir(parents=True, exist_ok=True)
     seeds = range(first, first + args.count)
+    if args.set == "thin":
+        for seed in seeds:
+            puzzle = thin_board(seed, args.blot)
+            write_puzzles([puzzle], args.folder / f"thin-{seed}-{puzzle.height}x{puzzle.width}.non")
+        print(f"wrote {args.count} thin boards to {args.folder}")
+        return 0
     chosen = random_set(first, args.count, *shape) if shape else random_set(first, args.count)
     for puzzle, seed in zip(chosen, seeds, strict=True):
         write_puzzles([puzzle], args.folder / f"{args.set}-{seed}-{puzzle.width}.non")
