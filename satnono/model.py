@@ -20,6 +20,9 @@ MAX_SIDE = 1000
 #: Colors besides the background in one puzzle: webpbn allows 32; satnono's text output needs a
 #: distinct character per color, and 64 leave every color a spare letter when its own is unusable.
 MAX_COLORS = 64
+#: Blocks in one clue (a line of MAX_SIDE cells holds no more): every reader, maker and
+#: checker refuses more, before any work.
+MAX_BLOCKS = MAX_SIDE
 
 BACKGROUND = 0
 
@@ -164,6 +167,11 @@ class Puzzle:
         if chars[0] != "." or "." in chars[1:]:
             raise InputError("'.' is the background's character and only the background's")
         for kind, index, clue in self.lines():
+            if len(clue) > MAX_BLOCKS:  # refused before its blocks are looked at, one by one
+                raise InputError(
+                    f"{kind} {index + 1}: {len(clue)} blocks; a clue has at most {MAX_BLOCKS} "
+                    f"(a line has at most {MAX_SIDE} cells)"
+                )
             for block in clue:
                 if not isinstance(block, Block) or not isinstance(block.length, int):
                     raise InputError(f"{kind} {index + 1}: {block!r} is not a Block")
@@ -306,9 +314,14 @@ class Puzzle:
         return any(block.blotted for _, _, clue in self.lines() for block in clue)
 
     def grid_rows(self, grid: Grid) -> list[str]:
-        """A grid as row strings of palette characters ('.' is the background)."""
-        chars = [color.char for color in self.palette].__getitem__
-        return ["".join(map(chars, row)) for row in grid]
+        """A grid as row strings of palette characters ('.' is the background): each row's
+        bytes translated in C (the solution stream writes tens of thousands a second)."""
+        try:  # past the palette: 0xff, which no ASCII decode takes
+            table = bytes(ord(color.char) for color in self.palette).ljust(256, b"\xff")
+            return [bytes(row).translate(table).decode("ascii") for row in grid]
+        except (ValueError, TypeError):  # not palette indices, or characters past ASCII
+            chars = [color.char for color in self.palette].__getitem__
+            return ["".join(map(chars, row)) for row in grid]
 
     def grid_from_rows(self, rows: Sequence[str]) -> Grid:
         """The inverse of `grid_rows`; raises InputError on an unknown character."""

@@ -146,3 +146,42 @@ def test_draws_are_exactly_uniform_by_a_chi_square_test() -> None:
     mean = draws / len(expected)
     statistic = sum((times - mean) ** 2 / mean for times in seen.values())
     assert statistic < _chi_square_bound(len(expected) - 1), statistic
+
+
+def test_streamed_lines_reach_the_reader_at_once_though_flushed_in_bursts() -> None:
+    """`--json-lines` flushes from a thread of its own every FLUSH_EVERY (a flush per line was
+    a fifth of the stream's time): the first lines of an endless stream arrive within a
+    moment, and a reader that goes away ends the run with 141, one line, no traceback."""
+    import subprocess
+    import sys
+    import time
+
+    from support import EXAMPLES
+
+    command = [sys.executable, "-m", "satnono", "solve", str(EXAMPLES / "switchboard-10.non")]
+    command += ["--max-solutions", "0", "--json-lines"]
+    started = time.monotonic()
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.readline()
+        assert first.startswith('{"solution": [') and time.monotonic() - started < 10
+        process.stdout.close()  # the reader goes away mid-stream
+        assert process.wait(timeout=20) == 141
+        assert "Traceback" not in process.stderr.read()
+
+
+def test_a_streamed_line_is_the_solution_objects_json_whatever_the_palette() -> None:
+    from satnono import contract
+    from satnono.model import BLACK_AND_WHITE, Color
+
+    grid = ((0, 1, 2), (2, 1, 0))
+    for chars in ("#x", '"\\', "é\t"):
+        palette = (
+            BLACK_AND_WHITE[0],
+            *(Color(f"c{i}", char, "#123456") for i, char in enumerate(chars)),
+        )
+        puzzle = puzzle_from_grid(grid, palette, keep_goal=False)
+        line = contract.solution_line(puzzle, grid)
+        assert line == contract.dumps(contract.solution_object(puzzle, grid)), chars

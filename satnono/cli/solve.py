@@ -14,7 +14,7 @@ import satnono
 from satnono import contract
 from satnono.cli import present
 from satnono.cli.each import each_puzzle, several
-from satnono.cli.process import EXIT_INTERRUPTED, exit_code, print_json, say
+from satnono.cli.process import EXIT_INTERRUPTED, exit_code, print_json, say, stream_line
 from satnono.terminal import SolutionPrinter, printable
 
 
@@ -96,7 +96,7 @@ def _solve_one(
 
     def on_solution(grid: satnono.Grid) -> None:
         if json_lines:
-            print_json(contract.solution_object(puzzle, grid))
+            stream_line(contract.solution_line(puzzle, grid))
             if not found:
                 found.append(grid)
         elif json_output:
