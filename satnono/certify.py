@@ -39,6 +39,13 @@ MAX_CLAUSES = 10_000_000
 CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS = (
     "puzzle.non", "puzzle.cnf", "excluded.cnf", "proof.drup", "solution.txt", "solutions.txt",
 )  # fmt: skip
+#: The largest file of each name the checker reads (RELIABILITY.md): the clues and the
+#: solutions as any puzzle file (16 MiB), the CNFs twice the largest MAX_CLAUSES makes, the
+#: proof 1 GiB (CaDiCaL's proofs of the survey's hardest are a few MB).
+MAX_FILE_BYTES = {
+    CLUES: 16 << 20, SOLUTION: 16 << 20, SOLUTIONS: 16 << 20,
+    CNF: 512 << 20, EXCLUDED: 512 << 20, PROOF: 1 << 30,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -170,13 +177,39 @@ def certify(
         proved, steps, prover = _refuted(puzzle, grids[0] if verdict == "unique" else None,
                                          deadline)  # fmt: skip
         files.update(proved)
-    for name, text in files.items():
-        try:
-            (target / name).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot write: {error.strerror or error}", target / name) from None
+    _write_fresh(target, files)
     seconds = round(time.perf_counter() - started, 4)
     return Certificate(verdict, str(target), tuple(files), ENCODING, steps, prover, seconds)
+
+
+def _write_fresh(target: Path, files: dict[str, str]) -> None:
+    """Write the certificate's files into `target`, each atomically (a new file renamed over
+    the old name), so that nothing is ever written through a symbolic link found there (the
+    link itself is replaced), and remove the files an older certificate left under the other
+    names (an older solutions.txt would otherwise speak for this verdict). Other files in the
+    folder are left alone."""
+    import os
+    import tempfile
+
+    for name in MAX_FILE_BYTES:
+        if name not in files and os.path.lexists(target / name):
+            try:
+                (target / name).unlink()
+            except OSError as error:
+                raise InputError(f"cannot remove an older {name}: {error.strerror or error}",
+                                 target / name) from None  # fmt: skip
+    for name, text in files.items():
+        temporary = ""
+        try:
+            descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", dir=target)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                file.write(text)
+            os.chmod(temporary, 0o644)  # as a plain write would (mkstemp makes it 0600)
+            os.replace(temporary, target / name)
+        except OSError as error:
+            if temporary:
+                Path(temporary).unlink(missing_ok=True)
+            raise InputError(f"cannot write: {error.strerror or error}", target / name) from None
 
 
 def with_clause(dimacs: str, clause: list[int]) -> str:

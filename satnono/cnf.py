@@ -449,19 +449,20 @@ def encode_puzzle(
     encoding: str | None = None,
     deadline: Deadline | None = None,
 ) -> CnfFormula:
-    """The CNF of the residual puzzle: cell literals, then one constraint per unfinished line.
-
-    `lines` restricts the formula to one independent component (default: every line).
-    Raises Timeout when `deadline` passes first, looked at before each line: a wide residual
-    takes long (76 s for the 32 million clauses of a random 400 x 400 grid).
-    """
+    """The CNF of the residual puzzle: cell literals, then one constraint per unfinished line
+    (or a decided one that does not fit). `lines` restricts the formula to one independent
+    component (default: every line). Raises Timeout when `deadline` passes first, looked at
+    before each line: a wide residual takes long (76 s for a random 400 x 400 grid's 32
+    million clauses)."""
     chosen = ENCODINGS[check_encoding(encoding)]
     formula = CnfFormula(encoding=chosen.name, checks_by_propagation=chosen.checks_by_propagation)
     scope = range(len(propagator.cells)) if lines is None else lines
+    # Lines with an undecided cell, and decided ones that do not fit (their empty clause).
     unfinished = [
         line
         for line in scope
         if any(domains[cell] & (domains[cell] - 1) for cell in propagator.cells[line])
+        or propagator.solver(line).live_states([domains[c] for c in propagator.cells[line]]) is None
     ]
     encode_cells(
         formula, domains, sorted({c for line in unfinished for c in propagator.cells[line]})

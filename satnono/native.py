@@ -440,16 +440,16 @@ def solve_lines(
     """Lines solved alone (the line solver, for tests and benchmarks): for each (clue as
     (length, color) pairs, length -1 blotted; domains), the narrowed domains, or None when
     the clue cannot fit. `colors` counts the palette, the background included. Each line is
-    solved `repeat` times on its state, made once as a search holds it (tools/bench_lines.py
-    times the solver itself so)."""
+    solved `repeat` (1..100000) times on its state, made once (tools/bench_lines.py times so)."""
     try:
         solved: list[list[int] | None] = _engine.solve_lines(
             colors,
             [([(n, c) for n, c in clue], list(domains)) for clue, domains in lines],
             repeat,
         )
-    except ValueError as error:
-        raise InputError(str(error)) from None
+    except (ValueError, OverflowError) as error:  # Overflow: a repeat past any integer
+        why = error.args[0] if isinstance(error, ValueError) else f"repeat {repeat}"
+        raise InputError(why) from None
     return solved
 
 

@@ -10,6 +10,8 @@ or the first step that fails.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -58,12 +60,7 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
     place = Path(folder)
 
     def text(name: str) -> str | None:
-        try:
-            return (place / name).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(f"cannot read {name}: {error}", place) from None
+        return read_plain(place, name, certify.MAX_FILE_BYTES[name])
 
     def done(verdict: str, reason: str = "", steps: int = 0) -> Checked:
         seconds = round(time.perf_counter() - started, 4)
@@ -109,6 +106,42 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
 
     reason, steps = native.check_drup(refuted, proof, deadline)
     return done(verdict, reason, steps)
+
+
+def read_plain(place: Path, name: str, limit: int) -> str | None:
+    """The UTF-8 text of the file `name` in the folder `place`, None when there is none.
+
+    A certificate is untrusted input: InputError when the entry is a symbolic link (it could
+    lead out of the folder, or to another certificate's files), not a regular file (a FIFO
+    would stall the check, /dev/zero would fill the memory) or over `limit` bytes; all before
+    anything is read, and the read itself stops past the limit and never blocks."""
+    path = place / name
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InputError(f"cannot read {name}: {error.strerror or error}", place) from None
+    if stat.S_ISLNK(status.st_mode):
+        raise InputError(f"{name} is a symbolic link: a certificate's files are its own", place)
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(f"{name} is not a regular file", place)
+    if status.st_size > limit:
+        raise InputError(f"{name} is {status.st_size} bytes; the limit is {limit}", place)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                raise InputError(f"{name} is not a regular file", place)
+            data = file.read(limit + 1)
+    except OSError as error:
+        raise InputError(f"cannot read {name}: {error.strerror or error}", place) from None
+    if len(data) > limit:
+        raise InputError(f"{name} grew past the limit of {limit} bytes while read", place)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{name} is not UTF-8 text", place) from None
 
 
 def check_drup(

@@ -19,7 +19,7 @@ from satnono.formats.tournament import (
 from satnono.generate import puzzle_from_grid
 from satnono.model import Block, Puzzle
 from satnono.verify import problems
-from support import SHARED, run_satnono
+from support import EXAMPLES, SHARED, run_satnono
 
 # A 3x3 puzzle: columns first (left to right), then rows; an empty line is an empty clue.
 # Its picture:  #.#  /  ...  /  ##.
@@ -61,7 +61,7 @@ def test_questions_and_answers_round_trip() -> None:
     [
         ("1\t1\n$1\n1\n1\n", "expected '$1'"),
         ("$1\n1\n1\n1\n", "3 clue lines"),
-        ("$1\n1\n1\n$2\n1\n1\n1\n1\n", "4 clue lines, where puzzle $1 has 2"),
+        ("$1\n1\n1\n$2\n1\n1\n1\n1\n", "puzzle $1: 2 clue lines, where a 2 x 2 puzzle"),
         ("$ one two\n1\n1\n", "a puzzle number"),
         ("$1\n1\tx\n1\n", "cannot read 'x'"),
     ],
@@ -70,6 +70,29 @@ def test_a_broken_question_file_names_the_line_and_the_problem(text: str, messag
     with pytest.raises(satnono.InputError, match=message.replace("$", r"\$")) as caught:
         parse_tournament(text)
     assert caught.value.line is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "sides"),
+    [
+        ("$1\n1\n1\n\n\n", [1]),  # blank separators were read as two empty clues: 2x2
+        ("$1\n1\n1\n\n\n$2\n1\n1\n\n\n", [1, 1]),  # two blank lines after every puzzle
+        ("$1\n1\n1\n\n$2\n1\n1\n\n\n\n$3\n1\n1", [1, 1, 1]),  # any run; no final newline
+        ("$1\n1\n\n1\n\n$2\n1\n1\n1\n1\n", [2, 2]),  # an empty last clue is still a clue
+        ("\ufeff$1\r\n1\r\n1\r\n", [1]),  # a byte-order mark, CRLF
+    ],
+)
+def test_question_files_are_read_as_leniently_as_the_real_ones(text: str, sides: list[int]) -> None:
+    """Found by an audit: blank lines between and after puzzles misread or refused."""
+    puzzles = satnono.read_puzzles(text, "tournament")
+    assert [p.width for p in puzzles] == sides and all(p.width == p.height for p in puzzles)
+
+
+def test_a_utf16_question_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "questions.txt"
+    text = (EXAMPLES / "tournament-4.txt").read_text()
+    path.write_bytes(text.encode("utf-16"))  # with its byte-order mark, as Windows saves
+    assert satnono.read_puzzles(path) == satnono.read_puzzles(EXAMPLES / "tournament-4.txt")
 
 
 def test_only_square_black_and_white_puzzles_are_written() -> None:

@@ -93,8 +93,18 @@ pub fn whole_puzzle(
 ) -> Result<Formula, Stopped> {
     let domains = puzzle.initial_domains();
     let mut builder = Builder::new(puzzle.cells());
+    // Every line with an undecided cell, and every decided line that does not fit its clue
+    // (its empty clause): a row `1` crossing a column `0`, colors that cannot meet.
     let unfinished: Vec<usize> = (0..puzzle.lines())
-        .filter(|&line| (0..puzzle.length(line)).any(|p| !single(domains[puzzle.cell(line, p)])))
+        .filter(|&line| {
+            let states: Vec<u128> = (0..puzzle.length(line))
+                .map(|p| domains[puzzle.cell(line, p)])
+                .collect();
+            !states.iter().all(|&domain| single(domain))
+                || Automaton::new(&puzzle.clues[line])
+                    .live_states(&states)
+                    .is_none()
+        })
         .collect();
     let mut cells: Vec<usize> = unfinished
         .iter()
@@ -440,6 +450,14 @@ mod tests {
     #[test]
     fn a_clue_that_cannot_fit_is_the_empty_clause() {
         let formula = whole_puzzle(&puzzle(&[&[3]], &[&[1], &[1]]), None, 100).unwrap();
+        assert!(formula.clauses().any(|clause| clause == [FALSE]));
+    }
+
+    #[test]
+    fn a_decided_line_that_does_not_fit_is_the_empty_clause() {
+        // Found by an audit: a row `1` crossing a column `0` left its only cell decided (the
+        // column uses no color), the row was skipped, and the CNF was satisfiable.
+        let formula = whole_puzzle(&puzzle(&[&[1]], &[&[]]), None, 100).unwrap();
         assert!(formula.clauses().any(|clause| clause == [FALSE]));
     }
 

@@ -15,33 +15,51 @@ pub struct Checked {
     pub steps: usize,
 }
 
-/// Lines of a text read between two looks at the clock.
+/// Lines of a text, or literals of one line, read between two looks at the clock.
 const CLOCK_EVERY: usize = 65_536;
+
+/// Literals of a rejected lemma quoted in the reason, at most.
+const QUOTED: usize = 12;
 
 /// Check `proof` (DRUP text: a lemma `l1 l2 0`, a deletion `d l1 l2 0`, comments `c ...`)
 /// against the CNF `dimacs` (its text), until the empty clause; gives up at `deadline`
 /// (reading a large CNF included). Err: why the CNF cannot be read.
 pub fn check(dimacs: &str, proof: &str, deadline: Option<Instant>) -> Result<Checked, String> {
     let mut rup = Rup::new();
-    if !load(&mut rup, dimacs, deadline)? {
+    let Some(variables) = load(&mut rup, dimacs, deadline)? else {
         return Ok(Checked {
             reason: "timeout while the CNF was read".to_string(),
             steps: 0,
         });
-    }
-    Ok(check_proof(&mut rup, proof, deadline))
+    };
+    Ok(check_proof(&mut rup, variables, proof, deadline))
 }
 
-/// The clauses of a DIMACS text (comments and the `p cnf` line skipped) added to `rup` as
-/// they are read; false when `deadline` passed first, Err when the text is not a CNF.
-fn load(rup: &mut Rup, text: &str, deadline: Option<Instant>) -> Result<bool, String> {
+/// The clauses of a DIMACS text (comments skipped) added to `rup` as they are read, with
+/// its number of variables (the `p cnf` line's, which every literal must keep to; the
+/// largest variable without one); None when `deadline` passed first, Err when the text is
+/// not a CNF.
+fn load(rup: &mut Rup, text: &str, deadline: Option<Instant>) -> Result<Option<u32>, String> {
     let mut clause = Vec::new();
+    let mut header: Option<u32> = None;
+    let mut largest = 0;
     for (index, line) in text.split('\n').enumerate() {
         if index % CLOCK_EVERY == 0 && deadline.is_some_and(|at| Instant::now() >= at) {
-            return Ok(false);
+            return Ok(None);
         }
         let line = line.trim();
-        if line.is_empty() || line.starts_with('c') || line.starts_with('p') {
+        if line.is_empty() || line.starts_with('c') {
+            continue;
+        }
+        if line.starts_with('p') {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match (words.as_slice(), header) {
+                (["p", "cnf", variables, _], None) => match variables.parse::<i32>() {
+                    Ok(count) if count >= 0 => header = Some(count as u32),
+                    _ => return Err(format!("CNF line {}: a bad header", index + 1)),
+                },
+                _ => return Err(format!("CNF line {}: a bad header", index + 1)),
+            }
             continue;
         }
         for word in line.split_whitespace() {
@@ -50,7 +68,17 @@ fn load(rup: &mut Rup, text: &str, deadline: Option<Instant>) -> Result<bool, St
                     rup.add(&clause);
                     clause.clear();
                 }
-                Ok(literal) if literal != i32::MIN => clause.push(literal),
+                Ok(literal) if literal != i32::MIN => {
+                    let variable = literal.unsigned_abs();
+                    if header.is_some_and(|count| variable > count) {
+                        return Err(format!(
+                            "CNF line {}: literal {literal} past the header's variables",
+                            index + 1
+                        ));
+                    }
+                    largest = largest.max(variable);
+                    clause.push(literal);
+                }
                 _ => return Err(format!("CNF line {}: not a clause", index + 1)),
             }
         }
@@ -58,30 +86,59 @@ fn load(rup: &mut Rup, text: &str, deadline: Option<Instant>) -> Result<bool, St
     if !clause.is_empty() {
         return Err("the CNF's last clause does not end with 0".to_string());
     }
-    Ok(true)
+    Ok(Some(header.unwrap_or(largest)))
 }
 
-/// `proof` checked against the clauses in `rup`.
-fn check_proof(rup: &mut Rup, proof: &str, deadline: Option<Instant>) -> Checked {
+/// A lemma as the reason quotes it: its first literals, then how many more.
+fn quoted(clause: &[i32]) -> String {
+    let mut text: Vec<String> = clause.iter().take(QUOTED).map(i32::to_string).collect();
+    if clause.len() > QUOTED {
+        text.push(format!("... ({} literals in all)", clause.len()));
+    }
+    text.push("0".to_string());
+    text.join(" ")
+}
+
+/// `proof` checked against the clauses in `rup`, over `variables` variables: a literal
+/// past them is refused before it is looked at (a lemma `2147483647 0` would otherwise size
+/// the tables for two billion variables), and the clock is read inside long lines too.
+fn check_proof(rup: &mut Rup, variables: u32, proof: &str, deadline: Option<Instant>) -> Checked {
     let mut steps = 0;
+    let passed = || deadline.is_some_and(|at| Instant::now() >= at);
+    let mut literals: Vec<i32> = Vec::new();
     for (index, line) in proof.split('\n').enumerate() {
         let number = index + 1;
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.is_empty() || words[0] == "c" {
-            continue;
+        let timeout = || Checked {
+            reason: format!("timeout at proof line {number}"),
+            steps,
+        };
+        if number % 256 == 0 && passed() {
+            return timeout();
         }
-        if number % 256 == 0 && deadline.is_some_and(|at| Instant::now() >= at) {
-            return Checked {
-                reason: format!("timeout at proof line {number}"),
-                steps,
-            };
-        }
-        let deleting = words[0] == "d";
-        let mut literals = Vec::with_capacity(words.len());
-        for word in &words[usize::from(deleting)..] {
+        let mut words = line.split_whitespace().peekable();
+        let deleting = match words.peek() {
+            None | Some(&"c") => continue,
+            Some(&"d") => {
+                words.next();
+                true
+            }
+            Some(_) => false,
+        };
+        literals.clear();
+        for (read, word) in words.enumerate() {
+            if read % CLOCK_EVERY == CLOCK_EVERY - 1 && passed() {
+                return timeout();
+            }
             match word.parse::<i32>() {
-                Ok(literal) if literal != i32::MIN => literals.push(literal),
-                _ => {
+                Ok(literal) if literal.unsigned_abs() <= variables => literals.push(literal),
+                Ok(literal) => {
+                    let reason = format!(
+                        "proof line {number}: literal {literal} is not a variable of the CNF \
+                         (1 to {variables})"
+                    );
+                    return Checked { reason, steps };
+                }
+                Err(_) => {
                     return Checked {
                         reason: format!("proof line {number}: not a clause"),
                         steps,
@@ -102,7 +159,7 @@ fn check_proof(rup: &mut Rup, proof: &str, deadline: Option<Instant>) -> Checked
         if !rup.implied(clause) {
             let reason = format!(
                 "proof line {number}: lemma {} is not implied (RUP)",
-                words.join(" ")
+                quoted(clause)
             );
             return Checked { reason, steps };
         }
@@ -168,6 +225,36 @@ mod tests {
         );
         assert!(check(UNSAT, "1 x 0\n").reason.contains("not a clause"));
         assert!(check(UNSAT, "1 2\n").reason.contains("end with one 0"));
+    }
+
+    #[test]
+    fn a_literal_past_the_cnf_is_refused_before_any_table_grows() {
+        // Found by an audit: `2147483647 0` asked for 103 GB and aborted the process.
+        let checked = check(UNSAT, "2147483647 0\n0\n");
+        assert!(checked
+            .reason
+            .contains("not a variable of the CNF (1 to 2)"));
+        assert!(check(UNSAT, "d -3 0\n").reason.contains("not a variable"));
+        assert!(super::check("p cnf 1 1\n2 0\n", "0\n", None).is_err());
+    }
+
+    #[test]
+    fn a_lemma_of_a_million_literals_is_checked_in_linear_time() {
+        // Found by an audit: removing repeated literals was quadratic (51 s past a deadline).
+        let variables = 1_000_000;
+        let dimacs = format!("p cnf {variables} 1\n1 2 0\n");
+        let lemma: String = (1..=variables).map(|v| format!("{v} ")).collect();
+        let started = Instant::now();
+        let proof = format!("{lemma}0\nd {lemma}0\n{lemma}{lemma}0\n");
+        let checked = super::check(&dimacs, &proof, None).unwrap();
+        assert_eq!(checked.reason, "the proof does not derive the empty clause");
+        assert!(started.elapsed().as_secs_f64() < 5.0);
+        let rejected = check("p cnf 2 1\n1 2 0\n", &format!("{}0\n", "-1 ".repeat(14)));
+        assert!(
+            rejected.reason.contains("(14 literals in all)"),
+            "{}",
+            rejected.reason
+        );
     }
 
     #[test]

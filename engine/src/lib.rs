@@ -465,9 +465,15 @@ impl PySearch {
     }
 }
 
+/// Times a line may be solved again in one call: a benchmark's 100,000 solves of the longest
+/// line take about a second.
+#[cfg(feature = "python")]
+const MAX_REPEAT: usize = 100_000;
+
 /// Lines solved alone: for each (clue, domains), the narrowed domains or None when the clue
 /// cannot fit; `colors` counts the palette, the background included. Each line is solved
-/// `repeat` times on its state, made once (a benchmark then times the solver itself).
+/// `repeat` times (1..MAX_REPEAT) on its state, made once (a benchmark then times the solver
+/// itself).
 #[cfg(feature = "python")]
 #[pyfunction]
 #[pyo3(signature = (colors, lines, repeat=1))]
@@ -477,6 +483,12 @@ fn solve_lines(
     lines: Vec<(Clue, Domains)>,
     repeat: usize,
 ) -> PyResult<Vec<Option<Domains>>> {
+    if !(1..=MAX_REPEAT).contains(&repeat) {
+        // A 13-digit repeat ran for hours with nothing to stop it.
+        return Err(PyValueError::new_err(format!(
+            "repeat {repeat} is outside 1..{MAX_REPEAT}"
+        )));
+    }
     let lines = lines
         .into_iter()
         .map(|(clue, domains)| Ok((blocks(&clue)?, domains)))
@@ -486,8 +498,7 @@ fn solve_lines(
             lines
                 .iter()
                 .map(|(clue, domains)| {
-                    engine::solve_line(clue, colors, domains, repeat.max(1))
-                        .map_err(PyValueError::new_err)
+                    engine::solve_line(clue, colors, domains, repeat).map_err(PyValueError::new_err)
                 })
                 .collect()
         })

@@ -61,6 +61,8 @@ pub struct Rup {
     refuted: bool,
     scratch: Vec<i32>,
     sorted_scratch: Vec<i32>,
+    /// Per literal code: seen in the clause being deduplicated (all false in between).
+    seen: Vec<bool>,
 }
 
 #[inline]
@@ -73,21 +75,6 @@ fn key(sorted: &[i32]) -> u64 {
     sorted.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &literal| {
         (hash ^ u64::from(literal as u32)).wrapping_mul(0x0100_0000_01b3)
     })
-}
-
-/// `clause` without repeated literals (first occurrences, in order) into `out`; false when
-/// the clause is a tautology.
-fn deduplicated(clause: &[i32], out: &mut Vec<i32>) -> bool {
-    out.clear();
-    for &literal in clause {
-        if out.contains(&-literal) {
-            return false;
-        }
-        if !out.contains(&literal) {
-            out.push(literal);
-        }
-    }
-    true
 }
 
 impl Rup {
@@ -106,7 +93,30 @@ impl Rup {
             refuted: false,
             scratch: Vec::new(),
             sorted_scratch: Vec::new(),
+            seen: vec![false, false],
         }
+    }
+
+    /// `clause` without repeated literals (first occurrences, in order) into `out`, in time
+    /// linear in the clause (a lemma may have a million literals); false when the clause is
+    /// a tautology. Its literals must have been grown for.
+    fn deduplicated(&mut self, clause: &[i32], out: &mut Vec<i32>) -> bool {
+        out.clear();
+        let mut tautology = false;
+        for &literal in clause {
+            if self.seen[code(-literal)] {
+                tautology = true;
+                break;
+            }
+            if !self.seen[code(literal)] {
+                self.seen[code(literal)] = true;
+                out.push(literal);
+            }
+        }
+        for &literal in out.iter() {
+            self.seen[code(literal)] = false;
+        }
+        !tautology
     }
 
     fn grow(&mut self, literal: i32) {
@@ -114,6 +124,7 @@ impl Rup {
         if size > self.values.len() {
             self.values.resize(size, 0);
             self.watches.resize(size, Vec::new());
+            self.seen.resize(size, false);
         }
     }
 
@@ -139,7 +150,7 @@ impl Rup {
         for &literal in clause {
             self.grow(literal);
         }
-        if !deduplicated(clause, &mut literals) {
+        if !self.deduplicated(clause, &mut literals) {
             self.scratch = literals;
             return; // a tautology constrains nothing
         }
@@ -217,8 +228,11 @@ impl Rup {
     }
 
     pub fn delete(&mut self, clause: &[i32]) {
+        for &literal in clause {
+            self.grow(literal);
+        }
         let mut literals = Vec::new();
-        if !deduplicated(clause, &mut literals) || literals.len() < 2 {
+        if !self.deduplicated(clause, &mut literals) || literals.len() < 2 {
             return; // unit clauses are kept; a tautology was never added
         }
         literals.sort_unstable();

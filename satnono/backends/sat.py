@@ -33,6 +33,7 @@ from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.collector import collector_paused
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import (
+    ENUMERATION_SOLVER,
     INTERRUPTIBLE,
     NO_PHASES,
     NO_PROPAGATE,
@@ -150,14 +151,20 @@ def enumerate_models(
                 solver.add_clause(clause)
                 if guided:
                     solver.solver.set_phases(model)
-            else:  # no assumptions in this solver: a new one, with every blocking clause
+            else:  # not incremental: the rest in an incremental solver, said in `solver`
                 from pysat.solvers import Solver
 
+                first_name, solver_name = solver_name, ENUMERATION_SOLVER
                 solver.replace(Solver(name=solver_name))
+                solver.name = solver_name
                 load(
                     solver.solver, solver_name, formula, seed, [*blocking, *(implied or ())],
                     phases=phases,
                 )  # fmt: skip
+                incremental = True
+                splits = solver_name not in NO_PROPAGATE
+                guided = phases is not None and solver_name not in NO_PHASES
+                yield ("solver", f"{first_name}+{solver_name}")
         yield from _enumerate_by_splitting(solver, cell_variables, formula.checks_by_propagation)
 
 

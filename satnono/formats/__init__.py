@@ -174,6 +174,16 @@ def _read_limited(file: BinaryIO, where: str | Path) -> bytes:
 
 
 def _decode(data: bytes, where: str | Path) -> str:
+    """UTF-8 (with or without its byte-order mark), or UTF-16 with its byte-order mark (as
+    Windows editors save "Unicode" text, tournament files among them)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as error:
+            line = data[: error.start].decode("utf-16", "replace").count("\n") + 1
+            raise InputError(
+                "not UTF-16 text, though it starts with its mark", where, line
+            ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -185,6 +195,7 @@ def parse_text(
     text: str, where: str | Path, fmt: str | None = None, parameter: str = "format"
 ) -> list[Puzzle]:
     """Every puzzle in `text`; the format by name, else by `where`'s suffix, else by content."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark left on text given as it is
     try:
         return format_of(where, text, fmt, parameter).parse(text)
     except InputError as error:

@@ -22,10 +22,8 @@ grid or clause set sized by it exists. RELIABILITY.md documents them as the inpu
 from __future__ import annotations
 
 from satnono.errors import InputError, shown
-from satnono.model import MAX_COLORS, MAX_SIDE
+from satnono.model import MAX_BLOCKS, MAX_COLORS, MAX_SIDE
 
-#: Blocks in one clue.
-MAX_BLOCKS = MAX_SIDE
 #: Digits in a number worth converting; any size or length within the limits has fewer.
 MAX_DIGITS = 7
 #: Lines in a one-puzzle file: a MAX_SIDE x MAX_SIDE puzzle needs 2 * MAX_SIDE clue lines, the

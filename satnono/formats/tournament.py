@@ -7,8 +7,11 @@ separated by tabs, an empty line for an empty clue (never `0`); line ends may be
 is read with its number as its title. Answer file: for each puzzle solved, `$k` and then N
 lines of N tab-separated `0` (white) and `1` (black), one solution (any one counts).
 
-Blank lines after a puzzle's clues, before the next `$`, are read as separators only while the
-puzzle has an odd number of lines: an empty last clue is an empty line too.
+An empty last clue is an empty line too, so blank lines after a puzzle's clues may be clues
+or separators: the file's puzzles all have one size, the smallest that holds every puzzle's
+clues (its last line that is not blank); the blank lines past it are separators, any number
+of them, after any puzzle. A puzzle with fewer lines than that size needs is named with its
+`$` line.
 """
 
 from __future__ import annotations
@@ -58,34 +61,41 @@ def _blocks(text: str) -> list[tuple[str, int, list[_plain.Line]]]:
 
 
 def parse_tournament(text: str) -> list[Puzzle]:
-    """Every puzzle; they must all have the first one's size (a tournament's puzzles do, and
-    a puzzle cut short would otherwise read as a smaller one)."""
+    """Every puzzle; they all have one size (a tournament's puzzles do, and a puzzle cut short
+    would otherwise read as a smaller one): the smallest that holds every puzzle's clues."""
+    sections = _blocks(text)
+    # Each puzzle's clue lines up to its last one that is not blank: the side is at least half.
+    needed = [_last_clue_line(lines) for _, _, lines in sections]
+    side = max((count + 1) // 2 for count in needed)
+    if side == 0:
+        name, start, _ = sections[0]
+        raise InputError(f"puzzle ${name}: no clue lines", line=start)
+    if side > MAX_SIDE:
+        name, start, _ = sections[needed.index(max(needed))]
+        raise InputError(f"puzzle ${name}: {side} x {side} is larger than {MAX_SIDE}", line=start)
     puzzles: list[Puzzle] = []
-    for name, start, lines in _blocks(text):
-        while len(lines) % 2 and lines and not lines[-1][1].strip():
-            lines.pop()  # a blank separator, not an empty clue
-        side = len(lines) // 2
-        if side == 0 or len(lines) % 2:
+    for name, start, lines in sections:
+        if len(lines) < 2 * side:
+            widest = sections[needed.index(max(needed))][0]
             raise InputError(
-                f"puzzle ${name}: {len(lines)} clue lines; a square puzzle has an even number",
+                f"puzzle ${name}: {len(lines)} clue lines, where a {side} x {side} puzzle "
+                f"(the size ${widest} needs) has {2 * side}",
                 line=start,
             )
-        if puzzles and side != puzzles[0].width:
-            raise InputError(
-                f"puzzle ${name}: {len(lines)} clue lines, where puzzle ${puzzles[0].title} "
-                f"has {2 * puzzles[0].width}",
-                line=start,
-            )
-        if side > MAX_SIDE:
-            raise InputError(
-                f"puzzle ${name}: {side} x {side} is larger than {MAX_SIDE}", line=start
-            )
-        clues = [_plain.parse_clue(line, number) for number, line in lines]
+        clues = [_plain.parse_clue(line, number) for number, line in lines[: 2 * side]]
         try:
             puzzles.append(Puzzle(side, side, tuple(clues[side:]), tuple(clues[:side]), title=name))
         except InputError as error:
             raise InputError(f"puzzle ${name}: {error.message}", line=start) from None
     return puzzles
+
+
+def _last_clue_line(lines: Sequence[_plain.Line]) -> int:
+    """How many of a puzzle's lines run up to its last one that is not blank."""
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index][1].strip():
+            return index + 1
+    return 0
 
 
 def puzzle_number(puzzle: Puzzle, position: int) -> str:

@@ -46,6 +46,8 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
         self.cluster = None
         #: Set when the work ended early: the local workers are killed at exit, not waited for.
         self.abandoned = False
+        #: Whether multiprocessing's resource tracker ran before this cluster started it.
+        self.tracker_was_running = _tracker_running()
         try:
             if scheduler == "local":
                 check_worker_processes_can_start(scheduler, threads)
@@ -93,6 +95,7 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             if self.cluster is not None:
                 with contextlib.suppress(Exception):
                     self.cluster.close(timeout=CLOSE_WAIT)
+                _release_process_globals(self.tracker_was_running)
 
     def _kill_workers(self) -> None:
         from distributed import Nanny
@@ -108,6 +111,35 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             if isinstance(pid, int):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+
+
+def _tracker_running() -> bool:
+    from multiprocessing import resource_tracker
+
+    return getattr(resource_tracker._resource_tracker, "_pid", None) is not None
+
+
+def _release_process_globals(tracker_was_running: bool) -> None:
+    """End what a local cluster leaves running in this process once it is closed, so that
+    nothing a call starts outlives it: multiprocessing's resource tracker (a process, started
+    for the worker processes; started again if ever needed) unless it ran before, and Dask's
+    offload thread (its executor is replaced by a fresh one, which starts no thread until a
+    later cluster uses it)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from multiprocessing import resource_tracker
+
+    if not tracker_was_running and _tracker_running():
+        with contextlib.suppress(Exception):
+            resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
+    with contextlib.suppress(Exception):
+        from distributed import utils
+
+        executor = utils._offload_executor
+        if getattr(executor, "_threads", None):
+            executor.shutdown(wait=True)
+            utils._offload_executor = ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="Dask-Offload"
+            )
 
 
 @contextlib.contextmanager

@@ -64,6 +64,16 @@ def solve(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict[
     return contract.solve_object(source_of(query), result, result.grids)
 
 
+def safe_stem(name: str) -> str:
+    """A file name's stem fit to name a download and its entries: letters, digits, '.', '_'
+    and '-' only (a NUL, a slash or a control character would cut or misplace a zip entry's
+    name), at most 64 characters; "puzzle" when nothing is left."""
+    import re
+
+    stem = Path(name.replace("\x00", "-")).stem
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip(".-")[:64] or "puzzle"
+
+
 def certificate(text: str, query: dict[str, str], deadline: satnono.Deadline) -> bytes:
     """The certificate of the puzzle's verdict (`solve --proof`) as a zip of its folder,
     checked by satnono's checker before it is handed out; InputError when the verdict has
@@ -77,7 +87,7 @@ def certificate(text: str, query: dict[str, str], deadline: satnono.Deadline) ->
         raise InputError(f"a certificate is made here for puzzles of at most "
                          f"{MAX_CERTIFICATE_CELLS} cells: use satnono solve --proof",
                          "request")  # fmt: skip
-    name = Path(query.get("name") or "puzzle").stem or "puzzle"
+    name = safe_stem(query.get("name") or "")
     with tempfile.TemporaryDirectory(prefix="satnono-certificate-") as folder:
         result = satnono.solve(puzzle, query.get("backend") or None, 2, deadline=deadline,
                                proof=folder)  # fmt: skip
