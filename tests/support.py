@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,10 @@ SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 #: The CLI in a process of its own (the installed entry point may belong to another checkout).
 SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
+
+#: drat-trim (marijnheule/drat-trim, built in a scratch folder): on the PATH or named by
+#: $SATNONO_DRAT_TRIM; the cross-checks skip without it.
+DRAT_TRIM = Path(os.environ.get("SATNONO_DRAT_TRIM") or shutil.which("drat-trim") or "/absent")
 
 PALETTES = {
     2: BLACK_AND_WHITE,

@@ -5,7 +5,6 @@ drat-trim agrees when it is built beside the repository."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -19,11 +18,7 @@ import satnono
 from satnono.certify import CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS
 from satnono.model import BLOTTED, Block
 from satnono.proofcheck import check_certificate, check_drup
-from support import EXAMPLES, PALETTES, SHARED, run_satnono
-
-#: drat-trim (marijnheule/drat-trim, built in a scratch folder): on the PATH or named by
-#: $SATNONO_DRAT_TRIM; the cross-check skips without it.
-DRAT_TRIM = Path(os.environ.get("SATNONO_DRAT_TRIM") or shutil.which("drat-trim") or "/absent")
+from support import DRAT_TRIM, EXAMPLES, PALETTES, SHARED, run_satnono
 
 
 def _certified(name: str, folder: Path) -> satnono.SolveResult:

@@ -102,6 +102,7 @@ def fuzz(count: int, rng: random.Random) -> None:
         satnono.solve(satnono.read_puzzle("examples/needs-search-25.non"), proof=honest)
         files = {path.name: path.read_bytes() for path in honest.iterdir()}
         outcomes: dict[str, int] = {}
+        verified_by: dict[str, int] = {}
         slowest = 0.0
         for number in range(count):
             folder = Path(place) / f"f{number}"
@@ -132,7 +133,10 @@ def fuzz(count: int, rng: random.Random) -> None:
                 print(f"BAD exit {code}: {said[0]}", flush=True)
                 kind = "BAD"
             outcomes[kind] = outcomes.get(kind, 0) + 1
-    print(f"{count} fuzzed certificates: {outcomes}; slowest {slowest:.2f} s (timeout 3)")
+            if kind == "VERIFIED":  # which file's change kept the claim
+                verified_by[name] = verified_by.get(name, 0) + 1
+    print(f"{count} fuzzed certificates: {outcomes}; slowest {slowest:.2f} s (timeout 3); "
+          f"verified with a change in {verified_by}")  # fmt: skip
 
 
 def mangle(data: bytes, rng: random.Random) -> bytes:
