@@ -1,7 +1,8 @@
 """satnono's optional parts and the pip extra that brings each (pyproject.toml's
 optional-dependencies): a part whose packages are missing is refused in one line that names
-the extra to install, never an ImportError's traceback. `pip install satnono` is the solver
-(line logic, the native engine, the sat and backtrack backends); `satnono[all]` is every part.
+the extra and the pip command that installs its packages, never an ImportError's traceback.
+satnono itself is on no package index: `pip install 'satnono[web]'` would find nothing, so
+the advice names the packages themselves (on PyPI), read from satnono's own metadata.
 """
 
 from __future__ import annotations
@@ -42,4 +43,22 @@ def missing(module: str, who: str) -> InputError:
     if extra is None:  # not one of satnono's extras: the package itself
         return InputError(f"needs {module}, which is not installed", who)
     return InputError(f"needs satnono's {extra!r} extra ({EXTRAS[extra][0]}): "
-                      f"pip install 'satnono[{extra}]'", who)  # fmt: skip
+                      f"pip install {' '.join(packages_of(extra))}", who)  # fmt: skip
+
+
+def packages_of(extra: str) -> list[str]:
+    """The requirements the extra adds, as pip takes them (satnono's metadata; its modules'
+    names when the metadata cannot be read)."""
+    import importlib.metadata
+
+    marker = f"extra == '{extra}'"
+    try:
+        required = importlib.metadata.requires("satnono") or []
+    except importlib.metadata.PackageNotFoundError:
+        required = []
+    found = [
+        requirement.split(";")[0].strip()
+        for requirement in required
+        if requirement.split(";")[-1].strip() == marker and not requirement.startswith("satnono")
+    ]
+    return found or list(EXTRAS[extra][1])

@@ -30,10 +30,8 @@ SHOW_CHOICES = ("solution", "logic", "goal", "blank")
 SITE_PREFIXES = tuple(f"{site}:" for site in SITES)
 
 
-def read_puzzles(source: str | os.PathLike[str], format: str | None = None) -> list[Puzzle]:
-    """Every puzzle of a file, of `webpbn:ID` or `nonograms:ID` (fetched once, then cached),
-    or of the puzzle text itself (a string with a line break); `format` overrides detection
-    by suffix and content."""
+def _read_all(source: str | os.PathLike[str], format: str | None = None) -> list[Puzzle]:
+    """`read_puzzles` without its timeout."""
     from satnono.formats import parse_text
     from satnono.formats import read_puzzles as read_file
 
@@ -61,10 +59,19 @@ def read_puzzle(
     Timeout is raised when it passes. It is enforced by an alarm signal, so only in the main
     thread; elsewhere the read is not bounded.
     """
-    timeout = arguments.seconds(timeout)
     index = arguments.whole_number(index, "index", minimum=1)
+    return _nth(read_puzzles(source, format, timeout), index, source)
+
+
+def read_puzzles(
+    source: str | os.PathLike[str], format: str | None = None, timeout: float | None = None
+) -> list[Puzzle]:
+    """Every puzzle of a file, of `webpbn:ID` or `nonograms:ID` (fetched once, then cached),
+    or of the puzzle text itself (a string with a line break); `format` overrides detection
+    by suffix and content; `timeout` bounds the reading as in `read_puzzle`."""
+    timeout = arguments.seconds(timeout)
     if timeout is None or threading.current_thread() is not threading.main_thread():
-        return _nth(read_puzzles(source, format), index, source)
+        return _read_all(source, format)
     if timeout <= 0:
         raise Timeout
 
@@ -74,7 +81,7 @@ def read_puzzle(
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        return _nth(read_puzzles(source, format), index, source)
+        return _read_all(source, format)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

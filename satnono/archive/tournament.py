@@ -43,6 +43,9 @@ class Tournament:
     entries: tuple[Entry, ...]
     seconds: float
     cpu_seconds: float
+    #: The run's puzzles (more than `entries` when it was interrupted part-way).
+    puzzles: int = 0
+    interrupted: bool = False
 
     @property
     def answered(self) -> int:
@@ -56,6 +59,8 @@ class Tournament:
         )
         if slowest is not None:
             text += f"; slowest ${slowest.number}, {slowest.seconds:.2f} s"
+        if self.interrupted:
+            text = f"interrupted after {len(self.entries)} of {self.puzzles} puzzles: {text}"
         return text
 
 
@@ -87,7 +92,8 @@ def run_tournament(
 ) -> Tournament:
     """Solve `puzzles` in order, each within `timeout` seconds, for one solution; write each
     answer to `answers` (the tournament answer format) and each puzzle's times to `log` as
-    soon as it is done. `on_entry` sees every entry (for a progress display)."""
+    soon as it is done. `on_entry` sees every entry (for a progress display). A Ctrl-C ends
+    the run with the puzzles done so far (`interrupted`), the log closed by its summary."""
     entries: list[Entry] = []
     started, cpu_started = time.perf_counter(), _cpu()
     with ExitStack() as stack:
@@ -95,20 +101,27 @@ def run_tournament(
         log_file = _opened(log, stack)
         if log_file is not None:
             log_file.write(LOG_HEADER + "\n")
-        for entry, grid in _solved(puzzles, timeout, backend):
-            entries.append(entry)
-            if answer_file is not None and grid is not None:
-                answer_file.write(write_answers([(entry.number, grid)]))
-                answer_file.flush()
-            if log_file is not None:
-                log_file.write(
-                    f"{entry.number}\t{entry.seconds:.4f}\t{entry.cpu_seconds:.4f}\t"
-                    f"{entry.status}\t{entry.solver or ''}\n"
-                )
-                log_file.flush()
-            if on_entry is not None:
-                on_entry(entry)
-        run = Tournament(tuple(entries), time.perf_counter() - started, _cpu() - cpu_started)
+        interrupted = False
+        try:
+            for entry, grid in _solved(puzzles, timeout, backend):
+                entries.append(entry)
+                if answer_file is not None and grid is not None:
+                    answer_file.write(write_answers([(entry.number, grid)]))
+                    answer_file.flush()
+                if log_file is not None:
+                    log_file.write(
+                        f"{entry.number}\t{entry.seconds:.4f}\t{entry.cpu_seconds:.4f}\t"
+                        f"{entry.status}\t{entry.solver or ''}\n"
+                    )
+                    log_file.flush()
+                if on_entry is not None:
+                    on_entry(entry)
+        except KeyboardInterrupt:  # a Ctrl-C: the run so far is the answer, said as such
+            interrupted = True
+        run = Tournament(
+            tuple(entries), time.perf_counter() - started, _cpu() - cpu_started,
+            len(puzzles), interrupted,
+        )  # fmt: skip
         if log_file is not None:
             log_file.write(f"# {run.summary()}\n")
     return run

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -18,7 +18,7 @@ from satnono.cli.options import (
     completes,
     completes_list,
 )
-from satnono.cli.process import console, deadline, handles_errors, say
+from satnono.cli.process import EXIT_INTERRUPTED, console, deadline, handles_errors, say
 from satnono.cli.shell import DefaultCommandGroup, app
 from satnono.terminal import printable
 
@@ -85,8 +85,20 @@ def batch_run(
         backend, timeout, max_solutions, exact_count, analyze_too,
         proof=None if proof is None else str(proof.resolve()),
     )  # fmt: skip
+    stored = 0
     with batch_bar(console(stderr=True)) as on_row:
-        run = archive.run_batch(paths, db, settings, workers, scheduler, on_row)
+
+        def counted(row: Any, done: int, total: int) -> None:
+            nonlocal stored
+            stored += 1
+            on_row(row, done, total)
+
+        try:
+            run = archive.run_batch(paths, db, settings, workers, scheduler, counted)
+        except KeyboardInterrupt:  # each row is stored as it finishes: say so, and how to go on
+            say(printable(f"satnono: interrupted: {stored} rows stored in {db} by this run; "
+                          "the same command resumes where it stopped"))  # fmt: skip
+            raise SystemExit(EXIT_INTERRUPTED) from None
     for line in present.batch_run_lines(run, db, proof):
         typer.echo(printable(line))
     if run.rows:
@@ -164,8 +176,27 @@ def compare(
     for path, reason in entries.unreadable + entries.skipped:  # never opened: said, not hidden
         say(printable(f"satnono: skipped {path}: {reason}"))
     # Ctrl-C closes the Dask cluster: its workers and their solver processes end with it.
+    finished: list[Any] = []
     with compare_bar(console(stderr=True), len(files) * len(chosen)) as done:
-        runs = archive.run_all(files, chosen, max_solutions, timeout, jobs, done)
+
+        def kept(run: Any) -> None:
+            finished.append(run)
+            done(run)
+
+        try:
+            runs = archive.run_all(files, chosen, max_solutions, timeout, jobs, kept)
+        except KeyboardInterrupt:  # the runs that finished are shown (and written), not lost
+            runs = []
+    if not runs:
+        if finished:
+            console().print(present.comparison_table(finished, chosen))
+            if csv_file is not None:
+                archive.write_compare_csv(finished, csv_file)
+        shown = " (the table above)" if finished else ""
+        shown += f", written to {csv_file}" if finished and csv_file is not None else ""
+        total = len(files) * len(chosen)
+        say(printable(f"satnono: interrupted: {len(finished)} of {total} runs finished{shown}"))
+        raise SystemExit(EXIT_INTERRUPTED)
     console().print(present.comparison_table(runs, chosen))
     problems = archive.disagreements(runs)
     errors = console(stderr=True)
@@ -206,5 +237,11 @@ def tournament(
     with tournament_bar(console(stderr=True), len(puzzles)) as done:
         run = archive.run_tournament(puzzles, answers, log, timeout, backend, done)
     typer.echo(printable(run.summary()))
+    if run.interrupted:
+        kept = [f"{name} {path}" for name, path in (("answers in", answers), ("times in", log))
+                if path is not None]  # fmt: skip
+        say(printable(f"satnono: interrupted; {run.answered} answers"
+                      + (f" ({', '.join(kept)})" if kept else "")))  # fmt: skip
+        raise SystemExit(EXIT_INTERRUPTED)
     statuses = {entry.status for entry in run.entries if not entry.answered}
     raise SystemExit(0 if not statuses else 3 if "timeout" in statuses else 1)

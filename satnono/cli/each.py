@@ -17,7 +17,7 @@ from satnono.cli.process import (
     EXIT_SOLVED,
     deadline,
     flagged,
-    load,
+    load_puzzles,
     print_json,
     say,
 )
@@ -56,33 +56,51 @@ def several(paths: Sequence[Path]) -> bool:
 def each_puzzle(
     paths: Sequence[Path],
     fmt: str | None,
-    index: int,
+    index: int | None,
     timeout: float | None,
     json_for: str | None,
     one: OnePuzzle,
 ) -> int:
     """`one` on each puzzle named, each within its own `timeout` (the first's counted from the
     start of the process, so that start-up is inside it); the highest exit code. `json_for`
-    names the command when it prints JSON: an unreadable puzzle gets an error object then."""
+    names the command when it prints JSON: an unreadable puzzle gets an error object then.
+    `index` None: every puzzle of a file of several (a tournament file, an XML puzzle set),
+    each labelled with its number; else that one puzzle of each file."""
     satnono.check_options(timeout=timeout)  # once, before any file: a bad one is no file's error
     named = expand(paths)
     labelled = len(named) > 1
     worst = EXIT_SOLVED
-    for number, (path, problem) in enumerate(named):
+    first = True
+    for path, problem in named:
         source = str(path)
         try:
             if problem is not None:
                 raise satnono.InputError(problem, path)
-            within = deadline(timeout, first=number == 0)
-            loaded = load(path, fmt, index, within, json_for)
-            code = one(loaded, source, within, source if labelled else None)
+            within = deadline(timeout, first=first)
+            loaded = load_puzzles(path, fmt, index, within, json_for)
         except satnono.InputError as error:
-            say(printable(f"satnono: error: {flagged(error)}"))
-            if json_for is not None:
-                print_json(contract.error_object(source, str(error)))
-            code = EXIT_BAD_INPUT
-        worst = max(worst, code)
+            worst = max(worst, _refused(error, source, json_for))
+            continue
+        finally:
+            first = False
+        for number, puzzle in enumerate(loaded, start=1):
+            label = source if labelled else None
+            if len(loaded) > 1:
+                label = f"{source}, puzzle {number} of {len(loaded)}"
+                within = within if number == 1 else deadline(timeout, first=False)
+            try:
+                worst = max(worst, one(puzzle, source, within, label))
+            except satnono.InputError as error:
+                worst = max(worst, _refused(error, source, json_for))
     return worst
+
+
+def _refused(error: satnono.InputError, source: str, json_for: str | None) -> int:
+    """Say why a puzzle was refused (one line; an error object with JSON): exit 2."""
+    say(printable(f"satnono: error: {flagged(error)}"))
+    if json_for is not None:
+        print_json(contract.error_object(source, str(error)))
+    return EXIT_BAD_INPUT
 
 
 class OutputFolder:

@@ -68,7 +68,13 @@ FormatOpt = Annotated[
     ),
 ]
 IndexOpt = Annotated[
-    int, typer.Option("--puzzle", min=1, help="Which puzzle of a multi-puzzle file.")
+    int | None,
+    typer.Option(
+        "--puzzle",
+        min=1,
+        help="Which puzzle of a multi-puzzle file (solve, count, sample and "
+        "analyze: every puzzle when not given).",
+    ),
 ]
 BackendOpt = Annotated[
     str,

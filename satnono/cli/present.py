@@ -83,19 +83,26 @@ def sample_verdict(drawing: SampleRun) -> str:
 
 
 def print_analysis(
-    console: Any, analysis: Analysis, max_solutions: int, clues: bool = False
+    console: Any,
+    analysis: Analysis,
+    max_solutions: int,
+    clues: bool = False,
+    interrupted: bool = False,
 ) -> None:
     """The report, and for an ambiguous puzzle the grid with its ambiguous cells as '?'
-    (`clues` on its margins)."""
+    (`clues` on its margins); `interrupted`: a Ctrl-C stopped it, and the report says so
+    where it would say the timeout did."""
+    stop = "interrupt" if interrupted else "timeout"
     for line in analysis.report_lines(max_solutions):
-        console.out(line, highlight=False)
+        console.out(line.replace("timeout", "interrupted") if interrupted else line,
+                    highlight=False)  # fmt: skip
     if analysis.ambiguous_cells and analysis.domains is not None:
         console.out("")
         if analysis.backbone_exact:
             console.out("every solution agrees except on '?':", highlight=False)
         else:  # '?' also marks what the timeout left unsettled: not a claim of agreement
             console.out("'?': cells that differ between solutions or were not settled before "
-                        "the timeout:", highlight=False)  # fmt: skip
+                        f"the {stop}:", highlight=False)  # fmt: skip
         print_domains(console, analysis.puzzle, analysis.domains, clues)
     console.out(f"({analysis.seconds:.2f} s)", highlight=False)
 
@@ -115,11 +122,15 @@ def comparison_table(runs: list[Any], backends: list[str]) -> Any:
     table.add_column("verdict")
     by_key = {(run.puzzle, run.backend): run for run in runs}
     for puzzle in dict.fromkeys(run.puzzle for run in runs):
-        group = [by_key[(puzzle, backend)] for backend in backends]
-        finished = [run for run in group if run.finished]
+        # A pair a Ctrl-C left unrun has no run: shown as "-".
+        group = [by_key.get((puzzle, backend)) for backend in backends]
+        finished = [run for run in group if run is not None and run.finished]
         fastest = min((run.seconds for run in finished), default=None)
         cells = []
         for run in group:
+            if run is None:
+                cells.append("-")
+                continue
             text = f"{run.seconds:.2f}" if run.finished else run.status
             if run.finished and run.seconds == fastest:
                 text = f"[bold green]{text}[/]"
@@ -132,9 +143,10 @@ def comparison_table(runs: list[Any], backends: list[str]) -> Any:
         table.add_row(name, *cells, " / ".join(verdicts) if verdicts else "-")
     totals = []
     for backend in backends:
-        group = [run for run in runs if run.backend == backend]
-        solved = sum(1 for run in group if run.finished)
-        totals.append(f"{sum(run.seconds for run in group):.2f} ({solved}/{len(group)})")
+        of_backend = [run for run in runs if run.backend == backend]
+        solved = sum(1 for run in of_backend if run.finished)
+        seconds = sum(run.seconds for run in of_backend)
+        totals.append(f"{seconds:.2f} ({solved}/{len(of_backend)})")
     table.add_row("[bold]total (solved)[/]", *totals, "")
     return table
 

@@ -154,9 +154,23 @@ def load(
 ) -> satnono.Puzzle:
     """The puzzle, read (or downloaded) within the deadline (exit 3 when it passes; with
     --json, `json_for` names the command whose object says so)."""
+    (puzzle,) = load_puzzles(path, fmt, index, within, json_for)
+    return puzzle
+
+
+def load_puzzles(
+    path: Path,
+    fmt: str | None,
+    index: int | None,
+    within: satnono.Deadline | None = None,
+    json_for: str | None = None,
+) -> list[satnono.Puzzle]:
+    """Puzzle `index` of the file, or every puzzle in it when `index` is None; as `load`."""
     remaining = None if within is None else within.remaining()
     try:
-        return satnono.read_puzzle(path, fmt, index, remaining)
+        if index is None:
+            return satnono.read_puzzles(path, fmt, remaining)
+        return [satnono.read_puzzle(path, fmt, index, remaining)]
     except satnono.Timeout:
         raise _unread(path, json_for) from None
 

@@ -41,7 +41,7 @@ class SolveArgs:
     clues: bool | None = None
     proof: Path | None = None
     fmt: str | None = None
-    index: int = 1
+    index: int | None = None
 
 
 def run(puzzles: Sequence[Path], args: SolveArgs) -> int:

@@ -155,7 +155,7 @@ def count(
     cubes: CubesOpt = None,
     json_output: JsonOpt = False,
     fmt: FormatOpt = None,
-    index: IndexOpt = 1,
+    index: IndexOpt = None,
 ) -> None:
     """Count the solutions exactly, however many; --limit or --timeout make it a lower bound.
 
@@ -221,7 +221,7 @@ def sample(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
     clues: CluesOpt = None,
     fmt: FormatOpt = None,
-    index: IndexOpt = 1,
+    index: IndexOpt = None,
 ) -> None:
     """Draw random solutions, each verified; components with up to 1000 solutions exactly
     uniformly, larger ones with the chosen sampler (its guarantee is in the summary)."""
@@ -232,11 +232,15 @@ def sample(
     ) -> int:
         text = None if json_lines else SolutionPrinter(loaded, quiet, clues)
         with satnono.iter_samples(loaded, n, seed, sampler, within.remaining()) as drawing:
-            for grid in drawing:
-                if text is None:
-                    print_json(contract.solution_object(loaded, grid))
-                else:
-                    text.add(grid)
+            try:
+                for grid in drawing:
+                    if text is None:
+                        print_json(contract.solution_object(loaded, grid))
+                    else:
+                        text.add(grid)
+            except KeyboardInterrupt:  # what was drawn is printed: say how much
+                say(f"satnono: interrupted: {drawing.drawn} of {n} samples drawn, each verified")
+                raise SystemExit(EXIT_INTERRUPTED) from None
         if text is None:
             print_json(contract.sample_summary(
                 source, drawing.status, drawing.drawn, seed, sampler, drawing.methods,
@@ -271,7 +275,7 @@ def analyze(
     ] = None,
     clues: CluesOpt = None,
     fmt: FormatOpt = None,
-    index: IndexOpt = 1,
+    index: IndexOpt = None,
 ) -> None:
     """Tell a puzzle author how hard a puzzle is, whether it is unique, and where it is not.
 
@@ -310,7 +314,8 @@ def analyze(
                 typer.echo(printable(f"{label}:"))
             shown = console()
             framed = shown.is_terminal if clues is None else clues
-            present.print_analysis(shown, analysis, max_solutions, framed)
+            interrupted = pressed.is_set() and analysis.timed_out
+            present.print_analysis(shown, analysis, max_solutions, framed, interrupted)
         if pressed.is_set() and analysis.timed_out:
             say("satnono: interrupted: the analysis above is what was found so far")
             raise SystemExit(EXIT_INTERRUPTED)

@@ -1,0 +1,128 @@
+"""A person at the keyboard (issue 42): every puzzle of a file, interrupted work that says
+what it did, install advice that works, one way of doing a thing across the commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support import EXAMPLES, SHARED, run_satnono
+
+TOURNAMENT = str(EXAMPLES / "tournament-4.txt")  # four 15x15 puzzles
+
+
+@pytest.mark.parametrize("command", ["solve", "count", "analyze", "sample"])
+def test_every_puzzle_of_a_file_is_done_and_named(command: str) -> None:
+    """solve, count and analyze did puzzle 1 of a tournament file and said nothing of the
+    other three."""
+    done = run_satnono(command, TOURNAMENT)
+    assert done.returncode == 0, done.stderr
+    for number in range(1, 5):
+        assert f"tournament-4.txt, puzzle {number} of 4" in done.stdout
+
+
+def test_json_gives_an_object_for_every_puzzle_and_puzzle_picks_one() -> None:
+    done = run_satnono("count", TOURNAMENT, "--json")
+    counts = [json.loads(line)["count"] for line in done.stdout.splitlines()]
+    assert counts == [2, 12, 12, 54774]
+    one = run_satnono("count", TOURNAMENT, "--json", "--puzzle", "2")
+    assert [json.loads(line)["count"] for line in one.stdout.splitlines()] == [12]
+
+
+def _default_ctrl_c() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_an_interrupted_tournament_says_what_it_did(tmp_path: Path) -> None:
+    """It printed only "satnono: interrupted" (309 answers were in the file; the log had no
+    closing line)."""
+    import os
+    import random
+    import signal
+    import subprocess
+    import time
+
+    from satnono.formats.tournament import write_tournament
+    from satnono.generate import puzzle_from_grid, random_grid
+    from support import SATNONO
+
+    rng = random.Random(45)  # random 45x45 puzzles of density 0.45: none decided in seconds
+    hard = [puzzle_from_grid(random_grid(45, 45, 2, 0.45, rng)) for _ in range(3)]
+    questions = tmp_path / "questions.txt"
+    questions.write_text(write_tournament(hard))
+    answers, log = tmp_path / "answers.txt", tmp_path / "log.tsv"
+    command = [*SATNONO, "tournament", str(questions), "-o", str(answers), "--log", str(log)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, preexec_fn=_default_ctrl_c,
+    )  # fmt: skip
+    time.sleep(4)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert out.startswith("interrupted after ") and "of 3 puzzles: solved" in out
+    assert err.splitlines() == [f"satnono: interrupted; 0 answers (answers in {answers}, "
+                                f"times in {log})"]  # fmt: skip
+    assert log.read_text().splitlines()[-1].startswith("# interrupted after ")
+
+
+def _interrupted(seconds: float, *args: str) -> tuple[int, str, str]:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from support import SATNONO
+
+    process = subprocess.Popen(
+        [*SATNONO, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, preexec_fn=_default_ctrl_c,
+    )  # fmt: skip
+    time.sleep(seconds)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    return process.returncode, out, err
+
+
+def test_an_interrupted_sample_says_how_many_it_drew() -> None:
+    """`sample` said nothing."""
+    code, _, err = _interrupted(
+        4, "sample", str(EXAMPLES / "switchboard-10.non"), "-n", "100000000", "-q"
+    )
+    assert code == 130
+    (line,) = err.splitlines()
+    assert line.startswith("satnono: interrupted: ") and "of 100000000 samples drawn" in line
+
+
+@pytest.mark.skipif(not (SHARED / "webpbn-survey").exists(), reason="../shared is absent")
+def test_an_interrupted_analysis_says_interrupted_not_timeout() -> None:
+    sierp = str(SHARED / "webpbn-survey" / "12548-sierp.non")
+    code, out, err = _interrupted(4, "analyze", sierp)
+    assert code == 130 and err.startswith("satnono: interrupted")
+    assert "timeout" not in out and "(interrupted" in out
+
+
+def test_an_interrupted_compare_shows_the_runs_that_finished(tmp_path: Path) -> None:
+    """`compare` lost its finished rows."""
+    import random
+    import shutil
+
+    from satnono import write_puzzles
+    from satnono.generate import puzzle_from_grid, random_grid
+
+    shutil.copy(EXAMPLES / "duck.non", tmp_path / "a-duck.non")
+    hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
+    write_puzzles([hard], tmp_path / "z-hard.non")
+    csv_file = tmp_path / "runs.csv"
+    code, out, err = _interrupted(
+        14, "compare", str(tmp_path), "--backends", "sat,backtrack", "--timeout", "60",
+        "--csv", str(csv_file),
+    )  # fmt: skip
+    assert code == 130, err
+    (line,) = err.splitlines()
+    assert line.startswith("satnono: interrupted: ") and "of 4 runs finished" in line
+    assert "a-duck.non" in out and csv_file.exists()
