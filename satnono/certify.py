@@ -35,7 +35,7 @@ PROVER = "cadical195"
 #: has 97 million (2.4 GB, 20 s to write): past the limit the certificate is refused, one
 #: line, and the verdict stands.
 MAX_CLAUSES = 10_000_000
-#: File names in a certificate folder.
+#: File names in a certificate folder (and Certificate.README, which the checker skips).
 CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS = (
     "puzzle.non", "puzzle.cnf", "excluded.cnf", "proof.drup", "solution.txt", "solutions.txt",
 )  # fmt: skip
@@ -65,6 +65,25 @@ class Certificate:
     verified: bool | None = None
     check_reason: str = ""
     check_seconds: float = 0.0
+    #: The file that says what the folder holds and how to check it (not checked itself).
+    README = "README.txt"
+
+    def readme(self, checked: str = "") -> str:
+        """README.txt: what the certificate claims, its files and how to check it, for
+        whoever receives it; `checked` a line saying who verified it already."""
+        how = ("satnono check-proof FOLDER (the CNF rebuilt from puzzle.non and compared, the "
+               "proof checked step by step)")  # fmt: skip
+        if self.verdict != "multiple":
+            refuted = EXCLUDED if self.verdict == "unique" else CNF
+            how += f", or: drat-trim {refuted} {PROOF}"
+        return (
+            f"satnono certificate: {self.verdict}\n"
+            f"files: {', '.join(self.files)}\n"
+            f"encoding: {self.encoding} (encodings/automaton-cnf.md)\n"
+            f"proof: {self.proof_steps} steps by {self.prover or '-'}\n"
+            + (f"{checked}\n" if checked else "")
+            + f"check it yourself: {how}\n"
+        )
 
 
 def puzzle_hash(clues_text: str) -> str:
@@ -177,9 +196,12 @@ def certify(
         proved, steps, prover = _refuted(puzzle, grids[0] if verdict == "unique" else None,
                                          deadline)  # fmt: skip
         files.update(proved)
-    _write_fresh(target, files)
     seconds = round(time.perf_counter() - started, 4)
-    return Certificate(verdict, str(target), tuple(files), ENCODING, steps, prover, seconds)
+    named = (*files, Certificate.README)
+    made = Certificate(verdict, str(target), named, ENCODING, steps, prover, seconds)
+    files[Certificate.README] = made.readme()
+    _write_fresh(target, files)
+    return made
 
 
 def _write_fresh(target: Path, files: dict[str, str]) -> None:
@@ -191,7 +213,7 @@ def _write_fresh(target: Path, files: dict[str, str]) -> None:
     import os
     import tempfile
 
-    for name in MAX_FILE_BYTES:
+    for name in (*MAX_FILE_BYTES, Certificate.README):
         if name not in files and os.path.lexists(target / name):
             try:
                 (target / name).unlink()

@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 
 import satnono
-from satnono.certify import CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS
+from satnono.certify import CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS, Certificate
 from satnono.model import BLOTTED, Block
 from satnono.proofcheck import check_certificate, check_drup
 from support import DRAT_TRIM, EXAMPLES, PALETTES, SHARED, run_satnono
+
+README = Certificate.README
 
 
 def _certified(name: str, folder: Path) -> satnono.SolveResult:
@@ -29,10 +31,10 @@ def _certified(name: str, folder: Path) -> satnono.SolveResult:
 @pytest.mark.parametrize(
     ("name", "verdict", "files"),
     [
-        ("needs-search-25.non", "unique", {CLUES, CNF, EXCLUDED, PROOF, SOLUTION}),
-        ("heart-color.non", "unique", {CLUES, CNF, EXCLUDED, PROOF, SOLUTION}),
-        ("switches-8.non", "multiple", {CLUES, SOLUTIONS}),
-        ("bad/too-long.non", "unsolvable", {CLUES, CNF, PROOF}),
+        ("needs-search-25.non", "unique", {CLUES, CNF, EXCLUDED, PROOF, SOLUTION, README}),
+        ("heart-color.non", "unique", {CLUES, CNF, EXCLUDED, PROOF, SOLUTION, README}),
+        ("switches-8.non", "multiple", {CLUES, SOLUTIONS, README}),
+        ("bad/too-long.non", "unsolvable", {CLUES, CNF, PROOF, README}),
     ],
 )
 def test_each_verdict_gets_a_certificate_the_checker_verifies(

@@ -126,3 +126,31 @@ def test_an_interrupted_compare_shows_the_runs_that_finished(tmp_path: Path) -> 
     (line,) = err.splitlines()
     assert line.startswith("satnono: interrupted: ") and "of 4 runs finished" in line
     assert "a-duck.non" in out and csv_file.exists()
+
+
+def test_check_proof_takes_several_folders_and_a_batch_folder(tmp_path: Path) -> None:
+    """`check-proof d1 d2` was refused; a `batch --proof` folder was "not a certificate
+    folder"; CLI certificate folders had no README.txt."""
+    import satnono
+
+    for name in ("needs-search-25", "switches-8"):
+        satnono.solve(satnono.read_puzzle(EXAMPLES / f"{name}.non"), proof=tmp_path / name)
+        assert "check it yourself" in (tmp_path / name / "README.txt").read_text()
+    done = run_satnono(
+        "check-proof", str(tmp_path / "needs-search-25"), str(tmp_path / "switches-8")
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and all(": VERIFIED: " in line for line in lines)
+    puzzles = tmp_path / "puzzles"
+    puzzles.mkdir()
+    for name in ("duck.non", "unsolvable-1.non", "switches-8.non"):
+        (puzzles / name).write_bytes((EXAMPLES / name).read_bytes())
+    proof = tmp_path / "batch-proof"
+    batch = run_satnono("batch", "run", str(puzzles), "--db", str(tmp_path / "r.sqlite"),
+                        "--proof", str(proof))  # fmt: skip
+    assert batch.returncode in (0, 1), batch.stderr
+    checked = run_satnono("check-proof", str(proof), "--json")
+    verdicts = sorted(json.loads(line)["verdict"] for line in checked.stdout.splitlines())
+    assert verdicts == ["multiple", "unique", "unsolvable"], checked.stderr
+    assert checked.returncode == 0

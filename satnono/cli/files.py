@@ -314,25 +314,48 @@ def from_image(
 @app.command("check-proof")
 @handles_errors
 def check_proof(
-    folder: Annotated[
-        Path,
-        typer.Argument(help="A certificate folder (solve --proof).", show_default=False),
+    folders: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Certificate folders (solve --proof), or the folder of batch run --proof (its "
+            "certificates.csv lists them).",
+            show_default=False,
+        ),
     ],
     timeout: TimeoutOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
-    """Check a certificate: the CNF against the clues, the solutions against the clues, and
+    """Check certificates: the CNF against the clues, the solutions against the clues, and
     the proof step by step (reverse unit propagation); VERIFIED, or the first failing step
-    (exit 1), or TIMEOUT (exit 3)."""
-    checked = satnono.check_proof(folder, timeout)
-    if json_output:
-        print_json({
-            "folder": str(folder), "verified": checked.verified, "verdict": checked.verdict,
-            "reason": checked.reason, "steps": checked.steps, "seconds": checked.seconds,
-            "timeout": checked.timed_out,
-        })  # fmt: skip
-    else:
-        typer.echo(printable(checked.line))
-    if checked.timed_out:
-        raise SystemExit(EXIT_TIMEOUT)
-    raise SystemExit(EXIT_SOLVED if checked.verified else EXIT_UNSOLVABLE)
+    (exit 1), or TIMEOUT (exit 3); with several, each on a line and the highest exit code."""
+    named = [folder for given in folders for folder in _certificate_folders(given)]
+    worst = EXIT_SOLVED
+    for folder in named:
+        checked = satnono.check_proof(folder, timeout)
+        if json_output:
+            print_json({
+                "folder": str(folder), "verified": checked.verified, "verdict": checked.verdict,
+                "reason": checked.reason, "steps": checked.steps, "seconds": checked.seconds,
+                "timeout": checked.timed_out,
+            })  # fmt: skip
+        else:
+            prefix = f"{folder}: " if len(named) > 1 else ""
+            typer.echo(printable(prefix + checked.line))
+        code = EXIT_SOLVED if checked.verified else EXIT_UNSOLVABLE
+        worst = max(worst, EXIT_TIMEOUT if checked.timed_out else code)
+    raise SystemExit(worst)
+
+
+def _certificate_folders(given: Path) -> list[Path]:
+    """A certificate folder as it is, or the certificate folders a `batch run --proof` folder
+    lists in its certificates.csv (those made)."""
+    import csv
+
+    listing = given / "certificates.csv"
+    if (given / "puzzle.non").exists() or not listing.is_file():
+        return [given]
+    with listing.open(encoding="utf-8", newline="") as file:
+        made = [row["folder"] for row in csv.DictReader(file) if row.get("folder")]
+    if not made:
+        raise satnono.InputError("its certificates.csv lists no certificate", given)
+    return [Path(folder) for folder in dict.fromkeys(made)]

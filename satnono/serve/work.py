@@ -103,26 +103,11 @@ def certificate(text: str, query: dict[str, str], deadline: satnono.Deadline) ->
         packed = io.BytesIO()
         with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
             for file in made.files:
-                archive.write(Path(folder) / file, f"{name}-certificate/{file}")
-            archive.writestr(f"{name}-certificate/README.txt", _certificate_readme(made))
+                if file != made.README:  # its own, saying it was verified here
+                    archive.write(Path(folder) / file, f"{name}-certificate/{file}")
+            checked = f"VERIFIED by satnono's checker on the server in {made.check_seconds:.2f} s"
+            archive.writestr(f"{name}-certificate/{made.README}", made.readme(checked))
         return packed.getvalue()
-
-
-def _certificate_readme(made: Any) -> str:
-    """What the zip holds and how to check it, for whoever receives it."""
-    how = ("satnono check-proof FOLDER (the CNF rebuilt from puzzle.non and compared, the proof "
-           "checked step by step)")  # fmt: skip
-    if made.verdict != "multiple":
-        refuted = "excluded.cnf" if made.verdict == "unique" else "puzzle.cnf"
-        how += f", or: drat-trim {refuted} proof.drup"
-    return (
-        f"satnono certificate: {made.verdict}\n"
-        f"files: {', '.join(made.files)}\n"
-        f"encoding: {made.encoding} (encodings/automaton-cnf.md)\n"
-        f"proof: {made.proof_steps} steps by {made.prover or '-'}\n"
-        f"VERIFIED by satnono's checker on the server in {made.check_seconds:.2f} s\n"
-        f"check it yourself: {how}\n"
-    )
 
 
 def count(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict[str, Any]:
