@@ -149,6 +149,8 @@ def count_object(source: str, counted: CountResult) -> dict[str, Any]:
             }
     if counted.result.reason:
         data["reason"] = counted.result.reason
+    if counted.hint is not None:
+        data["hint"] = counted.hint
     return data
 
 

@@ -305,6 +305,9 @@ class CountResult:
     #: The (epsilon, delta) estimate, when one was asked for and every factor has one.
     estimate: int | None = None
     approximation: Approximation | None = None
+    #: What would help where the count is not exact: the model counter's extra, when it is
+    #: not installed (Ganak counts some puzzles the engine does not); else None.
+    hint: str | None = None
 
     def __repr__(self) -> str:
         # Short: `result` holds the puzzle and grids (see .result).
@@ -360,7 +363,15 @@ def count(
         solutions_found=n, seconds=seconds, backend=backend, solver=counted.solver,
         reason=counted.reason, stats=counted.stats,
     )  # fmt: skip
+    hint = None
+    if counted.stopped == "timeout":
+        from satnono.extras import installed, packages_of
+
+        if not installed("pyganak"):
+            hint = ("Ganak counts some puzzles the engine does not; it is "
+                    "satnono's 'counting' extra, not installed here: pip install "
+                    + " ".join(packages_of("counting")))  # fmt: skip
     return CountResult(
         n, counted.exact, seconds, result, counted.stopped, counted.factors, counted.estimate,
-        counted.approximation,
+        counted.approximation, hint,
     )  # fmt: skip

@@ -124,8 +124,8 @@ def count(
         bool,
         typer.Option(
             "--approx",
-            help="Also race ApproxMC: an (epsilon, delta)-guaranteed estimate where no exact "
-            "count finishes.",
+            help="Also race ApproxMC's (epsilon, delta)-guaranteed estimate: the first answer "
+            "wins, so an estimate may be given where an exact count would have come later.",
         ),
     ] = False,
     epsilon: Annotated[
@@ -188,6 +188,8 @@ def count(
             print_json(data)
         else:
             typer.echo(labelled(label, present.count_text(counted, limit, interrupted)))
+        if counted.hint is not None:
+            say(f"satnono: hint: {counted.hint}")
         if interrupted:
             raise SystemExit(EXIT_INTERRUPTED)
         return exit_code(counted.result.status, counted.count)
