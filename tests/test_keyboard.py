@@ -154,3 +154,15 @@ def test_check_proof_takes_several_folders_and_a_batch_folder(tmp_path: Path) ->
     verdicts = sorted(json.loads(line)["verdict"] for line in checked.stdout.splitlines())
     assert verdicts == ["multiple", "unique", "unsolvable"], checked.stderr
     assert checked.returncode == 0
+
+
+def test_help_lists_solve_first_and_keeps_dask_options_apart() -> None:
+    """`satnono --help` listed compare, tournament and convert first; `solve --help` put the
+    Dask-only options beside --json."""
+    listed = run_satnono("--help").stdout.split("Commands", 1)[1]
+    rows = [line for line in listed.splitlines() if line.startswith("│ ") and line[2] != " "]
+    commands = [line.split()[1] for line in rows]
+    assert commands[:4] == ["solve", "count", "sample", "analyze"], commands
+    solve_help = run_satnono("solve", "--help").stdout
+    cubes = solve_help.index("Cubes backend (Dask)")
+    assert solve_help.index("--workers") > cubes > solve_help.index("--json")

@@ -18,15 +18,18 @@ COMMANDS = {
     "solve": "solving", "count": "solving", "sample": "solving", "analyze": "solving",
     "convert": "files", "cnf": "files", "fetch": "files", "render": "files",
     "from-image": "files", "check-proof": "files", "batch": "archive", "compare": "archive",
-    "serve": "web",
+    "tournament": "archive", "serve": "web",
 }  # fmt: skip
 
 __all__ = ["COMMANDS", "app", "main"]
 
 
 def _register(modules: set[str]) -> Any:
-    for module in sorted(modules):
-        importlib.import_module(f"satnono.cli.{module}")
+    # In the order above: `satnono --help` lists the commands in the order they are declared
+    # (solving first, then files, archives, the web page).
+    for module in dict.fromkeys(COMMANDS.values()):
+        if module in modules:
+            importlib.import_module(f"satnono.cli.{module}")
     from satnono.cli.shell import app
 
     return app

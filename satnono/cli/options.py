@@ -59,6 +59,11 @@ PathsArg = Annotated[
     list[Path],
     typer.Argument(help="Puzzle files or folders.", show_default=False, metavar="PATH..."),
 ]
+#: Option panels of `--help`: how the search goes, and the cubes backend's Dask settings (the
+#: rest, what to read and what to print, stay in the first panel).
+SEARCH_PANEL = "Search"
+CUBES_PANEL = "Cubes backend (Dask)"
+
 FormatOpt = Annotated[
     str | None,
     typer.Option(
@@ -80,6 +85,7 @@ BackendOpt = Annotated[
     str,
     typer.Option(
         "--backend",
+        rich_help_panel=SEARCH_PANEL,
         help=f"Search backend: {', '.join(satnono.available_backends())}.",
         autocompletion=completes("backend"),
     ),
@@ -88,6 +94,7 @@ SolverOpt = Annotated[
     str | None,
     typer.Option(
         "--solver",
+        rich_help_panel=SEARCH_PANEL,
         help="A PySAT solver alone on line logic's residual (default: the native search, then "
         "CaDiCaL 1.9.5 on what it leaves); portfolio races only it.",
         autocompletion=completes("solver"),
@@ -97,34 +104,49 @@ EncodingOpt = Annotated[
     str | None,
     typer.Option(
         "--encoding",
+        rich_help_panel=SEARCH_PANEL,
         help="CNF encoding: blocks (default), automaton, automaton-lean; see encodings/.",
         autocompletion=completes("encoding"),
     ),
 ]
 ThreadsOpt = Annotated[
-    int, typer.Option("--threads", min=1, help="Worker threads (cpsat backend).")
+    int,
+    typer.Option(
+        "--threads", rich_help_panel=SEARCH_PANEL, min=1, help="Worker threads (cpsat backend)."
+    ),
 ]
 WorkersOpt = Annotated[
     int | None,
     typer.Option(
         "--workers",
+        rich_help_panel=CUBES_PANEL,
         min=1,
         help="Dask workers (batch, cubes backend; default: cores, or --scheduler's threads).",
     ),
 ]
 SchedulerOpt = Annotated[
-    str, typer.Option("--scheduler", help="local, or the address of a Dask scheduler.")
+    str,
+    typer.Option(
+        "--scheduler",
+        rich_help_panel=CUBES_PANEL,
+        help="local, or the address of a Dask scheduler.",
+    ),
 ]
 CubesOpt = Annotated[
     int | None,
     typer.Option(
-        "--cubes", min=1, help="Cubes to split into (cubes backend; default: 32 per worker)."
+        "--cubes",
+        rich_help_panel=CUBES_PANEL,
+        min=1,
+        help="Cubes to split into (cubes backend; default: 32 per worker).",
     ),
 ]
 SeedOpt = Annotated[
     int,
     typer.Option(
-        "--seed", help="Random seed for the search (sat: random initial phases, -1 all true)."
+        "--seed",
+        rich_help_panel=SEARCH_PANEL,
+        help="Random seed for the search (sat: random initial phases, -1 all true).",
     ),
 ]
 TimeoutOpt = Annotated[
