@@ -27,9 +27,9 @@ class SolveHandle:
     SolveResult (after a cancel: not complete, with the solutions found until then).
 
     Solutions are handed over one at a time: the search waits for the consumer of
-    `solutions()` rather than piling them up, so with `stream` True take them all before
-    `result()`; with `stream` False none are handed over. Leaving a `with` block cancels the
-    solve and waits for it.
+    `solutions()` rather than piling them up; `result()` stops the handing over (the search
+    goes on to its end); with `stream` False none are handed over. Leaving a `with` block
+    cancels the solve and waits for it.
     """
 
     def __init__(
@@ -89,7 +89,11 @@ class SolveHandle:
         return self._background.wait(timeout)
 
     def result(self) -> SolveResult:
-        """The SolveResult, once the solve has ended (waits; raises what the solve raised)."""
+        """The SolveResult, once the solve has ended (waits; raises what the solve raised).
+        Solutions not taken from `solutions()` by then are no longer handed over: the solve
+        goes on to its end (they are in the result, as `keep` allows) rather than wait."""
+        if self._handed is not None:
+            self._handed.release()
         result = self._background.result()
         if self._cancelled and result.status == Status.TIMEOUT:
             return dataclasses.replace(result, status=Status.INTERRUPTED)

@@ -166,3 +166,17 @@ def test_help_lists_solve_first_and_keeps_dask_options_apart() -> None:
     solve_help = run_satnono("solve", "--help").stdout
     cubes = solve_help.index("Cubes backend (Dask)")
     assert solve_help.index("--workers") > cubes > solve_help.index("--json")
+
+
+def test_result_of_a_streaming_handle_never_waits_on_solutions_nobody_takes() -> None:
+    """`start_solve(..., max_solutions=0).result()` waited forever: the search waited for a
+    consumer of `solutions()` that never came."""
+    import satnono
+
+    switches = satnono.read_puzzle(EXAMPLES / "switches-8.non")
+    handle = satnono.start_solve(switches, max_solutions=0, timeout=60)
+    assert handle.result().solutions_found == 256
+    handle = satnono.start_solve(switches, max_solutions=0, timeout=60)
+    taken = [next(iter(handle.solutions()))]  # one taken, the rest left
+    result = handle.result()
+    assert len(taken) == 1 and result.solutions_found == 256 and result.complete

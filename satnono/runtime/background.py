@@ -9,6 +9,7 @@ install a SIGINT handler of its own (see satnono.runtime.stoppable).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -93,6 +94,7 @@ class HandOver(Generic[Item]):
 
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=1)
         self._closed = threading.Event()
+        self._released = threading.Event()
 
     def put(self, item: Item) -> bool:
         """Hand `item` over; False once the consumer has gone (the producer should stop)."""
@@ -105,6 +107,8 @@ class HandOver(Generic[Item]):
         import queue
 
         while not self._closed.is_set():
+            if self._released.is_set():
+                return True  # nobody takes items any more: the producer goes on without
             try:
                 self._queue.put(item, timeout=_HAND_OVER_POLL)
                 return True
@@ -114,6 +118,17 @@ class HandOver(Generic[Item]):
 
     def close(self) -> None:
         self._closed.set()
+
+    def release(self) -> None:
+        """The consumer takes no more items, but the producer should go on (it then hands
+        nothing over): what a caller that only wants the end needs, so that it cannot wait
+        forever on a producer waiting for it."""
+        import queue
+
+        self._released.set()
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
 
     def get(self, timeout: float | None = None) -> tuple[bool, Item | None]:
         """(ended, item): the next item if one comes within `timeout` seconds (None waits
