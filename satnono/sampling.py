@@ -95,7 +95,10 @@ class Sampling:
 
     def _exactly(self, prepared: Prepared) -> Iterator[Grid] | None:
         """The draws from the engine's exact count, when it finishes within EXACT_BUDGET;
-        None when it does not (the samplers take over)."""
+        None when it does not (the samplers take over), or when the budget is 0 (off: a count
+        that ends at once would otherwise still race a zero budget)."""
+        if EXACT_BUDGET <= 0:
+            return None
         puzzle, deadline = self.puzzle, self.deadline
         sampler = Engine(puzzle).sampler(prepared.domains, self.seed, deadline)
         total = sampler.total(deadline.sooner(EXACT_BUDGET))

@@ -180,3 +180,14 @@ def test_result_of_a_streaming_handle_never_waits_on_solutions_nobody_takes() ->
     taken = [next(iter(handle.solutions()))]  # one taken, the rest left
     result = handle.result()
     assert len(taken) == 1 and result.solutions_found == 256 and result.complete
+
+
+def test_the_json_flags_are_where_a_user_looks_for_them() -> None:
+    """--json was missing on sample, --json-lines on count."""
+    sampled = run_satnono("sample", str(EXAMPLES / "switches-8.non"), "-n", "3", "--json")
+    data = json.loads(sampled.stdout)
+    assert data["samples"] == 3 and len(data["solutions"]) == 3 and data["status"] == "sampled"
+    counted = run_satnono("count", str(EXAMPLES / "switches-8.non"), "--json-lines")
+    assert json.loads(counted.stdout)["count"] == 256
+    both = run_satnono("sample", str(EXAMPLES / "switches-8.non"), "--json", "--json-lines")
+    assert both.returncode == 2 and "choose --json or --json-lines" in both.stderr

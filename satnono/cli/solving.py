@@ -153,7 +153,12 @@ def count(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = "local",
     cubes: CubesOpt = None,
-    json_output: JsonOpt = False,
+    json_output: Annotated[
+        bool,
+        typer.Option(
+            "--json", "--json-lines", help="One JSON object per puzzle, each on one line."
+        ),
+    ] = False,
     fmt: FormatOpt = None,
     index: IndexOpt = None,
 ) -> None:
@@ -220,6 +225,10 @@ def sample(
             "--json-lines", help="One JSON object per solution as it is drawn, then a summary."
         ),
     ] = False,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="One JSON object: the summary, with every sample drawn."),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
     clues: CluesOpt = None,
     fmt: FormatOpt = None,
@@ -232,11 +241,14 @@ def sample(
     def sample_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
-        text = None if json_lines else SolutionPrinter(loaded, quiet, clues)
+        text = None if json_lines or json_output else SolutionPrinter(loaded, quiet, clues)
+        kept: list[list[str]] = []
         with satnono.iter_samples(loaded, n, seed, sampler, within.remaining()) as drawing:
             try:
                 for grid in drawing:
-                    if text is None:
+                    if json_output:
+                        kept.append(loaded.grid_rows(grid))
+                    elif text is None:
                         print_json(contract.solution_object(loaded, grid))
                     else:
                         text.add(grid)
@@ -244,15 +256,20 @@ def sample(
                 say(f"satnono: interrupted: {drawing.drawn} of {n} samples drawn, each verified")
                 raise SystemExit(EXIT_INTERRUPTED) from None
         if text is None:
-            print_json(contract.sample_summary(
+            summary = contract.sample_summary(
                 source, drawing.status, drawing.drawn, seed, sampler, drawing.methods,
                 drawing.guarantee, drawing.seconds, drawing.reason,
-            ))  # fmt: skip
+            )  # fmt: skip
+            if json_output:
+                summary["solutions"] = kept
+            print_json(summary)
         else:
             text.finish(present.sample_verdict(drawing), label)
         return exit_code(drawing.status, drawing.drawn)
 
-    json_for = "sample" if json_lines else None
+    if json_lines and json_output:
+        raise satnono.InputError("choose --json or --json-lines", "--json")
+    json_for = "sample" if json_lines or json_output else None
     raise SystemExit(each_puzzle(puzzles, fmt, index, timeout, json_for, sample_one))
 
 
