@@ -72,6 +72,8 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
                 self.client = Client(scheduler, timeout=10)
         except OSError as error:
             raise InputError(f"cannot reach the Dask scheduler: {error}", "scheduler") from None
+        with _OPEN_LOCK:  # made: __exit__ counts it off
+            _OPEN[0] += 1
 
     def __enter__(self) -> Any:
         return self.client
@@ -95,6 +97,12 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             if self.cluster is not None:
                 with contextlib.suppress(Exception):
                     self.cluster.close(timeout=CLOSE_WAIT)
+            with _OPEN_LOCK:
+                _OPEN[0] -= 1
+                last = _OPEN[0] == 0
+            # Only when no other client of this process is open (a cubes backend run inside a
+            # batch's in-process worker shares Dask's offload executor with that worker).
+            if last and self.cluster is not None:
                 _release_process_globals(self.tracker_was_running)
 
     def _kill_workers(self) -> None:
@@ -111,6 +119,11 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
             if isinstance(pid, int):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+
+
+#: Clients open in this process (a list, to be changed in place), and its lock.
+_OPEN = [0]
+_OPEN_LOCK = threading.Lock()
 
 
 def _tracker_running() -> bool:
