@@ -251,7 +251,7 @@ def render(
     elif show == "goal":
         if puzzle.goal is None:
             raise InputError("the file holds no goal picture; try show solution", "show")
-        domains = _checked_solution(puzzle, puzzle.goal)
+        domains = _checked_solution(puzzle, puzzle.goal, "goal")
         caption = caption or f"{name}: the goal stored in the file"
     elif show == "logic":
         from satnono.picture import line_logic_picture
@@ -263,8 +263,11 @@ def render(
     return caption or name
 
 
-def _checked_solution(puzzle: Puzzle, solution: Sequence[str] | Grid) -> tuple[int, ...]:
-    """The solution's cell domains, once it is checked against the clues."""
+def _checked_solution(
+    puzzle: Puzzle, solution: Sequence[str] | Grid, what: str = "solution"
+) -> tuple[int, ...]:
+    """The solution's cell domains, once it is checked against the clues (`what` it is, as
+    the error names it: "solution", or the file's "goal")."""
     from satnono.propagate import grid_to_domains
     from satnono.verify import problems
 
@@ -283,7 +286,8 @@ def _checked_solution(puzzle: Puzzle, solution: Sequence[str] | Grid) -> tuple[i
                              f"{puzzle.width}x{puzzle.height} puzzle", "solution")  # fmt: skip
     wrong = problems(puzzle, grid)
     if wrong:
-        raise InputError(f"the solution does not fit the clues: {wrong[0]}", "solution")
+        told = "the goal stored in the file" if what == "goal" else "the solution"
+        raise InputError(f"{told} does not fit the clues: {wrong[0]}", what)
     return tuple(grid_to_domains(grid))
 
 

@@ -191,3 +191,19 @@ def test_the_json_flags_are_where_a_user_looks_for_them() -> None:
     assert json.loads(counted.stdout)["count"] == 256
     both = run_satnono("sample", str(EXAMPLES / "switches-8.non"), "--json", "--json-lines")
     assert both.returncode == 2 and "choose --json or --json-lines" in both.stderr
+
+
+def test_a_stored_goal_that_does_not_fit_is_said(tmp_path: Path) -> None:
+    """pbnsolve checks a file's stored goal against its clues (-c); satnono said nothing, and
+    `render --show goal` called the goal "the solution"."""
+    text = (EXAMPLES / "duck.non").read_text()
+    wrong = tmp_path / "duck.non"
+    wrong.write_text(text.replace('goal "0000', 'goal "1000', 1))
+    solved = run_satnono("solve", str(wrong))
+    assert solved.returncode == 0 and "unique solution" in solved.stdout
+    assert "satnono: note: the goal stored in the file is not a solution" in solved.stderr
+    right = run_satnono("solve", str(EXAMPLES / "duck.non"))
+    assert "note" not in right.stderr
+    drawn = run_satnono("render", str(wrong), "--show", "goal", "-o", str(tmp_path / "g.svg"))
+    assert drawn.returncode == 2
+    assert "the goal stored in the file does not fit the clues" in drawn.stderr

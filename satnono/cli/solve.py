@@ -144,4 +144,11 @@ def _solve_one(
         text.finish(present.verdict_line(result, quiet), label)
     if args.proof is not None:
         say(printable(present.certificate_line(result)))
+    if puzzle.goal is not None and not quiet:  # as pbnsolve -c: the file's own answer checked
+        wrong = (result.status == "unique" and first is not None and first != puzzle.goal) or (
+            result.status == "unsolvable"
+        )
+        if wrong:
+            say(printable(f"satnono: note: {label + ': ' if label else ''}the goal stored in "
+                          "the file is not a solution of its clues"))  # fmt: skip
     return exit_code(result.status, result.solutions_found)
