@@ -161,8 +161,6 @@ pub struct Counter<'a, const W: usize> {
     probe_cells: Vec<usize>,
     /// Components of at least this many cells are probed before a branch.
     pub probe_from: usize,
-    /// Branch on the first cell of the shortest stretch rather than in sweep order.
-    pub shortest: bool,
     /// For sampling: each component's branch cell and its colors' weights, by its key.
     pub branches: FastMap<Box<[u8]>, Weighed>,
     pub stats: Stats,
@@ -191,7 +189,6 @@ impl<'a, const W: usize> Counter<'a, W> {
             },
             probe_cells: Vec::new(),
             probe_from: usize::MAX,
-            shortest: false,
             branches: FastMap::default(),
             stats: Stats::default(),
             stopped: false,
@@ -255,21 +252,14 @@ impl<'a, const W: usize> Counter<'a, W> {
         }
         self.fill_spots(&left);
         let spots = std::mem::take(&mut self.spots);
-        let mut start = 0;
-        while start < spots.len() {
-            let line = spots[start].0 as usize;
-            let mut end = start + 1;
-            while end < spots.len() && spots[end].0 as usize == line {
-                end += 1;
-            }
+        for (line, run) in line_runs(&spots) {
             if let Some(analysis) = self.lines.analysis(self.puzzle, &self.board.grid, line) {
-                for pair in spots[start..end].windows(2) {
+                for pair in spots[run].windows(2) {
                     if analysis.joined(pair[0].1 as usize, pair[1].1 as usize) {
                         union(&mut self.parent, pair[0].2, pair[1].2);
                     }
                 }
             }
-            start = end;
         }
         self.spots = spots;
         let mut groups: Vec<Vec<u32>> = Vec::new();
@@ -296,15 +286,9 @@ impl<'a, const W: usize> Counter<'a, W> {
         let spots = std::mem::take(&mut self.spots);
         let mut key = std::mem::take(&mut self.key);
         key.clear();
-        let mut start = 0;
-        while start < spots.len() {
-            let line = spots[start].0 as usize;
-            let mut end = start + 1;
-            while end < spots.len() && spots[end].0 as usize == line {
-                end += 1;
-            }
+        for (line, run) in line_runs(&spots) {
+            let (start, end) = (run.start, run.end);
             let Some(analysis) = self.lines.analysis(self.puzzle, &self.board.grid, line) else {
-                start = end;
                 continue;
             };
             let mut first = start;
@@ -332,45 +316,9 @@ impl<'a, const W: usize> Counter<'a, W> {
                 }
                 first = last + 1;
             }
-            start = end;
         }
         self.spots = spots;
         self.key = key;
-    }
-
-    /// The first cell of the shortest stretch among the component's (`spots` as `build_key`
-    /// left them for these cells).
-    fn pick_shortest(&mut self) -> Option<usize> {
-        let spots = std::mem::take(&mut self.spots);
-        let mut best: Option<(usize, u32, usize)> = None; // (length, first cell, cell)
-        let mut start = 0;
-        while start < spots.len() {
-            let line = spots[start].0 as usize;
-            let mut end = start + 1;
-            while end < spots.len() && spots[end].0 as usize == line {
-                end += 1;
-            }
-            if let Some(analysis) = self.lines.analysis(self.puzzle, &self.board.grid, line) {
-                let mut first = start;
-                while first < end {
-                    let mut last = first;
-                    while last + 1 < end
-                        && analysis.joined(spots[last].1 as usize, spots[last + 1].1 as usize)
-                    {
-                        last += 1;
-                    }
-                    let length = last - first + 1;
-                    let cell = spots[first].2;
-                    if best.is_none_or(|(l, c, _)| (length, cell) < (l, c)) {
-                        best = Some((length, cell, cell as usize));
-                    }
-                    first = last + 1;
-                }
-            }
-            start = end;
-        }
-        self.spots = spots;
-        best.map(|(_, _, cell)| cell)
     }
 
     /// The cell to branch on: the first of the component in the sweep order.
@@ -451,11 +399,7 @@ impl<'a, const W: usize> Counter<'a, W> {
                 return probed;
             }
         }
-        let cell = if self.shortest {
-            self.pick_shortest().unwrap_or_else(|| self.pick(cells))
-        } else {
-            self.pick(cells)
-        };
+        let cell = self.pick(cells);
         let domain = self.board.grid.domain(self.puzzle, cell);
         let mut total = Count::ZERO;
         let mut left = domain;
@@ -542,6 +486,24 @@ impl<'a, const W: usize> Counter<'a, W> {
         }
         Partial::exact(total)
     }
+}
+
+/// The runs of `spots` (sorted by line) on one line each: (line, the run's range in `spots`).
+fn line_runs(
+    spots: &[(u32, u32, u32)],
+) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let line = spots.get(start)?.0;
+        let end = start
+            + spots[start..]
+                .iter()
+                .take_while(|spot| spot.0 == line)
+                .count();
+        let run = start..end;
+        start = end;
+        Some((line as usize, run))
+    })
 }
 
 /// Append bits a..b of `set` to `key`, eight to a byte.
