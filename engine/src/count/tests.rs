@@ -1,0 +1,250 @@
+//! The counting engine held to brute force: counts with and without probing, the sweep in
+//! both directions and against the search, contradictions, deadlines; and the helpers the
+//! other counting modules' tests share (brute force, random puzzles).
+
+use super::*;
+use crate::clue::Block;
+use crate::line::tests::{clue_of, matches, pseudo_random};
+
+/// Every grid of the puzzle's size checked against its clues: the number that fit.
+pub fn brute_force(puzzle: &Puzzle) -> u128 {
+    let (width, height, colors) = (puzzle.width, puzzle.height, puzzle.colors);
+    let cells = width * height;
+    let mut grid = vec![0u8; cells];
+    let mut total = 0;
+    loop {
+        let fits = (0..puzzle.lines()).all(|line| {
+            let values: Vec<u8> = (0..puzzle.length(line))
+                .map(|p| grid[puzzle.cell(line, p)])
+                .collect();
+            matches(&values, &puzzle.clues[line])
+        });
+        total += u128::from(fits);
+        // The next grid, as an odometer over the colors.
+        let mut at = 0;
+        loop {
+            if at == cells {
+                return total;
+            }
+            grid[at] += 1;
+            if usize::from(grid[at]) < colors {
+                break;
+            }
+            grid[at] = 0;
+            at += 1;
+        }
+    }
+}
+
+/// Whether every line of the decided `domains` has its clue.
+pub fn fits(puzzle: &Puzzle, domains: &[u128]) -> bool {
+    (0..puzzle.lines()).all(|line| {
+        let values: Vec<u8> = (0..puzzle.length(line))
+            .map(|p| {
+                let domain = domains[puzzle.cell(line, p)];
+                assert_eq!(domain.count_ones(), 1);
+                domain.trailing_zeros() as u8
+            })
+            .collect();
+        matches(&values, &puzzle.clues[line])
+    })
+}
+
+/// A puzzle made from a random picture (so that it has a solution), some numbers
+/// blotted when asked.
+pub fn random_puzzle(
+    width: usize,
+    height: usize,
+    colors: usize,
+    density: u64,
+    blot: bool,
+    seed: &mut u64,
+) -> Puzzle {
+    let picture: Vec<u8> = (0..width * height)
+        .map(|_| {
+            if pseudo_random(seed) % 100 < density {
+                (1 + pseudo_random(seed) % (colors as u64 - 1)) as u8
+            } else {
+                0
+            }
+        })
+        .collect();
+    let mut clues: Vec<Vec<Block>> = Vec::new();
+    for y in 0..height {
+        clues.push(clue_of(&picture[y * width..(y + 1) * width], blot, seed));
+    }
+    for x in 0..width {
+        let column: Vec<u8> = (0..height).map(|y| picture[y * width + x]).collect();
+        clues.push(clue_of(&column, blot, seed));
+    }
+    Puzzle::new(width, height, colors, clues).unwrap()
+}
+
+/// The search alone (no sweep), probing the grid first when `probe`, and every component
+/// of `probe_from` cells or more.
+fn counted(puzzle: &Puzzle, probe: bool, probe_from: usize) -> Counted {
+    let options = Options {
+        memory: 1 << 24,
+        probe,
+        probe_from,
+        sweep_width: 0,
+        sweep_trial: 0,
+    };
+    count::<1>(
+        puzzle,
+        &puzzle.initial_domains(),
+        options,
+        &Control::new(None),
+    )
+}
+
+#[test]
+fn counts_match_brute_force_on_small_puzzles() {
+    let mut seed = 0x5EED_0001u64;
+    for case in 0..300 {
+        let (colors, blot) = match case % 4 {
+            0 | 1 => (2, false),
+            2 => (3, false),
+            _ => (2, true),
+        };
+        let (width, height) = if colors == 2 { (4, 4) } else { (3, 3) };
+        let density = 30 + pseudo_random(&mut seed) % 40;
+        let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+        let expected = brute_force(&puzzle);
+        for (probe, probe_from) in [(false, usize::MAX), (true, usize::MAX), (true, 1)] {
+            let got = counted(&puzzle, probe, probe_from);
+            assert!(got.exact);
+            assert_eq!(got.witness.is_some(), expected > 0);
+            if let Some(witness) = &got.witness {
+                assert!(fits(&puzzle, witness), "case {case}: a wrong witness");
+            }
+            assert_eq!(
+                got.count,
+                Count::from(expected),
+                "case {case} (probe {probe}): {:?}",
+                puzzle.clues
+            );
+        }
+    }
+}
+
+#[test]
+fn counts_agree_with_and_without_probing_on_larger_puzzles() {
+    let mut seed = 0x5EED_0002u64;
+    for _ in 0..40 {
+        let puzzle = random_puzzle(9, 8, 2, 35, false, &mut seed);
+        let plain = counted(&puzzle, false, usize::MAX);
+        let probed = counted(&puzzle, true, 4);
+        assert_eq!(plain.count, probed.count, "{:?}", puzzle.clues);
+        assert!(!plain.count.is_zero());
+    }
+}
+
+/// The sweep alone on every component, in both directions.
+fn swept(puzzle: &Puzzle, by_columns: bool) -> Option<Count> {
+    let control = Control::new(None);
+    let mut board = Board::<1>::new(puzzle, &puzzle.initial_domains()).ok()?;
+    board.set_scope(puzzle, &[]);
+    if board.propagate(puzzle, None) != Outcome::Fixpoint {
+        return Some(Count::ZERO);
+    }
+    let left: Vec<u32> = (0..puzzle.cells())
+        .filter(|&cell| !board.grid.decided(puzzle, cell))
+        .map(|cell| cell as u32)
+        .collect();
+    let mut counter = Counter::<1>::new(puzzle, board, 1 << 24, &control);
+    let parts = counter.components(&left);
+    let mut total = Count::ONE;
+    for part in &parts {
+        match sweep::sweep(
+            puzzle,
+            &counter.board.grid,
+            &mut counter.lines,
+            part,
+            by_columns,
+            1 << 20,
+            &control,
+        ) {
+            sweep::Swept::Counted(count) => total.mul(&count),
+            _ => return None,
+        }
+    }
+    Some(total)
+}
+
+#[test]
+fn the_sweep_matches_brute_force_in_both_directions() {
+    let mut seed = 0x5EED_0004u64;
+    for case in 0..300 {
+        let (colors, blot) = match case % 4 {
+            0 | 1 => (2, false),
+            2 => (3, false),
+            _ => (2, true),
+        };
+        let (width, height) = if colors == 2 { (5, 3) } else { (3, 3) };
+        let density = 30 + pseudo_random(&mut seed) % 40;
+        let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+        let expected = Count::from(brute_force(&puzzle));
+        for by_columns in [false, true] {
+            assert_eq!(
+                swept(&puzzle, by_columns),
+                Some(expected.clone()),
+                "case {case} (by columns {by_columns}): {:?}",
+                puzzle.clues
+            );
+        }
+    }
+}
+
+#[test]
+fn the_sweep_and_the_search_agree_on_thin_boards() {
+    let mut seed = 0x5EED_0005u64;
+    for case in 0..20 {
+        let blot = case % 2 == 1;
+        let puzzle = random_puzzle(40, 3 + case % 3, 2, 40, blot, &mut seed);
+        let searched = counted(&puzzle, false, usize::MAX);
+        assert!(searched.exact);
+        let default = count::<1>(
+            &puzzle,
+            &puzzle.initial_domains(),
+            Options::default(),
+            &Control::new(None),
+        );
+        assert_eq!(default.count, searched.count);
+        assert!(default
+            .parts
+            .iter()
+            .all(|part| part.method == Method::Sweep));
+        assert!(
+            fits(&puzzle, default.witness.as_ref().unwrap()),
+            "case {case}"
+        );
+        assert_eq!(
+            swept(&puzzle, true),
+            Some(searched.count.clone()),
+            "case {case}"
+        );
+    }
+}
+
+#[test]
+fn contradictory_clues_count_zero() {
+    let puzzle = crate::clue::tests::black_and_white(&[&[1], &[]], &[&[], &[]]);
+    let got = counted(&puzzle, true, usize::MAX);
+    assert_eq!(got.count, Count::ZERO);
+    assert!(got.exact);
+}
+
+#[test]
+fn a_passed_deadline_stops_with_a_lower_bound() {
+    let mut seed = 0x5EED_0003u64;
+    let puzzle = random_puzzle(20, 20, 2, 30, false, &mut seed);
+    let control = Control::new(Some(Instant::now()));
+    let got = count::<1>(
+        &puzzle,
+        &puzzle.initial_domains(),
+        Options::default(),
+        &control,
+    );
+    assert!(!got.exact);
+}
