@@ -34,6 +34,8 @@ mod probe;
 mod proofs;
 mod propagate;
 mod rup;
+#[cfg(feature = "python")]
+mod samples;
 mod search;
 
 #[cfg(feature = "python")]
@@ -516,8 +518,8 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<counts::PyJob>()?;
     module.add_class::<counts::PySolutions>()?;
     module.add_function(wrap_pyfunction!(counts::count, module)?)?;
-    module.add_class::<counts::PySampler>()?;
-    module.add_function(wrap_pyfunction!(counts::sampler, module)?)?;
+    module.add_class::<samples::PySampler>()?;
+    module.add_function(wrap_pyfunction!(samples::sampler, module)?)?;
     module.add_function(wrap_pyfunction!(counts::ambiguity, module)?)?;
     module.add_function(wrap_pyfunction!(counts::solutions, module)?)?;
     Ok(())
