@@ -138,6 +138,14 @@ def children(pid: int | None = None) -> list[int]:
     return found
 
 
+def default_ctrl_c() -> None:
+    """For `preexec_fn`: SIGINT as a terminal leaves it (a test run in the background inherits
+    it ignored), so that a Ctrl-C sent to the child's group reaches it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_satnono(
     *args: str, timeout: float = 120, **kwargs: object
 ) -> subprocess.CompletedProcess[str]:

@@ -20,7 +20,7 @@ import pytest
 import satnono
 from satnono.formats import write_puzzles
 from satnono.generate import TUNING_SEED, random_set
-from support import EXAMPLES, SATNONO, run_satnono
+from support import EXAMPLES, SATNONO, default_ctrl_c, run_satnono
 
 pytest.importorskip("distributed")
 DASK = str(Path(sys.executable).parent / "dask")
@@ -191,10 +191,6 @@ def test_a_killed_batch_resumes_without_lost_or_duplicated_rows(tmp_path: Path) 
     assert len(found) == len({p.rows for p in puzzles}) == len({h for h, _, _ in found})
 
 
-def _default_ctrl_c() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _wait_for_rows(
     db: Path, count: int, process: subprocess.Popen[str] | subprocess.Popen[bytes]
 ) -> None:
@@ -328,7 +324,7 @@ def test_ctrl_c_on_a_batch_is_one_line(tmp_path: Path) -> None:
     # SIGINT as a terminal leaves it (a test run in the background inherits it ignored).
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, preexec_fn=_default_ctrl_c,
+        start_new_session=True, preexec_fn=default_ctrl_c,
     )  # fmt: skip
     _wait_for_rows(tmp_path / "r.sqlite", 1, process)
     time.sleep(1)  # the hard puzzles are being solved now

@@ -31,39 +31,23 @@ def test_json_gives_an_object_for_every_puzzle_and_puzzle_picks_one() -> None:
     assert [json.loads(line)["count"] for line in one.stdout.splitlines()] == [12]
 
 
-def _default_ctrl_c() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_an_interrupted_tournament_says_what_it_did(tmp_path: Path) -> None:
     """It printed only "satnono: interrupted" (309 answers were in the file; the log had no
     closing line)."""
-    import os
     import random
-    import signal
-    import subprocess
-    import time
 
     from satnono.formats.tournament import write_tournament
     from satnono.generate import puzzle_from_grid, random_grid
-    from support import SATNONO
 
     rng = random.Random(45)  # random 45x45 puzzles of density 0.45: none decided in seconds
     hard = [puzzle_from_grid(random_grid(45, 45, 2, 0.45, rng)) for _ in range(3)]
     questions = tmp_path / "questions.txt"
     questions.write_text(write_tournament(hard))
     answers, log = tmp_path / "answers.txt", tmp_path / "log.tsv"
-    command = [*SATNONO, "tournament", str(questions), "-o", str(answers), "--log", str(log)]
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, preexec_fn=_default_ctrl_c,
-    )  # fmt: skip
-    time.sleep(4)
-    os.killpg(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 130, err
+    code, out, err = _interrupted(
+        4, "tournament", str(questions), "-o", str(answers), "--log", str(log)
+    )
+    assert code == 130, err
     assert out.startswith("interrupted after ") and "of 3 puzzles: solved" in out
     assert err.splitlines() == [f"satnono: interrupted; 0 answers (answers in {answers}, "
                                 f"times in {log})"]  # fmt: skip
@@ -76,11 +60,11 @@ def _interrupted(seconds: float, *args: str) -> tuple[int, str, str]:
     import subprocess
     import time
 
-    from support import SATNONO
+    from support import SATNONO, default_ctrl_c
 
     process = subprocess.Popen(
         [*SATNONO, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, preexec_fn=_default_ctrl_c,
+        start_new_session=True, preexec_fn=default_ctrl_c,
     )  # fmt: skip
     time.sleep(seconds)
     os.killpg(process.pid, signal.SIGINT)
