@@ -41,7 +41,8 @@ test: dev-install
 	$(CARGO) fmt --manifest-path $(ENGINE) --check
 	$(CARGO) clippy --manifest-path $(ENGINE) --all-targets --features python -q -- -D warnings
 	$(CARGO) test --manifest-path $(ENGINE) --release -q
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 -m "not serial"
+	$(BIN)/pytest -m serial
 
 lint: dev-install
 	$(BIN)/ruff check satnono tests examples tools
