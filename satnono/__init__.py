@@ -1,6 +1,7 @@
 """satnono: a nonogram solver built on exact line propagation, SAT and constraint programming.
 
-The public API (docs/api.md): read a puzzle, solve, stream, count, analyze, sample, render.
+The public API (docs/api.md): read a puzzle, solve, stream, count, analyze, sample, hint,
+render.
 
     >>> import satnono
     >>> puzzle = satnono.Puzzle.from_clues(rows=[[1], [1, 1], [1]], columns=[[1], [1, 1], [1]])
@@ -27,9 +28,10 @@ How the code is laid out (data flows down this list, never up):
     runtime/             deadlines, forked children, races, stoppable PySAT solvers,
                          background calls, Dask clusters: how work is run and stopped
     backends/            one small search interface, one module per backend
-    solutions, counting/, sampling, backbone, analysis, streaming
+    solutions, counting/, sampling, backbone, analysis, streaming, hints
                          the pipeline: solve, count, sample, the ambiguity map, analyze,
-                         a solve watched as it runs; verify checks every grid
+                         a solve watched as it runs, hints and the line-only grade;
+                         verify checks every grid
     certify, proofcheck  certificates of verdicts (a DRUP proof of the whole puzzle's CNF)
                          and their checker, which trusts none of the solvers
     picture, terminal, contract
@@ -52,8 +54,10 @@ from satnono.calls import (
     check_proof,
     choices,
     count,
+    hint,
     iter_samples,
     iter_solutions,
+    line_only,
     residual_cnf,
     sample,
     solve,
@@ -81,6 +85,7 @@ if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.backends import DEFAULT_BACKEND, DEFAULT_SEED
     from satnono.certify import Certificate
+    from satnono.hints import Hint, LineOnly
     from satnono.progress import Progress
     from satnono.proofcheck import Checked
     from satnono.sampling import SampleRun, Samples
@@ -99,7 +104,9 @@ __all__ = [
     "CountResult",
     "Deadline",
     "Grid",
+    "Hint",
     "InputError",
+    "LineOnly",
     "Progress",
     "Puzzle",
     "SampleRun",
@@ -118,8 +125,10 @@ __all__ = [
     "fetch",
     "format_names",
     "givens_for_uniqueness",
+    "hint",
     "iter_samples",
     "iter_solutions",
+    "line_only",
     "puzzle_from_grid",
     "puzzle_from_image",
     "read_puzzle",
@@ -141,6 +150,8 @@ _LAZY_NAMES = {
     "Analysis": "satnono.analysis",
     "Certificate": "satnono.certify",
     "Checked": "satnono.proofcheck",
+    "Hint": "satnono.hints",
+    "LineOnly": "satnono.hints",
     "CountResult": "satnono.solutions",
     "Progress": "satnono.progress",
     "SolveResult": "satnono.solutions",

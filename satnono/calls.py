@@ -8,7 +8,7 @@ iter_samples, and the residual CNF; re-exported by satnono/__init__.py.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from satnono import arguments
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.backends import SearchOptions
     from satnono.cnf import CnfFormula
+    from satnono.hints import Hint, LineOnly
     from satnono.progress import Progress
     from satnono.proofcheck import Checked
     from satnono.sampling import SampleRun, Samples
@@ -314,6 +315,42 @@ def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfF
     formula = encode_puzzle(Propagator(puzzle), domains, encoding=encoding)
     comments = variable_comments(puzzle, formula.encoding, formula.cell_literals)
     return formula.dimacs(comments), formula
+
+
+def hint(
+    puzzle: Puzzle,
+    grid: Sequence[str] | str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
+) -> Hint:
+    """The next deduction a person can make from `grid` (row strings of palette characters,
+    '?' for an open cell, or the file holding them a row a line; default: nothing filled in):
+    the line, the cells it forces and why (satnono.hints), or a probe's contradiction; kind
+    "mistake" when the grid given breaks a line's clue, "stuck" when only a guess goes on,
+    "solved" when the grid is complete."""
+    from satnono.hints import hint as next_step
+    from satnono.hints import partial_domains, read_partial
+
+    puzzle = arguments.puzzle(puzzle)
+    where = "grid"
+    if isinstance(grid, (str, os.PathLike)):
+        where = arguments.path(grid, "grid")
+        grid = read_partial(where)
+    elif grid is not None and not all(isinstance(row, str) for row in grid):
+        raise InputError("expected row strings or a file", "grid")
+    domains = partial_domains(puzzle, grid, where)
+    deadline = Deadline(arguments.seconds(timeout))
+    return off_main_thread(lambda: next_step(puzzle, domains, deadline), deadline)
+
+
+def line_only(puzzle: Puzzle, timeout: float | None = None) -> LineOnly:
+    """Solve without guessing: line logic, then probing; the grade ("line-solvable", "needs
+    probing", "needs search", "no solution", or "unknown" when the timeout came first), what
+    each decided, and the verified solution when they decide every cell."""
+    from satnono.hints import line_only as run
+
+    puzzle = arguments.puzzle(puzzle)
+    deadline = Deadline(arguments.seconds(timeout))
+    return off_main_thread(lambda: run(puzzle, deadline), deadline)
 
 
 def check_options(

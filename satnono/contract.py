@@ -17,6 +17,7 @@ from satnono.model import Grid, Puzzle
 if TYPE_CHECKING:
     from satnono.analysis import Analysis
     from satnono.counting import Factor
+    from satnono.hints import Hint, LineOnly
     from satnono.progress import Progress
     from satnono.sampling import ComponentSampling
     from satnono.solutions import CountResult, SolveResult
@@ -202,6 +203,73 @@ def analysis_object(source: str, analysis: Analysis, picture: str | None = None)
         "picture": picture,
         "decided": _decided_rows(analysis),
         "seconds": analysis.seconds,
+    }
+
+
+def line_only_object(source: str, puzzle: Puzzle, result: LineOnly) -> dict[str, Any]:
+    """`satnono solve --line-only --json`: the grade and how far line logic and probing got."""
+    from satnono.terminal import domain_rows
+
+    status = {"no solution": "unsolvable", "unknown": "timeout"}.get(result.grade, "unknown")
+    return {
+        "file": source,
+        "title": puzzle.title,
+        "width": puzzle.width,
+        "height": puzzle.height,
+        "colors": len(puzzle.palette),
+        "palette": [color.char for color in puzzle.palette],
+        "line_only": True,
+        "grade": result.grade,
+        "status": "unique" if result.solution is not None else status,
+        "solutions": [] if result.solution is None else [puzzle.grid_rows(result.solution)],
+        "grid": domain_rows(puzzle, result.domains),
+        "cells": puzzle.width * puzzle.height,
+        "cells_fixed_by_lines": result.by_lines,
+        "cells_fixed_by_probing": result.by_probing,
+        "reason": result.reason,
+        "seconds": round(result.seconds, 4),
+    }
+
+
+def hint_object(source: str, puzzle: Puzzle, steps: Sequence[Hint]) -> dict[str, Any]:
+    """`satnono hint --json`: each step in turn, and the grid after the last."""
+    from satnono.terminal import domain_rows
+
+    def step(each: Hint) -> dict[str, Any]:
+        palette = puzzle.palette
+        return {
+            "kind": each.kind,
+            "reason": each.reason,
+            "text": each.text,
+            "line": None if each.line is None else puzzle.line_name(each.line),
+            "clue": each.clue,
+            "cells": [
+                {
+                    "cell": cell(puzzle, c),
+                    "colors": [palette[n].char for n in range(len(palette)) if d >> n & 1],
+                }
+                for c, d in each.cells
+            ],
+            "probe": None
+            if each.probe is None
+            else {
+                "cell": cell(puzzle, each.probe[0]),
+                "color": palette[each.probe[1]].char,
+                "contradiction_in": None
+                if each.conflict_line is None
+                else puzzle.line_name(each.conflict_line),
+            },
+            "before": each.before,
+            "after": each.after,
+        }
+
+    return {
+        "file": source,
+        "title": puzzle.title,
+        "width": puzzle.width,
+        "height": puzzle.height,
+        "steps": [step(each) for each in steps],
+        "grid": domain_rows(puzzle, steps[-1].domains) if steps else None,
     }
 
 

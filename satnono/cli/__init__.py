@@ -2,9 +2,10 @@
 
 process (exit codes, errors, deadlines, streams), shell (the typer app), options (shared
 options), present (every line of text), live (progress displays); the commands: solving
-(solve, count, sample, analyze; solve's work in solve), files (convert, cnf, fetch, render,
-from-image, check-proof), archive (batch, compare), web (serve). A run imports only the
-module of the command it names; quick parses common `satnono solve` lines without typer.
+(solve, count, sample, analyze; solve's work in solve), hinting (hint), files (convert, cnf,
+fetch, render, from-image, check-proof), archive (batch, compare), web (serve). A run imports
+only the module of the command it names; quick parses common `satnono solve` lines without
+typer.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 #: Which module declares each command.
 COMMANDS = {
     "solve": "solving", "count": "solving", "sample": "solving", "analyze": "solving",
-    "convert": "files", "cnf": "files", "fetch": "files", "render": "files",
+    "hint": "hinting", "convert": "files", "cnf": "files", "fetch": "files", "render": "files",
     "from-image": "files", "check-proof": "files", "batch": "archive", "compare": "archive",
     "tournament": "archive", "serve": "web",
 }  # fmt: skip

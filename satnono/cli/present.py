@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from satnono.terminal import print_domains, printable
 
 if TYPE_CHECKING:
-    from satnono import Analysis, CountResult, SampleRun, SolveResult
+    from satnono import Analysis, CountResult, LineOnly, SampleRun, SolveResult
 
 
 def verdict_line(result: SolveResult, quiet: bool) -> str:
@@ -23,6 +23,24 @@ def verdict_line(result: SolveResult, quiet: bool) -> str:
         same = result.solver == result.backend
         details.append(result.backend if same else f"{result.backend}/{result.solver}")
     return f"{result.verdict} ({', '.join(details)})"
+
+
+def grade_line(puzzle: Any, result: LineOnly) -> str:
+    """`solve --line-only`'s last line: the grade and what line logic and probing decided."""
+    cells = puzzle.width * puzzle.height
+    seconds = f"{result.seconds:.2f} s"
+    if result.grade == "no solution":
+        return f"no solution: {result.reason} ({seconds})"
+    decided = result.by_lines + result.by_probing
+    how = f"line logic {result.by_lines} of {cells} cells, probing {result.by_probing} more"
+    if result.grade == "line-solvable":
+        return f"line-solvable: unique, line logic alone decides all {cells} cells ({seconds})"
+    if result.grade == "needs probing":
+        return f"needs probing: unique; {how} ({seconds})"
+    if result.grade == "unknown":
+        return f"timeout: {how} before the timeout ('?' = undecided; {seconds})"
+    return (f"needs search: {how}; {cells - decided} cells need a guess ('?' = undecided; "
+            f"{seconds})")  # fmt: skip
 
 
 def count_text(counted: CountResult, limit: int, interrupted: bool = False) -> str:

@@ -42,6 +42,7 @@ class SolveArgs:
     proof: Path | None = None
     fmt: str | None = None
     index: int | None = None
+    line_only: bool = False
 
 
 def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
@@ -68,10 +69,14 @@ def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
         args.cubes,
     )
     json_for = "solve" if args.json_output or args.json_lines else None
+    if args.line_only:
+        _check_line_only(args)
 
     def solve_one(
         puzzle: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
+        if args.line_only:
+            return _line_only(puzzle, source, args=args, within=within, label=label)
         return _solve_one(puzzle, source, args=args, within=within, label=label)
 
     return each_puzzle(puzzles, args.fmt, args.index, args.timeout, json_for, solve_one)
@@ -152,3 +157,45 @@ def _solve_one(
             say(printable(f"satnono: note: {label + ': ' if label else ''}the goal stored in "
                           "the file is not a solution of its clues"))  # fmt: skip
     return exit_code(result.status, result.solutions_found)
+
+
+def _check_line_only(args: SolveArgs) -> None:
+    """--line-only takes the options that say what to read and print, not how to search."""
+    searching = {
+        "--json-lines": args.json_lines, "--proof": args.proof is not None,
+        "--svg": args.svg is not None, "--png": args.png is not None,
+        "--max-solutions": args.max_solutions != SolveArgs.max_solutions,
+        "--backend": args.backend != SolveArgs.backend, "--solver": args.solver is not None,
+        "--cubes": args.cubes is not None, "--workers": args.workers is not None,
+    }  # fmt: skip
+    for flag, given in searching.items():
+        if given:
+            raise satnono.InputError("line logic and probing alone do not search: drop it", flag)
+
+
+def _line_only(
+    puzzle: satnono.Puzzle,
+    source: str,
+    *,
+    args: SolveArgs,
+    within: satnono.Deadline,
+    label: str | None = None,
+) -> int:
+    """Solve one puzzle without guessing and grade it; the exit code: 0 with a grade, 1 when
+    there is no solution, 3 when the timeout came first."""
+    from satnono.cli.process import EXIT_SOLVED, EXIT_TIMEOUT, EXIT_UNSOLVABLE
+
+    result = satnono.line_only(puzzle, within.remaining())
+    if args.json_output:
+        print_json(contract.line_only_object(source, puzzle, result))
+    else:
+        from satnono.terminal import grid_console, labelled, print_domains
+
+        console = grid_console()
+        if not args.quiet and result.grade != "no solution":
+            print_domains(console, puzzle, result.domains, bool(args.clues))
+            console.out("")
+        console.out(labelled(label, present.grade_line(puzzle, result)))
+    if result.grade == "no solution":
+        return EXIT_UNSOLVABLE
+    return EXIT_TIMEOUT if result.grade == "unknown" else EXIT_SOLVED

@@ -90,6 +90,14 @@ def solve(
     ] = _SOLVE.proof,
     fmt: FormatOpt = _SOLVE.fmt,
     index: IndexOpt = _SOLVE.index,
+    line_only: Annotated[
+        bool,
+        typer.Option(
+            "--line-only",
+            help="No guessing: line logic, then probing; print how far they get and the "
+            "grade (line-solvable, needs probing, needs search).",
+        ),
+    ] = _SOLVE.line_only,
 ) -> None:
     """Solve puzzles: print their solutions and a verdict (unique, N solutions, no solution).
 
@@ -102,7 +110,7 @@ def solve(
         backend=backend, solver=solver, encoding=encoding, threads=threads, seed=seed,
         workers=workers, scheduler=scheduler, cubes=cubes, max_solutions=max_solutions,
         timeout=timeout, json_output=json_output, json_lines=json_lines, svg=svg, png=png,
-        quiet=quiet, clues=clues, proof=proof, fmt=fmt, index=index,
+        quiet=quiet, clues=clues, proof=proof, fmt=fmt, index=index, line_only=line_only,
     )  # fmt: skip
     raise SystemExit(run(puzzles, args))
 
