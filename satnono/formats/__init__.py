@@ -81,6 +81,8 @@ FORMATS: dict[str, Format] = {
         _format("tournament", (), "tournament",
                 "TAAI/TCGA/ICGA tournament question files: '$k', column clues, row clues; many "
                 "square black-and-white puzzles; no suffix of its own (read by content)"),
+        _format("toml", (".toml",), "toml_clues",
+                "pynogram and nonogrid TOML boards: [clues] rows and columns, [colors] names"),
         # The formats below have no magic words; each sniffer is a trial parse, and their
         # structures are disjoint (header shape, '#', '&' or ':' separators), so order is free.
         _format("g", (".g",), "olsak",
