@@ -4,6 +4,7 @@ duplicates, bad files as error rows, and the report."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -49,7 +50,7 @@ def archive(tmp_path: Path) -> Path:
 def test_local_cluster_rows_resume_and_report(archive: Path, tmp_path: Path) -> None:
     db = tmp_path / "results.sqlite"
     done = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20", "--workers", "2")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 2, done.stderr  # every row stored; the broken file's is an error
     found = rows(db)
     examples = len(list(EXAMPLES.glob("*.non")))
     # every example once (the copy is the same puzzle), both puzzles of two.xml, the bad file
@@ -57,8 +58,17 @@ def test_local_cluster_rows_resume_and_report(archive: Path, tmp_path: Path) -> 
     assert [s for _, _, s in found].count("error") == 1
     assert "run now, 0 already" in done.stdout
     again = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20")
-    assert again.returncode == 0 and f"0 run now, {len(found)} already" in again.stdout
+    assert again.returncode == 2 and f"0 run now, {len(found)} already" in again.stdout
     assert rows(db) == found
+    # A resumed run summarizes the whole set, not only its own share (none here).
+    summary = [line for line in done.stdout.splitlines() if line.endswith(" error")]
+    assert len(summary) == 1 and summary[0].startswith(f"{len(found) + 1} puzzles: ")
+    assert summary[0] in again.stdout.splitlines()
+    as_json = run_satnono("batch", "report", str(db), "--json")
+    (configuration,) = json.loads(as_json.stdout)["configurations"]
+    assert configuration["puzzles"] == len(found) + 1 and configuration["verdicts"]["error"] == 1
+    (error,) = configuration["errors"]
+    assert error["file"].endswith("broken.non") and "broken.non:2" in error["error"]
     report = run_satnono("batch", "report", str(db), "--csv", str(tmp_path / "r.csv"),
                      "--plot", str(tmp_path / "r.png"))  # fmt: skip
     assert report.returncode == 0 and "1 error" in report.stdout
@@ -225,7 +235,7 @@ def test_every_entry_is_accounted_for(tmp_path: Path) -> None:
     (folder / "dangling.non").symlink_to(folder / "missing.non")
     db = tmp_path / "results.sqlite"
     done = run_satnono("batch", str(folder), "--db", str(db), "--timeout", "20", timeout=180)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 2, done.stderr  # the unreadable entries are error rows
     lines = done.stdout.splitlines()
     # 8 puzzle entries (one a duplicate, solved once) + 2 skipped = the 10 entries.
     assert lines[0].startswith("8 puzzles: 7 run now, 0 already in")
@@ -268,7 +278,7 @@ def test_a_database_that_cannot_be_used_is_one_line_and_exit_2(tmp_path: Path, d
         with sqlite3.connect(db) as connection:
             connection.execute("CREATE TABLE results (name TEXT, score REAL)")
     elif damage == "damaged":
-        assert run_satnono("batch", str(EXAMPLES), "--db", str(db)).returncode == 0
+        assert run_satnono("batch", str(EXAMPLES), "--db", str(db)).returncode == 2  # bad/
         with db.open("r+b") as file:
             file.seek(4096)
             file.write(b"\xff" * 4096)
@@ -292,7 +302,7 @@ def test_report_sums_up_each_configuration(tmp_path: Path) -> None:
     db = tmp_path / "results.sqlite"
     for timeout in ("20", "30"):
         done = run_satnono("batch", str(EXAMPLES), "--db", str(db), "--timeout", timeout)
-        assert done.returncode == 0
+        assert done.returncode == 2  # examples/bad/ holds unreadable puzzles: error rows
     puzzles = int(done.stdout.split()[0])
     # The finished verdicts of the first run hold under the second's timeout: adopted, not
     # solved again; only the error (the broken file) runs again.
@@ -486,7 +496,7 @@ def test_batch_proof_writes_a_checked_certificate_for_each_verdict(
     assert plain.returncode == 0, plain.stderr
     done = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20",
                        "--proof", str(certificates), timeout=180)  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 2, done.stderr  # the broken file's row is an error
     with (certificates / "certificates.csv").open(encoding="utf-8") as file:
         listed = list(csv.DictReader(file))
     verdicts = {line["verdict"] for line in listed}
@@ -498,6 +508,6 @@ def test_batch_proof_writes_a_checked_certificate_for_each_verdict(
     assert f"{len(listed)} certificates in {certificates}" in done.stdout
     again = run_satnono("batch", str(archive), "--db", str(db), "--timeout", "20",
                         "--proof", str(certificates))  # fmt: skip
-    assert again.returncode == 0 and "0 run now" in again.stdout
+    assert again.returncode == 2 and "0 run now" in again.stdout
     with (certificates / "certificates.csv").open(encoding="utf-8") as file:
         assert len(list(csv.DictReader(file))) == len(listed)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from satnono.archive.compare import write_csv as write_compare_csv
     from satnono.archive.engine import BatchSettings
     from satnono.archive.files import find_entries, puzzle_files
-    from satnono.archive.report import plot, summary_lines
+    from satnono.archive.report import plot, summary_lines, summary_object
     from satnono.archive.store import ResultRow, ResultStore, write_csv
     from satnono.archive.tournament import Tournament, run_tournament
 
@@ -37,6 +37,7 @@ _NAMES = {
     "BatchSettings": ("satnono.archive.engine", "BatchSettings"),
     "plot": ("satnono.archive.report", "plot"),
     "summary_lines": ("satnono.archive.report", "summary_lines"),
+    "summary_object": ("satnono.archive.report", "summary_object"),
     "ResultRow": ("satnono.archive.store", "ResultRow"),
     "ResultStore": ("satnono.archive.store", "ResultStore"),
     "write_csv": ("satnono.archive.store", "write_csv"),
@@ -63,6 +64,7 @@ __all__ = [
     "run_tournament",
     "stored_rows",
     "summary_lines",
+    "summary_object",
     "write_compare_csv",
     "write_csv",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from satnono.archive.certificates import Manifest
@@ -32,16 +32,9 @@ class BatchRun:
     ignored: list[tuple[Path, str]] = field(default_factory=list)
     #: Of the skipped: finished verdicts taken from a run with another --timeout.
     adopted: int = 0
-    #: Every name each puzzle solved now was found under (file, index), by puzzle hash.
-    names: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
-
-    def named_rows(self) -> list[ResultRow]:
-        """The rows solved now, once under each name their puzzle was found under."""
-        return [
-            replace(row, file=file, puzzle_index=index)
-            for row in self.rows
-            for file, index in self.names.get(row.puzzle_hash, [(row.file, row.puzzle_index)])
-        ]
+    #: The stored rows of every puzzle found, this run's and earlier runs' (a resumed run's
+    #: summary covers the whole set), once under each name.
+    every_row: list[ResultRow] = field(default_factory=list)
 
 
 def run_batch(
@@ -63,9 +56,6 @@ def run_batch(
         check_backend(settings.backend)
     started = time.perf_counter()
     collected = collect(paths)
-    names: dict[str, list[tuple[str, int]]] = {}
-    for file, index, digest in collected.names:
-        names.setdefault(digest, []).append((file, index))
     with ResultStore(db) as store:
         store.lock()
         store.add_names(collected.names)
@@ -78,7 +68,7 @@ def run_batch(
         todo = [job for job in todo if job.puzzle_hash not in adopted]
         run = BatchRun(
             len(collected.names), len(collected.jobs) - len(todo), [],
-            duplicates=collected.duplicates, ignored=collected.skipped, names=names,
+            duplicates=collected.duplicates, ignored=collected.skipped,
             adopted=len(adopted),
         )  # fmt: skip
         if todo:
@@ -97,5 +87,11 @@ def run_batch(
 
             tasks = [(job, settings) for job in todo]
             run_tasks(tasks, workers or cluster_workers(scheduler), scheduler, stored)
+        wanted = {(file, index) for file, index, _ in collected.names}
+        run.every_row = [
+            row
+            for row in store.rows()
+            if row.configuration == settings.key() and (row.file, row.puzzle_index) in wanted
+        ]
     run.seconds = round(time.perf_counter() - started, 4)
     return run

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from satnono.archive.store import ResultRow
 from satnono.errors import InputError
@@ -15,30 +16,46 @@ from satnono.errors import InputError
 
 def summary_lines(rows: Iterable[ResultRow], slowest: int = 5) -> list[str]:
     """Verdict counts, the slowest puzzles, the timeouts and the errors, one per line."""
-    rows = list(rows)
-    verdicts = Counter(row.status for row in rows)
-    lines = [
-        f"{len(rows)} puzzles: "
-        + ", ".join(f"{count} {status}" for status, count in verdicts.most_common())
-    ]
-    solved = sorted((r for r in rows if r.status not in ("error",)), key=lambda r: -r.seconds)
-    if solved:
+    summary = summary_object(rows, slowest)
+    verdicts = ", ".join(f"{count} {status}" for status, count in summary["verdicts"].items())
+    lines = [f"{summary['puzzles']} puzzles: {verdicts}"]
+    if summary["slowest"]:
         lines.append("slowest:")
-        lines += [f"  {r.seconds:8.2f} s  {r.status:10} {_name(r)}" for r in solved[:slowest]]
-    errors = [r for r in rows if r.status == "error"]
-    for row in errors[:10]:
-        lines.append(f"error: {row.error}")
+        lines += [
+            f"  {r['seconds']:8.2f} s  {r['status']:10} {_name(r)}" for r in summary["slowest"]
+        ]
+    errors = summary["errors"]
+    lines += [f"error: {row['error']}" for row in errors[:10]]
     if len(errors) > 10:
         lines.append(f"... and {len(errors) - 10} more errors")
-    timeouts = [r for r in rows if r.status == "timeout"]
+    timeouts = summary["timeouts"]
     if timeouts:
         lines.append(f"timeouts: {', '.join(_name(r) for r in timeouts[:10])}"
                      + (" ..." if len(timeouts) > 10 else ""))  # fmt: skip
     return lines
 
 
-def _name(row: ResultRow) -> str:
-    return row.file if row.puzzle_index == 1 else f"{row.file} #{row.puzzle_index}"
+def summary_object(rows: Iterable[ResultRow], slowest: int = 5) -> dict[str, Any]:
+    """The summary as `batch report --json` gives it: the verdict counts, the slowest, every
+    timeout and every error (each puzzle as file and index)."""
+    rows = list(rows)
+
+    def named(row: ResultRow) -> dict[str, Any]:
+        return {"file": row.file, "puzzle": row.puzzle_index, "status": row.status,
+                "seconds": row.seconds}  # fmt: skip
+
+    solved = sorted((r for r in rows if r.status != "error"), key=lambda r: -r.seconds)
+    return {
+        "puzzles": len(rows),
+        "verdicts": dict(Counter(row.status for row in rows).most_common()),
+        "slowest": [named(row) for row in solved[:slowest]],
+        "timeouts": [named(row) for row in rows if row.status == "timeout"],
+        "errors": [{**named(row), "error": row.error} for row in rows if row.status == "error"],
+    }
+
+
+def _name(row: dict[str, Any]) -> str:
+    return str(row["file"]) if row["puzzle"] == 1 else f"{row['file']} #{row['puzzle']}"
 
 
 def plot(rows: Sequence[ResultRow], path: Path) -> None:

@@ -18,7 +18,15 @@ from satnono.cli.options import (
     completes,
     completes_list,
 )
-from satnono.cli.process import EXIT_INTERRUPTED, console, deadline, handles_errors, say
+from satnono.cli.process import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    console,
+    deadline,
+    handles_errors,
+    print_json,
+    say,
+)
 from satnono.cli.shell import DefaultCommandGroup, app
 from satnono.terminal import printable
 
@@ -101,9 +109,11 @@ def batch_run(
             raise SystemExit(EXIT_INTERRUPTED) from None
     for line in present.batch_run_lines(run, db, proof):
         typer.echo(printable(line))
-    if run.rows:
-        for line in archive.summary_lines(run.named_rows()):
+    if run.every_row:  # the whole set's, earlier runs' rows too (a resumed run's summary)
+        for line in archive.summary_lines(run.every_row):
             typer.echo(printable(line))
+    if any(row.status == "error" for row in run.every_row):
+        raise SystemExit(EXIT_BAD_INPUT)  # stored as rows; the exit code says so too
 
 
 @batch.command("report")
@@ -114,19 +124,30 @@ def batch_report(
     plot_file: Annotated[
         Path | None, typer.Option("--plot", help="Write a plot (.png or .svg).")
     ] = None,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print the summary as one JSON object, per configuration."),
+    ] = False,
 ) -> None:
     """Summarize a results database: verdicts, the slowest puzzles, timeouts and errors."""
     _check_plot(plot_file)
     rows = archive.stored_rows(db)
     to_stdout = csv_file is not None and str(csv_file) == "-"
+    if json_output and to_stdout:
+        raise satnono.InputError("--json and --csv - both write to stdout: choose one", "--json")
     # One summary per configuration (a run with another --timeout is another one), so that
     # each one's numbers add up to its puzzles.
     by_configuration: dict[str, list[archive.ResultRow]] = {}
     for row in rows:
         by_configuration.setdefault(row.configuration, []).append(row)
-    if not rows:
+    if json_output:
+        print_json({"db": str(db), "puzzles": len(rows), "configurations": [
+            {"configuration": configuration, **archive.summary_object(group)}
+            for configuration, group in by_configuration.items()
+        ]})  # fmt: skip
+    elif not rows:
         typer.echo(f"0 puzzles: {printable(str(db))} holds no results yet", err=to_stdout)
-    for configuration, group in by_configuration.items():
+    for configuration, group in by_configuration.items() if not json_output else ():
         if len(by_configuration) > 1:
             typer.echo(printable(f"configuration {configuration}:"), err=to_stdout)
         for line in archive.summary_lines(group):
