@@ -12,7 +12,7 @@ CARGO := PYO3_PYTHON=$(abspath $(BIN)/python) cargo
 # The held-out benchmark set is regenerated (seeded) for every run, never tuned on.
 HELD_OUT ?= /tmp/satnono-held-out
 
-.PHONY: install dev-install run test lint format bench clean
+.PHONY: install dev-install run test lint format bench clean wheel
 
 # `make run` installs what running satnono needs (every part: the extra `all`); `make test`
 # adds the development tools (the extra `dev`: pytest, linters, the browser driver).
@@ -20,6 +20,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml $(ENGINE) engine/Cargo.lock $(wildcard engine/src/*.rs engine/src/*/*.rs)
 	$(PYTHON) -m venv $(VENV)
+	rm -f satnono/_engine.cpython-*.so  # an engine built before the abi3 one would shadow it
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
 	$(BIN)/python -m compileall -q satnono
@@ -35,7 +36,14 @@ $(DEV_STAMP): $(STAMP)
 run: install
 	$(BIN)/satnono solve $(EXAMPLE)
 
-test: dev-install
+# One abi3 wheel in dist/ (CPython 3.11 and later, this platform), for machines without Rust:
+# `pip install dist/satnono-*.whl`. Built as `make install` builds the engine (same features
+# and profile), so after it cargo has nothing to compile again.
+wheel: install
+	rm -rf dist
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+
+test: dev-install wheel
 	$(BIN)/ruff check satnono tests examples tools
 	$(BIN)/mypy satnono
 	$(CARGO) fmt --manifest-path $(ENGINE) --check
@@ -43,6 +51,7 @@ test: dev-install
 	$(CARGO) test --manifest-path $(ENGINE) --release -q
 	$(BIN)/pytest -n 2 -m "not serial"
 	$(BIN)/pytest -m serial
+	$(BIN)/python tools/check_wheel.py
 
 lint: dev-install
 	$(BIN)/ruff check satnono tests examples tools
