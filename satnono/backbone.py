@@ -257,12 +257,19 @@ class _Settle:
                 self._flip_all(candidates)
             self._other_colors()
         except Timeout:
+            # Settled: proven backbone, or seen in every color it has (two of two, at least);
+            # a cell seen in two of three or more colors waits for _other_colors.
             self.unsettled = [
                 cell
                 for cell, colors in self.seen.items()
-                if cell not in self.proven and (not colors & (colors - 1) or not self.colors_done)
+                if cell not in self.proven
+                and not (_several(colors) and (self.colors_done or colors == self._all(cell)))
             ]
         return True
+
+    def _all(self, cell: int) -> int:
+        """Every color the cell may take (its literals' colors)."""
+        return sum(1 << color for color, _ in self.formula.cell_literals[cell])
 
     def _flip_all(self, candidates: list[tuple[int, int]]) -> None:
         """Settle every candidate: proven backbone, or flipped by some model."""

@@ -83,6 +83,30 @@ def test_a_deadline_leaves_only_proven_answers() -> None:
         assert exact.colors[cell] & ~colors == 0
 
 
+def test_cells_flipped_before_the_deadline_stay_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deadline (or Ctrl-C) keeps the cells already seen in both colors as ambiguous: an
+    interrupted analyze of Sierp reported 349 settled cells after its progress showed 531."""
+    board = puzzle_from_grid(switch_board(4, 6))
+    calls = 0
+    solve = satnono.backbone._Settle._solve
+
+    def three_then_stop(self: satnono.backbone._Settle, assumptions: list[int]) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls > 3:
+            raise satnono.backbone.Timeout
+        return solve(self, assumptions)
+
+    monkeypatch.setattr(satnono.backbone._Settle, "_solve", three_then_stop)
+    found = backbone(prepare(board), workers=1)
+    assert found is not None and not found.exact
+    unsettled = set(found.unsettled)
+    flipped = {cell for cell in found.ambiguous if cell not in unsettled}
+    monkeypatch.undo()
+    exact = _backbone(board)
+    assert exact is not None and flipped and flipped <= set(exact.ambiguous)
+
+
 @settings(max_examples=40, deadline=None)
 @given(puzzles(max_width=5, max_height=5, max_colors=3))
 def test_forked_solvers_settle_the_same_backbone(puzzle: Puzzle) -> None:
