@@ -198,7 +198,7 @@ def test_the_page_solves_a_color_puzzle(page: object, tmp_path: Path) -> None:
     saved = tmp_path / "certificate.zip"
     waiting.value.save_as(saved)
     zipfile.ZipFile(saved).extractall(tmp_path)
-    assert satnono.check_proof(tmp_path / "puzzle-certificate").verified
+    assert satnono.check_proof(tmp_path / "pasted-text-certificate").verified
 
 
 def test_the_authors_mode_marks_the_ambiguous_cells(page: object, tmp_path: Path) -> None:
@@ -220,6 +220,54 @@ def test_the_authors_mode_marks_the_ambiguous_cells(page: object, tmp_path: Path
 
 def _cell_box(page: object, r: int, c: int) -> dict[str, float]:
     return page.locator(f"#cell-{r}-{c}").bounding_box()  # type: ignore[attr-defined,no-any-return]
+
+
+def test_the_authors_export_colors_and_clue_chips(page: object, tmp_path: Path) -> None:
+    """Export right after a stroke holds that stroke and the title typed (it exported the
+    last finished check); Add color makes the new color the brush (it stayed on black); a
+    row's clue chips line up with its cells (a form .row margin pushed them 6.5 px down, the
+    bottom row's under the board's frame); pasted text's errors say so (not "request")."""
+    page.set_viewport_size({"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page.reload()  # type: ignore[attr-defined]  # black and white, whatever ran before
+    try:
+        _export_colors_and_chips(page)
+    finally:
+        page.reload()  # type: ignore[attr-defined]  # the next tests start from black and white
+
+
+def _export_colors_and_chips(page: object) -> None:
+    page.click("#tab-author")  # type: ignore[attr-defined]
+    page.fill("#author-width", "6")  # type: ignore[attr-defined]
+    page.fill("#author-height", "5")  # type: ignore[attr-defined]
+    page.click("#author-resize")  # type: ignore[attr-defined]
+    page.click("#add-color")  # type: ignore[attr-defined]
+    brush = page.evaluate("author.brush")  # type: ignore[attr-defined]
+    assert brush != "k" and page.locator(f'.swatch.active[data-char="{brush}"]').count() == 1  # type: ignore[attr-defined]
+    for c in range(6):
+        page.click(f'.cell[data-row="4"][data-col="{c}"]')  # type: ignore[attr-defined]
+    page.fill("#author-title", "Plus sign")  # type: ignore[attr-defined]
+    with page.expect_download() as download:  # type: ignore[attr-defined]
+        page.click("#author-export")  # type: ignore[attr-defined]
+    assert download.value.suggested_filename == "plus-sign.non"
+    text = Path(download.value.path()).read_text()
+    assert 'title "Plus sign"' in text and f"\n6{brush}\n" in text
+    page.wait_for_function(  # type: ignore[attr-defined]  # the board is drawn again after it
+        "/^(Unique|Not unique)/.test(document.getElementById('author-verdict').textContent)",
+        timeout=30_000,
+    )
+    board = page.locator("#author-board").bounding_box()  # type: ignore[attr-defined]
+    for r in range(5):
+        cell = _cell_box(page, r, 0)
+        clue = page.locator(f"#clue-r{r}").bounding_box()  # type: ignore[attr-defined]
+        assert clue["y"] == cell["y"] and clue["height"] == cell["height"]
+    chip = page.locator("#clue-r4 span").first.bounding_box()  # type: ignore[attr-defined]
+    assert chip["y"] + chip["height"] <= board["y"] + board["height"] - 1
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#text", "width 2\nheight 1\nrows\n1 x\ncolumns\n1\n0\n")  # type: ignore[attr-defined]
+    page.click("#solve")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "document.getElementById('verdict').textContent.includes('pasted text:4')", timeout=30_000
+    )
 
 
 def test_painting_at_speed_paints_every_cell_with_the_board_held_still(

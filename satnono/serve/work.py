@@ -215,14 +215,15 @@ def author(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict
     if not any(any(row) for row in grid):
         raise InputError("paint at least one cell", "request")
     puzzle = satnono.puzzle_from_grid(grid, palette, str(data.get("title") or "my puzzle"))
-    analysis = satnono.analyze(puzzle, deadline=deadline)
+    # analyze=0: the puzzle alone, for an export of the grid as it is now (no search).
+    analysis = satnono.analyze(puzzle, deadline=deadline) if query.get("analyze") != "0" else None
     exported = FORMATS["non"].write([puzzle])
     FORMATS["non"].parse(exported)  # what is handed out must read back
     return {
         "non": exported,
         "rows": [puzzle.clue_text(clue) for clue in puzzle.rows],
         "columns": [puzzle.clue_text(clue) for clue in puzzle.columns],
-        "analysis": contract.analysis_object("author", analysis),
+        "analysis": None if analysis is None else contract.analysis_object("author", analysis),
     }
 
 

@@ -18,7 +18,7 @@ function clearResult() {
 
 function baseName() {
   const name = (state.name || "").replace(/^.*[\\/]/, "").replace(/\.[^.]*$/, "");
-  return name || "puzzle";
+  return name || "pasted-text";  // as the server names what it makes of pasted text
 }
 
 function options() {
@@ -26,7 +26,8 @@ function options() {
   if ($("backend").value) query.set("backend", $("backend").value);
   query.set("timeout", $("timeout").value || "30");
   query.set("max_solutions", $("max").value || "2");
-  if (state.name) query.set("name", state.name);
+  // Errors name the file, or "pasted text" (its line numbers are the text box's).
+  query.set("name", state.name || "pasted text");
   return query;
 }
 

@@ -5,7 +5,7 @@
 "use strict";
 
 const author = { width: 10, height: 10, grid: [], palette: [{ char: "#", rgb: "#000000" }], brush: "#",
-                 timer: null, ambiguous: new Set(), non: "", undo: [], frozen: null };
+                 timer: null, ambiguous: new Set(), undo: [], frozen: null };
 
 // A line's clue as blocks [{length, char}], read off the painted cells.
 function runs(line) {
@@ -81,7 +81,7 @@ function newGrid() {
   author.width = Math.max(1, Math.min(60, +$("author-width").value || 10));
   author.height = Math.max(1, Math.min(60, +$("author-height").value || 10));
   author.grid = Array.from({ length: author.height }, () => Array(author.width).fill("."));
-  author.ambiguous = new Set(); author.non = ""; $("author-verdict").textContent = "Paint some cells.";
+  author.ambiguous = new Set(); $("author-verdict").textContent = "Paint some cells.";
   drawBoard();
 }
 
@@ -163,6 +163,15 @@ function fileName() {
   return `${slug || "puzzle"}.non`;
 }
 
+// The puzzle of the grid as painted now, and (unless `analyze` is false) its analysis.
+async function authorRequest(analyze) {
+  const rows = author.grid.map((row) => row.join(""));
+  const body = JSON.stringify({ rows, palette: author.palette, title: title() });
+  const query = new URLSearchParams({ timeout: "20" });
+  if (!analyze) query.set("analyze", "0");
+  return (await post("/api/author", body, query)).json();
+}
+
 function check() {
   clearTimeout(author.timer);
   author.timer = setTimeout(async () => {
@@ -170,9 +179,7 @@ function check() {
     if (!rows.some((row) => /[^.]/.test(row))) { $("author-verdict").textContent = "Paint some cells."; return; }
     $("author-verdict").textContent = "Checking…";
     try {
-      const body = JSON.stringify({ rows, palette: author.palette, title: title() });
-      const data = await (await post("/api/author", body, new URLSearchParams({ timeout: "20" }))).json();
-      author.non = data.non;
+      const data = await authorRequest(true);
       const a = data.analysis;
       author.ambiguous = new Set(a.ambiguous_cells.map(([r, c]) => `${r},${c}`));
       let text = a.difficulty === "ambiguous"
@@ -183,6 +190,13 @@ function check() {
       if (painting === null) drawBoard();  // mid-stroke the outlines wait for its end
     } catch (error) { $("author-verdict").textContent = error.message; }
   }, 300);
+}
+
+// Export and Solve take the puzzle as painted and titled now, never an earlier check's.
+async function currentPuzzle() {
+  try {
+    return (await authorRequest(false)).non;
+  } catch (error) { $("author-verdict").textContent = error.message; return null; }
 }
 
 $("author-resize").addEventListener("click", newGrid);
@@ -204,19 +218,24 @@ $("add-color").addEventListener("click", () => {
   const swatch = document.createElement("button");
   swatch.className = "swatch"; swatch.dataset.char = char; swatch.style.background = $("new-color").value;
   $("palette").insertBefore(swatch, $("new-color"));
+  chooseBrush(swatch);  // the color just added is the one to paint with
   drawBoard(); check();
 });
+function chooseBrush(swatch) {
+  author.brush = swatch.dataset.char;
+  for (const s of document.querySelectorAll(".swatch")) s.classList.toggle("active", s === swatch);
+}
 $("palette").addEventListener("click", (e) => {
-  if (!e.target.classList.contains("swatch")) return;
-  author.brush = e.target.dataset.char;
-  for (const s of document.querySelectorAll(".swatch")) s.classList.toggle("active", s === e.target);
+  if (e.target.classList.contains("swatch")) chooseBrush(e.target);
 });
-$("author-export").addEventListener("click", () => {
-  if (author.non) download(new Blob([author.non], { type: "text/plain" }), fileName());
+$("author-export").addEventListener("click", async () => {
+  const non = await currentPuzzle();
+  if (non) download(new Blob([non], { type: "text/plain" }), fileName());
 });
-$("author-solve").addEventListener("click", () => {
-  if (!author.non) return;
-  setPuzzle(author.non, fileName());
+$("author-solve").addEventListener("click", async () => {
+  const non = await currentPuzzle();
+  if (!non) return;
+  setPuzzle(non, fileName());
   $("tab-solve").click();
 });
 newGrid();
