@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from satnono.errors import InputError
-from satnono.model import Clue, Grid, Puzzle, min_clue_length
+from satnono.model import UNDECIDED, Clue, Grid, Puzzle, min_clue_length
 from satnono.native import Engine, solve_lines
 from satnono.runtime.deadline import Deadline, Timeout
 
@@ -29,8 +28,6 @@ Grade = Literal["line-solvable", "needs probing", "needs search", "no solution",
 
 #: The reasons a line forces cells, simplest first (the order a person meets them).
 LINE_REASONS = ("empty line", "full line", "overlap", "complete", "edge", "placements")
-#: The character of an undecided cell in a partial grid.
-UNKNOWN = "?"
 
 
 @dataclass(frozen=True)
@@ -73,30 +70,11 @@ def full(puzzle: Puzzle) -> int:
 
 
 def partial_domains(puzzle: Puzzle, rows: Sequence[str] | None, where: str = "grid") -> list[int]:
-    """Domains from a partial grid's rows: a palette character decides a cell, '?' leaves it
-    open. Raises InputError naming the row and the problem."""
+    """Domains from a partial grid's rows (Puzzle.domains_from_rows); every color everywhere
+    for none."""
     if rows is None:
         return [full(puzzle)] * (puzzle.width * puzzle.height)
-    index = {color.char: 1 << number for number, color in enumerate(puzzle.palette)}
-    index[UNKNOWN] = full(puzzle)
-    if len(rows) != puzzle.height:
-        raise InputError(f"has {len(rows)} rows, the puzzle {puzzle.height}", where)
-    domains: list[int] = []
-    for number, row in enumerate(rows, start=1):
-        if len(row) != puzzle.width:
-            raise InputError(
-                f"row {number} has {len(row)} cells, the puzzle {puzzle.width}", f"{where}:{number}"
-            )
-        for column, char in enumerate(row, start=1):
-            if char not in index:
-                known = "".join(color.char for color in puzzle.palette)
-                raise InputError(
-                    f"column {column}: {char!r} is neither a palette color ({known}) nor "
-                    f"'{UNKNOWN}'",
-                    f"{where}:{number}",
-                )
-            domains.append(index[char])
-    return domains
+    return puzzle.domains_from_rows(rows, where)
 
 
 def read_partial(path: str) -> list[str]:
@@ -112,7 +90,7 @@ def read_partial(path: str) -> list[str]:
 
 def _line_text(puzzle: Puzzle, domains: Sequence[int]) -> str:
     chars = [color.char for color in puzzle.palette]
-    return "".join(chars[d.bit_length() - 1] if d and not d & (d - 1) else UNKNOWN for d in domains)
+    return "".join(chars[d.bit_length() - 1] if d and not d & (d - 1) else UNDECIDED for d in domains)
 
 
 def _pairs(clue: Clue) -> list[tuple[int, int]]:

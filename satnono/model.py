@@ -25,6 +25,8 @@ MAX_COLORS = 64
 MAX_BLOCKS = MAX_SIDE
 
 BACKGROUND = 0
+#: The character of an undecided cell in a partial grid's text.
+UNDECIDED = "?"
 
 
 @dataclass(frozen=True)
@@ -323,6 +325,12 @@ class Puzzle:
             chars = [color.char for color in self.palette].__getitem__
             return ["".join(map(chars, row)) for row in grid]
 
+    def domains_from_rows(self, rows: Sequence[str], where: str = "grid") -> list[int]:
+        """Every cell's colors (bitmasks) from a partial grid's rows: a palette character
+        decides a cell, '?' leaves it open; InputError names the row (`where`:N) and the
+        problem."""
+        return _domains_from_rows(self, rows, where)
+
     def grid_from_rows(self, rows: Sequence[str]) -> Grid:
         """The inverse of `grid_rows`; raises InputError on an unknown character."""
         index = {color.char: i for i, color in enumerate(self.palette)}
@@ -330,6 +338,29 @@ class Puzzle:
             return tuple(tuple(index[char] for char in row) for row in rows)
         except KeyError as error:
             raise InputError(f"unknown color character {error.args[0]!r} in grid") from None
+
+
+def _domains_from_rows(puzzle: Puzzle, rows: Sequence[str], where: str) -> list[int]:
+    index = {color.char: 1 << number for number, color in enumerate(puzzle.palette)}
+    index[UNDECIDED] = (1 << len(puzzle.palette)) - 1
+    if len(rows) != puzzle.height:
+        raise InputError(f"has {len(rows)} rows, the puzzle {puzzle.height}", where)
+    domains: list[int] = []
+    for number, row in enumerate(rows, start=1):
+        if len(row) != puzzle.width:
+            raise InputError(
+                f"row {number} has {len(row)} cells, the puzzle {puzzle.width}", f"{where}:{number}"
+            )
+        for column, char in enumerate(row, start=1):
+            if char not in index:
+                known = "".join(color.char for color in puzzle.palette)
+                raise InputError(
+                    f"column {column}: {char[:40]!r} is neither a palette color ({known}) nor "
+                    f"'{UNDECIDED}'",
+                    f"{where}:{number}",
+                )
+            domains.append(index[char])
+    return domains
 
 
 def clue_number(block: Block) -> str:

@@ -270,6 +270,28 @@ def _export_colors_and_chips(page: object) -> None:
     )
 
 
+def test_hint_gives_the_next_step_on_the_page_and_in_the_api(page: object, server: str) -> None:
+    """The page's Hint goes on from the grid the hints so far filled in; the API answers
+    `satnono hint --json`'s object for a grid posted with the puzzle."""
+    duck = (EXAMPLES / "duck.non").read_text()
+    page.click("#tab-solve")  # type: ignore[attr-defined]
+    page.fill("#text", duck)  # type: ignore[attr-defined]
+    for expected in ("Hint: row 1 (clue 0)", "Hint: row 15 (clue 0)"):
+        page.click("#hint")  # type: ignore[attr-defined]
+        page.wait_for_function(  # type: ignore[attr-defined]
+            f"document.getElementById('verdict').textContent.startsWith({expected!r})",
+            timeout=30_000,
+        )
+    page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
+    grid = ["." * 15] + ["?" * 15] * 13 + ["." * 15]
+    status, body = post(f"{server}/api/hint", json.dumps({"puzzle": duck, "grid": grid}).encode())
+    assert status == 200
+    (step,) = json.loads(body)["steps"]
+    assert step["line"] == "column 1" and step["reason"] == "empty line"
+    status, body = post(f"{server}/api/hint", json.dumps({"puzzle": duck, "grid": ["?"]}).encode())
+    assert status == 400 and "has 1 rows, the puzzle 15" in json.loads(body)["error"]
+
+
 def test_painting_at_speed_paints_every_cell_with_the_board_held_still(
     page: object, tmp_path: Path
 ) -> None:

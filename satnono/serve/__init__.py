@@ -129,7 +129,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
         Route("/favicon.ico", favicon),
         *(Route(f"/api/{name}", endpoint(name), methods=["POST"])
           for name in ("solve", "count", "analyze", "author", "picture", "convert",
-                       "certificate")),
+                       "certificate", "hint")),
         *(Route(f"/api/{kind}/stream", stream(kind), methods=["POST"])
           for kind in ("solve", "count", "analyze")),
         # POST: a download and a write to the cache never start from a GET (a link or an

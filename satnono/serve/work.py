@@ -146,7 +146,7 @@ def picture(text: str, query: dict[str, str], deadline: satnono.Deadline) -> byt
         grid = contract.grid_of_rows(puzzle, solution, "solution")
         domains = [1 << color for row in grid for color in row]
     elif partial:
-        domains = _partial_domains(puzzle, partial)
+        domains = puzzle.domains_from_rows(partial, "partial")
     cells = [(r - 1) * puzzle.width + (c - 1) for r, c in highlight
              if 1 <= r <= puzzle.height and 1 <= c <= puzzle.width]  # fmt: skip
     return picture_bytes(puzzle, domains, cells, caption or puzzle.title or None, kind, deadline)
@@ -227,6 +227,21 @@ def author(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict
     }
 
 
+def hint(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict[str, Any]:
+    """The next step a person can take (`satnono hint --json`): `text` is JSON {"puzzle":
+    text, "grid": rows or null}, rows of palette characters with '?' for open cells."""
+    shape = '{"puzzle": text, "grid": rows or null}'
+    data = _json_object(text, shape)
+    puzzle_text, grid = data.get("puzzle"), data.get("grid")
+    if not isinstance(puzzle_text, str) or not (
+        grid is None or (isinstance(grid, list) and all(isinstance(row, str) for row in grid))
+    ):
+        raise InputError(f"expected {shape}", "request")
+    puzzle = parse(puzzle_text, query)
+    step = satnono.hint(puzzle, grid, deadline.remaining())
+    return contract.hint_object(source_of(query), puzzle, [step])
+
+
 def media_type(endpoint: str, query: dict[str, str]) -> str:
     """What an endpoint's answer is, when it is not JSON."""
     if endpoint == "picture":
@@ -251,15 +266,3 @@ def _check_palette(colors: list[Any], limit: int) -> None:
             raise InputError(f"{color.char[:QUOTED]!r} cannot mark a color", "request")
         if chars.count(color.char) > 1:
             raise InputError(f"two colors use the character {color.char!r}", "request")
-
-
-def _partial_domains(puzzle: Puzzle, rows: list[str]) -> list[int]:
-    """Cell domains from rows of palette characters, '?' for a cell not decided yet."""
-    index = {color.char: number for number, color in enumerate(puzzle.palette)}
-    every = (1 << len(puzzle.palette)) - 1
-    if len(rows) != puzzle.height or any(len(row) != puzzle.width for row in rows):
-        raise InputError(f"the partial grid must be {puzzle.width}x{puzzle.height}", "request")
-    try:
-        return [every if char == "?" else 1 << index[char] for row in rows for char in row]
-    except KeyError as error:
-        raise InputError(f"unknown color {str(error.args[0])[:QUOTED]!r}", "request") from None

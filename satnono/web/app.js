@@ -4,7 +4,7 @@
 const $ = (id) => document.getElementById(id);
 // `action` numbers the actions: a picture requested for an earlier one is never shown.
 const state = { text: "", name: "", solution: null, ambiguous: [], controller: null, status: null,
-  partial: null, drawing: false, pending: null, action: 0 };
+  partial: null, drawing: false, pending: null, action: 0, hinted: { text: null, grid: null } };
 
 // Each new action starts from a clean slate: no picture, verdict or progress of the last one.
 function clearResult() {
@@ -95,7 +95,7 @@ async function drawLive() {
   } finally { state.drawing = false; }
 }
 
-const ACTIONS = ["solve", "count", "analyze"];
+const ACTIONS = ["solve", "count", "analyze", "hint"];
 
 // Solve, Count and Analyze stream their work as JSON lines (progress four times a second,
 // then the result); Cancel aborts the one running, and the server stops it.
@@ -147,6 +147,26 @@ async function solve() {
     return;
   }
   if (state.status === "multiple") await analyze(false);
+}
+
+// Hint: the next step from the grid the hints so far filled in (a new puzzle starts empty);
+// the cells it decides are outlined.
+async function hint() {
+  state.text = $("text").value;
+  if (!state.text.trim()) { $("verdict").textContent = "Open a puzzle first."; return; }
+  const grid = state.text === state.hinted.text ? state.hinted.grid : null;
+  clearResult();
+  const action = state.action;
+  try {
+    const body = JSON.stringify({ puzzle: state.text, grid });
+    const data = await (await post("/api/hint", body)).json();
+    if (action !== state.action) return;
+    const step = data.steps[0];
+    state.hinted = { text: state.text, grid: data.grid };
+    state.partial = data.grid; state.ambiguous = step.cells.map((each) => each.cell);
+    $("verdict").textContent = `Hint: ${step.text}`;
+    await drawLive();
+  } catch (error) { if (action === state.action) $("verdict").textContent = error.message; }
 }
 
 function phaseText(event) {
@@ -293,6 +313,7 @@ $("solve").addEventListener("click", solve);
 $("cancel").addEventListener("click", () => state.controller && state.controller.abort());
 $("count").addEventListener("click", count);
 $("analyze").addEventListener("click", () => analyze(true));
+$("hint").addEventListener("click", hint);
 $("download-svg").addEventListener("click", () => downloadPicture("svg"));
 $("download-png").addEventListener("click", () => downloadPicture("png"));
 $("download-puzzle").addEventListener("click", downloadPuzzle);
