@@ -90,7 +90,9 @@ def read_partial(path: str) -> list[str]:
 
 def _line_text(puzzle: Puzzle, domains: Sequence[int]) -> str:
     chars = [color.char for color in puzzle.palette]
-    return "".join(chars[d.bit_length() - 1] if d and not d & (d - 1) else UNDECIDED for d in domains)
+    return "".join(
+        chars[d.bit_length() - 1] if d and not d & (d - 1) else UNDECIDED for d in domains
+    )
 
 
 def _pairs(clue: Clue) -> list[tuple[int, int]]:

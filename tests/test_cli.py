@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,18 @@ def test_help_paragraphs_are_not_broken_mid_sentence(command: str) -> None:
     for line, following in itertools.pairwise(description):
         if line.strip() and following.strip()[:1].islower():
             assert len(line.rstrip()) > 60, f"{line!r} then {following!r}"
+
+
+def test_every_argument_is_named_in_capitals() -> None:
+    """Usage lines read `{PUZZLE...}`, `{QUESTIONS}`, `{IMAGE}`: tournament, from-image and
+    check-proof showed `{questions}`, `{image}`, `{folders}` beside them (issue 42)."""
+    from typer.testing import CliRunner
+
+    from satnono.cli import COMMANDS, app
+
+    named = [name for name in COMMANDS if name != "batch"] + ["batch run", "batch report"]
+    for command in named:
+        done = CliRunner().invoke(app, [*command.split(), "--help"], env={"COLUMNS": "120"})
+        usage = next(line for line in done.output.splitlines() if "Usage:" in line)
+        arguments = re.findall(r"\{([^}]*)\}", usage)
+        assert all(name == name.upper() for name in arguments), (command, usage)

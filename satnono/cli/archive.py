@@ -234,7 +234,8 @@ def compare(
 @handles_errors
 def tournament(
     questions: Annotated[
-        Path, typer.Argument(help="A tournament question file ($k, columns, rows).")
+        Path,
+        typer.Argument(help="A tournament question file ($k, columns, rows).", metavar="QUESTIONS"),
     ],
     answers: Annotated[
         Path | None, typer.Option("-o", "--answers", help="Write the answer file here.")

@@ -273,7 +273,10 @@ def _json_on_stdin() -> bool:
 @handles_errors
 def from_image(
     image: Annotated[
-        Path, typer.Argument(help="A picture (PNG, JPEG, GIF, ...).", show_default=False)
+        Path,
+        typer.Argument(
+            help="A picture (PNG, JPEG, GIF, ...).", show_default=False, metavar="IMAGE"
+        ),
     ],
     output: Annotated[
         Path,
@@ -320,6 +323,7 @@ def check_proof(
             help="Certificate folders (solve --proof), or the folder of batch run --proof (its "
             "certificates.csv lists them).",
             show_default=False,
+            metavar="FOLDER...",
         ),
     ],
     timeout: TimeoutOpt = None,
