@@ -25,6 +25,7 @@ from satnono.cli.process import (
     deadline,
     handles_errors,
     print_json,
+    reporting,
     say,
 )
 from satnono.cli.shell import DefaultCommandGroup, app
@@ -209,10 +210,11 @@ def compare(
         except KeyboardInterrupt:  # the runs that finished are shown (and written), not lost
             runs = []
     if not runs:
-        if finished:
-            console().print(present.comparison_table(finished, chosen))
-            if csv_file is not None:
-                archive.write_compare_csv(finished, csv_file)
+        with reporting():  # the runs that finished, whatever is pressed now
+            if finished:
+                console().print(present.comparison_table(finished, chosen))
+                if csv_file is not None:
+                    archive.write_compare_csv(finished, csv_file)
         shown = " (the table above)" if finished else ""
         shown += f", written to {csv_file}" if finished and csv_file is not None else ""
         total = len(files) * len(chosen)

@@ -203,6 +203,31 @@ def ctrl_c_cancels(within: satnono.Deadline) -> Iterator[threading.Event]:
         signal.signal(signal.SIGINT, previous)
 
 
+@contextlib.contextmanager
+def reporting(interrupted: bool = True) -> Iterator[None]:
+    """While an interrupted command reports what it did (the grid so far, the count, the
+    rows stored), a further Ctrl-C is let pass: a second press used to cut the report off
+    mid-grid, leaving neither the grid nor the status line. A third press ends the process at
+    once (exit 130), should the report itself hang (a stalled pipe). `interrupted` False, or
+    off the main thread: nothing changes."""
+    if not interrupted or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    presses = 0
+
+    def later(*_: object) -> None:
+        nonlocal presses
+        presses += 1
+        if presses >= 2:
+            os._exit(EXIT_INTERRUPTED)
+
+    previous = signal.signal(signal.SIGINT, later)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def console(stderr: bool = False) -> Any:
     from rich.console import Console
 

@@ -14,7 +14,14 @@ import satnono
 from satnono import contract
 from satnono.cli import present
 from satnono.cli.each import each_puzzle, several
-from satnono.cli.process import EXIT_INTERRUPTED, exit_code, print_json, say, stream_line
+from satnono.cli.process import (
+    EXIT_INTERRUPTED,
+    exit_code,
+    print_json,
+    reporting,
+    say,
+    stream_line,
+)
 from satnono.terminal import SolutionPrinter, printable
 
 
@@ -128,14 +135,15 @@ def _solve_one(
                 proof=args.proof,
             )  # fmt: skip
     except KeyboardInterrupt:
-        if json_output or json_lines:
-            seconds = time.perf_counter() - progress.started
-            grids = None if json_lines else found
-            print_json(contract.interrupted_object(source, puzzle, grids, progress, seconds))
-        else:
-            from satnono.cli.live import describe
+        with reporting():  # the grid so far and the status line, whatever is pressed now
+            if json_output or json_lines:
+                seconds = time.perf_counter() - progress.started
+                grids = None if json_lines else found
+                print_json(contract.interrupted_object(source, puzzle, grids, progress, seconds))
+            else:
+                from satnono.cli.live import describe
 
-            text.interrupted(progress.domains, describe(progress), label)
+                text.interrupted(progress.domains, describe(progress), label)
         raise SystemExit(EXIT_INTERRUPTED) from None
     first = text.first if text.first is not None else (found[0] if found else None)
     for picture in (args.svg, args.png):

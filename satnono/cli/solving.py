@@ -34,6 +34,7 @@ from satnono.cli.process import (
     exit_code,
     handles_errors,
     print_json,
+    reporting,
     say,
 )
 from satnono.cli.shell import app
@@ -194,15 +195,16 @@ def count(
                 progress=progress, memory=memory,
             )  # fmt: skip
         interrupted = pressed.is_set() and not counted.exact
-        if json_output:
-            data = contract.count_object(source, counted)
-            if interrupted:
-                data["stopped"] = "interrupted"
-            print_json(data)
-        else:
-            typer.echo(labelled(label, present.count_text(counted, limit, interrupted)))
-        if counted.hint is not None:
-            say(f"satnono: hint: {counted.hint}")
+        with reporting(pressed.is_set()):
+            if json_output:
+                data = contract.count_object(source, counted)
+                if interrupted:
+                    data["stopped"] = "interrupted"
+                print_json(data)
+            else:
+                typer.echo(labelled(label, present.count_text(counted, limit, interrupted)))
+            if counted.hint is not None:
+                say(f"satnono: hint: {counted.hint}")
         if interrupted:
             raise SystemExit(EXIT_INTERRUPTED)
         return exit_code(counted.result.status, counted.count)
@@ -331,18 +333,19 @@ def analyze(
                 deadline=within,
                 progress=progress,
             )
-        if picture is not None:
-            satnono.render(loaded, None, picture, analysis=analysis)
-        if json_output:
-            where = None if picture is None else str(picture)
-            print_json(contract.analysis_object(source, analysis, where))
-        else:
-            if label is not None:
-                typer.echo(printable(f"{label}:"))
-            shown = console()
-            framed = shown.is_terminal if clues is None else clues
-            interrupted = pressed.is_set() and analysis.timed_out
-            present.print_analysis(shown, analysis, max_solutions, framed, interrupted)
+        with reporting(pressed.is_set()):
+            if picture is not None:
+                satnono.render(loaded, None, picture, analysis=analysis)
+            if json_output:
+                where = None if picture is None else str(picture)
+                print_json(contract.analysis_object(source, analysis, where))
+            else:
+                if label is not None:
+                    typer.echo(printable(f"{label}:"))
+                shown = console()
+                framed = shown.is_terminal if clues is None else clues
+                interrupted = pressed.is_set() and analysis.timed_out
+                present.print_analysis(shown, analysis, max_solutions, framed, interrupted)
         if pressed.is_set() and analysis.timed_out:
             say("satnono: interrupted: the analysis above is what was found so far")
             raise SystemExit(EXIT_INTERRUPTED)
