@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -153,6 +154,45 @@ def run_satnono(
     return subprocess.run(  # type: ignore[call-overload, no-any-return]
         [*SATNONO, *args], capture_output=True, text=True, timeout=timeout, check=False, **kwargs
     )
+
+
+def in_terminal(
+    argv: list[str], steps: list[tuple[float, int | None]], columns: int = 250
+) -> tuple[int, str]:
+    """The CLI in a pseudo-terminal `columns` wide: for each step, read its output for the
+    seconds given, then send the signal given (None: none); then read until it ends (at
+    most 10 s more). Its exit code and everything it wrote (stdout and stderr together)."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: satnono in the terminal
+        os.environ.update(COLUMNS=str(columns), LINES="80")
+        os.execv(SATNONO[0], [*SATNONO, *argv])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 80, columns, 0, 0))
+    out = bytearray()
+
+    def read(seconds: float) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.02)[0]:
+                try:
+                    out.extend(os.read(fd, 65536))
+                except OSError:  # the child has gone
+                    return False
+        return True
+
+    for seconds, sent in [*steps, (10.0, None)]:
+        if not read(seconds):
+            break
+        if sent is not None:
+            os.kill(pid, sent)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
 
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"

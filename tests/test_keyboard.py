@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES, SATNONO, SHARED, run_satnono
+from support import EXAMPLES, SHARED, in_terminal, run_satnono
 
 TOURNAMENT = str(EXAMPLES / "tournament-4.txt")  # four 15x15 puzzles
 
@@ -221,45 +221,32 @@ def test_a_second_ctrl_c_in_a_wide_terminal_keeps_the_grid_and_the_status_line(
     """The issue's case itself, in a pseudo-terminal 250 columns wide: Ctrl-C, then another
     `delay` seconds later while the grid is drawn (before the fix: 4 to 39 of its 52 lines,
     then only 'satnono: interrupted')."""
-    import fcntl
-    import os
-    import pty
     import random
-    import select
     import signal
-    import struct
-    import termios
-    import time
 
     from satnono.formats import write_puzzles
     from satnono.generate import puzzle_from_grid, random_grid
 
     hard = tmp_path / "hard.non"  # random 45x45 at density 0.45: minutes of backtracking
     write_puzzles([puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(7)))], hard)
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: satnono in the terminal
-        os.environ.update(COLUMNS="250", LINES="80")
-        os.execv(SATNONO[0], [*SATNONO, "solve", str(hard), "--backend", "backtrack"])
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 80, 250, 0, 0))
-    out = bytearray()
-
-    def read(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if select.select([fd], [], [], 0.02)[0]:
-                try:
-                    out.extend(os.read(fd, 65536))
-                except OSError:  # the child has gone
-                    return
-
-    read(2.0)
-    os.kill(pid, signal.SIGINT)
-    read(delay)
-    os.kill(pid, signal.SIGINT)
-    read(5.0)
-    _, status = os.waitpid(pid, 0)
-    text = out.decode(errors="replace")
-    assert os.waitstatus_to_exitcode(status) == 130
+    code, text = in_terminal(
+        ["solve", str(hard), "--backend", "backtrack"],
+        [(2.0, signal.SIGINT), (delay, signal.SIGINT)],
+    )
+    assert code == 130
     assert "after line logic" in text and "interrupted: " in text, text[-300:]
     assert "satnono: interrupted" not in text
     assert text.count("\n") >= 46  # the header, the 45 rows, the status line
+
+
+def test_unigen_says_it_is_hashing_before_its_first_sample() -> None:
+    """`sample --sampler unigen` showed nothing for its minute of hashing (issue 42)."""
+    import signal
+
+    pytest.importorskip("pyunigen")
+    code, text = in_terminal(
+        ["sample", str(EXAMPLES / "switchboard-10.non"), "--sampler", "unigen"],
+        [(2.5, signal.SIGINT)],
+    )
+    assert "0 of 1 samples drawn (UniGen first counts the solutions by hashing" in text
+    assert code in (0, 130)  # drawn, or stopped by the Ctrl-C

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -251,17 +252,29 @@ def sample(
     def sample_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
+        from satnono.cli.live import live_line
+
         text = None if json_lines or json_output else SolutionPrinter(loaded, quiet, clues)
         kept: list[list[str]] = []
+        started = time.perf_counter()
         with satnono.iter_samples(loaded, n, seed, sampler, within.remaining()) as drawing:
+
+            def said() -> str:  # the live line: UniGen's first minute is hashing, not a hang
+                line = f"{drawing.drawn} of {n} samples drawn"
+                if sampler == "unigen" and not drawing.drawn:
+                    line += " (UniGen first counts the solutions by hashing: about a minute)"
+                return f"{line}, {time.perf_counter() - started:.1f} s"
+
             try:
-                for grid in drawing:
-                    if json_output:
-                        kept.append(loaded.grid_rows(grid))
-                    elif text is None:
-                        print_json(contract.solution_object(loaded, grid))
-                    else:
-                        text.add(grid)
+                with live_line(said, text is not None) as line:
+                    for grid in drawing:
+                        if json_output:
+                            kept.append(loaded.grid_rows(grid))
+                        elif text is None:
+                            print_json(contract.solution_object(loaded, grid))
+                        else:
+                            with line.paused():
+                                text.add(grid)
             except KeyboardInterrupt:  # what was drawn is printed: say how much
                 say(f"satnono: interrupted: {drawing.drawn} of {n} samples drawn, each verified")
                 raise SystemExit(EXIT_INTERRUPTED) from None
