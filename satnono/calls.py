@@ -263,7 +263,7 @@ def sample(
     timeout: float | None = None,
 ) -> Samples:
     """`n` random verified solutions (row strings): exactly uniform over components with up
-    to 1000 solutions, by `sampler` (cmsgen or unigen, see the README) beyond.
+    to 1000 solutions, by `sampler` (cmsgen or unigen, see docs/cli.md) beyond.
 
     A list of the samples drawn, which also says how the drawing ended, as solve does:
     `.status` is "sampled", "unsolvable" (no sample; `.reason` says why) or "timeout" (the

@@ -36,7 +36,7 @@ DRAW_BATCH = 256
 #: and drawn from exactly uniformly (enumeration costs about 0.1-0.3 ms a solution).
 EXACT_LIMIT = 1000
 
-#: What each sampler guarantees, as the README and `satnono sample` state it.
+#: What each sampler guarantees, as docs/cli.md and `satnono sample` state it.
 SAMPLERS = {
     "cmsgen": "CMSGen: fast, uniform-like, with no formal guarantee (it passes the Barbarik "
     "uniformity tests in its authors' FMCAD 2021 evaluation)",

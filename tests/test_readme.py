@@ -1,4 +1,5 @@
-"""Every command the README shows runs as printed and prints what is shown (issue 23).
+"""Every command the README and the pages of docs/ show runs as printed and prints what is
+shown (issues 23 and 42).
 
 Each code block whose lines start with `$ ` is a transcript: its commands run one by one in a
 sandbox laid out like the repository (examples/, an empty docs/, ../shared beside it), with
@@ -32,24 +33,31 @@ from support import SHARED
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+#: The pages whose transcripts run: the README and the reference in docs/.
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 #: The stand-in for webpbn.com and nonograms.org that the README's fetch examples name.
 STAND_IN_PORT = 8765
 
 
 @dataclass
 class Transcript:
+    page: str
     line: int
     options: set[str]
     steps: list[tuple[str, list[str]]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
-        return f"line{self.line}-{self.steps[0][0].split()[1] if self.steps else ''}"
+        return f"{self.page}-line{self.line}-{self.steps[0][0].split()[1] if self.steps else ''}"
 
 
 def transcripts() -> list[Transcript]:
+    return [each for page in PAGES for each in _transcripts(page)]
+
+
+def _transcripts(page: Path) -> list[Transcript]:
     found: list[Transcript] = []
-    lines = README.read_text(encoding="utf-8").splitlines()
+    lines = page.read_text(encoding="utf-8").splitlines()
     directive: set[str] = set()
     index = 0
     while index < len(lines):
@@ -61,7 +69,7 @@ def transcripts() -> list[Transcript]:
             end = lines.index("```", index + 1)
             body = lines[index + 1 : end]
             if body and body[0].startswith("$ "):
-                transcript = Transcript(index + 2, directive)
+                transcript = Transcript(page.stem, index + 2, directive)
                 for text in body:
                     if text.startswith("$ "):
                         transcript.steps.append((text[2:], []))
@@ -185,7 +193,7 @@ def test_the_readme_commands_print_what_it_shows(
     transcript: Transcript, sandbox: Path, request: pytest.FixtureRequest
 ) -> None:
     if "skip" in transcript.options:
-        pytest.skip("the README says why this block is not run")
+        pytest.skip("the page says why this block is not run")
     if any("../shared" in command for command, _ in transcript.steps) and not SHARED.is_dir():
         pytest.skip("needs ../shared")
     if any("8765" in command for command, _ in transcript.steps):
@@ -204,5 +212,5 @@ def test_the_readme_commands_print_what_it_shows(
         if "joined" in transcript.options:
             expected = [" ".join(line.strip() for line in expected)]
         assert _matches(expected, actual), (
-            f"README line {transcript.line}: `{command}` printed:\n" + output
+            f"{transcript.page} line {transcript.line}: `{command}` printed:\n" + output
         )
