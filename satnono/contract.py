@@ -36,16 +36,27 @@ def cell(puzzle: Puzzle, flat: int) -> list[int]:
     return [row + 1, column + 1]
 
 
-def solve_object(source: str, result: SolveResult, grids: Sequence[Grid] | None) -> dict[str, Any]:
-    """`satnono solve --json`; `grids` None leaves "solutions" out (--json-lines streamed them)."""
-    puzzle = result.puzzle
-    data: dict[str, Any] = {
+def _about(source: str, puzzle: Puzzle) -> dict[str, Any]:
+    """The fields every object about one puzzle starts with, in this order."""
+    return {
         "file": source,
         "title": puzzle.title,
         "width": puzzle.width,
         "height": puzzle.height,
         "colors": len(puzzle.palette),
-        "palette": [{"name": c.name, "char": c.char, "rgb": c.rgb} for c in puzzle.palette],
+    }
+
+
+def _palette(puzzle: Puzzle) -> list[dict[str, str]]:
+    return [{"name": c.name, "char": c.char, "rgb": c.rgb} for c in puzzle.palette]
+
+
+def solve_object(source: str, result: SolveResult, grids: Sequence[Grid] | None) -> dict[str, Any]:
+    """`satnono solve --json`; `grids` None leaves "solutions" out (--json-lines streamed them)."""
+    puzzle = result.puzzle
+    data: dict[str, Any] = {
+        **_about(source, puzzle),
+        "palette": _palette(puzzle),
         "backend": result.backend,
         "solver": result.solver,
         "status": result.status,
@@ -175,11 +186,7 @@ def analysis_object(source: str, analysis: Analysis, picture: str | None = None)
 
     puzzle = analysis.puzzle
     return {
-        "file": source,
-        "title": puzzle.title,
-        "width": puzzle.width,
-        "height": puzzle.height,
-        "colors": len(puzzle.palette),
+        **_about(source, puzzle),
         "cells": analysis.cells,
         "line_solvable": analysis.line_solvable,
         "cells_fixed_by_lines": analysis.cells_fixed_by_lines,
@@ -212,12 +219,8 @@ def line_only_object(source: str, puzzle: Puzzle, result: LineOnly) -> dict[str,
 
     status = {"no solution": "unsolvable", "unknown": "timeout"}.get(result.grade, "unknown")
     return {
-        "file": source,
-        "title": puzzle.title,
-        "width": puzzle.width,
-        "height": puzzle.height,
-        "colors": len(puzzle.palette),
-        "palette": [color.char for color in puzzle.palette],
+        **_about(source, puzzle),
+        "palette": _palette(puzzle),
         "line_only": True,
         "grade": result.grade,
         "status": "unique" if result.solution is not None else status,
@@ -264,10 +267,8 @@ def hint_object(source: str, puzzle: Puzzle, steps: Sequence[Hint]) -> dict[str,
         }
 
     return {
-        "file": source,
-        "title": puzzle.title,
-        "width": puzzle.width,
-        "height": puzzle.height,
+        **_about(source, puzzle),
+        "palette": _palette(puzzle),
         "steps": [step(each) for each in steps],
         "grid": domain_rows(puzzle, steps[-1].domains) if steps else None,
     }
