@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from satnono.backends import Backend, Residual, SearchOptions, SearchReport
+from satnono.backends import Backend, Residual, SearchOptions, SearchReport, SearchTask
 from satnono.components import components
 from satnono.model import Puzzle, find_contradiction
 from satnono.native import Engine
@@ -126,5 +126,5 @@ def enumerate_part(
         found.solutions.append(tuple((cell, decided[cell]) for cell in cells))
         return cap == 0 or len(found.solutions) < cap
 
-    found.report = backend.search(residual, replace(options, limit=cap), deadline, keep)
+    found.report = backend.search(SearchTask(residual, replace(options, limit=cap), deadline, keep))
     return found

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, load_backend
+from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, SearchTask, load_backend
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Assignment, Prepared, enumerate_part, no_grid, prepare
 from satnono.progress import Progress
@@ -202,7 +202,7 @@ def solve(
             return True
 
         progress.component = len(parts)
-        report = search(prepared.residual(parts[-1]), searched, deadline, combine)
+        report = search(SearchTask(prepared.residual(parts[-1]), searched, deadline, combine))
         _merge_stats(stats, report.stats)
         solver = stats.pop("solver", solver)
         exhausted = exhausted and report.exhausted and not ran_out

@@ -14,7 +14,7 @@ from types import ModuleType
 
 from hypothesis import strategies as st
 
-from satnono.backends import Residual, SearchOptions, SearchReport, load_backend
+from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask, load_backend
 from satnono.generate import puzzle_from_grid
 from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
 from satnono.propagate import Propagator, domains_to_grid, initial_domains
@@ -226,7 +226,7 @@ def backend_solutions(
 
     residual = Residual(puzzle, Propagator(puzzle), tuple(initial_domains(puzzle)))
     report = load_backend(backend).search(
-        residual, options or SearchOptions(), Deadline(None), keep
+        SearchTask(residual, options or SearchOptions(), Deadline(None), keep)
     )
     return found, report
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from satnono.backends import Residual, SearchOptions
+from satnono.backends import Residual, SearchOptions, SearchTask
 from satnono.backends.backtrack import BACKEND
 from satnono.formats import read_puzzles
 from satnono.generate import puzzle_from_grid
@@ -65,7 +65,7 @@ def _search_whole_grid(puzzle: Puzzle) -> list[Grid]:
         return True
 
     residual = Residual(puzzle, Propagator(puzzle), tuple(initial_domains(puzzle)))
-    report = BACKEND.search(residual, SearchOptions(), Deadline(None), keep)
+    report = BACKEND.search(SearchTask(residual, SearchOptions(), Deadline(None), keep))
     assert report.exhausted and not report.timed_out
     return found
 

@@ -93,16 +93,24 @@ class SearchReport:
 OnSolution = Callable[[list[int]], bool]
 
 
+@dataclass(frozen=True)
+class SearchTask:
+    """One search asked of a backend: the residual, the options, the deadline, and where each
+    solution goes (returning False stops the search)."""
+
+    residual: Residual
+    options: SearchOptions
+    deadline: Deadline
+    on_solution: OnSolution
+
+    def parts(self) -> tuple[Residual, SearchOptions, Deadline, OnSolution]:
+        return self.residual, self.options, self.deadline, self.on_solution
+
+
 class Backend(Protocol):
     name: ClassVar[str]
 
-    def search(
-        self,
-        residual: Residual,
-        options: SearchOptions,
-        deadline: Deadline,
-        on_solution: OnSolution,
-    ) -> SearchReport: ...
+    def search(self, task: SearchTask) -> SearchReport: ...
 
 
 @dataclass(frozen=True)

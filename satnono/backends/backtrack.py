@@ -12,21 +12,15 @@ import time
 from typing import Any, ClassVar
 
 from satnono import native
-from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
-from satnono.runtime.deadline import Deadline
+from satnono.backends import SearchReport, SearchTask
 
 
 class BacktrackBackend:
     name: ClassVar[str] = "backtrack"
 
-    def search(
-        self,
-        residual: Residual,
-        options: SearchOptions,
-        deadline: Deadline,
-        on_solution: OnSolution,
-    ) -> SearchReport:
+    def search(self, task: SearchTask) -> SearchReport:
         """Reads `limit` (restarts only up to two solutions) and `seed` (the restarts' noise)."""
+        residual, options, deadline, on_solution = task.parts()
         started = time.perf_counter()
         search = native.Engine(residual.puzzle).search(
             residual.domains, residual.lines, restarts=0 < options.limit <= 2,

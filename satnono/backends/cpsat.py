@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from satnono.automaton import LineAutomaton
-from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
+from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, SearchTask
 from satnono.linesolver import colors_of
 from satnono.runtime.child import Send, can_fork, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
@@ -96,13 +96,7 @@ BLOCKING_LIMIT = 4
 class CpSatBackend:
     name: ClassVar[str] = "cpsat"
 
-    def search(
-        self,
-        residual: Residual,
-        options: SearchOptions,
-        deadline: Deadline,
-        on_solution: OnSolution,
-    ) -> SearchReport:
+    def search(self, task: SearchTask) -> SearchReport:
         """One enumerate-all search; or, with --threads > 1 and a small limit, blocking solves.
 
         CP-SAT's enumerate-all mode runs one thread and keeps presolve from removing
@@ -113,6 +107,7 @@ class CpSatBackend:
         stop_search() while it loads a presolved model (0.8 s late on frans_faase, 95 x 80;
         7 s on a random 400 x 400 grid).
         """
+        residual, options, deadline, on_solution = task.parts()
         if deadline.bounded and can_fork():
             return _search_in_child(residual, options, deadline, on_solution)
         return _search(residual, options, deadline, on_solution)

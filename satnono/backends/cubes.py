@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
 
-from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
+from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask
 from satnono.backends.lookahead import Cube, split, split_for
 from satnono.model import Puzzle
 from satnono.propagate import Propagator
@@ -273,21 +273,18 @@ def _within(value: int, domain: int) -> bool:
 class CubesBackend:
     name: ClassVar[str] = "cubes"
 
-    def search(
-        self,
-        residual: Residual,
-        options: SearchOptions,
-        deadline: Deadline,
-        on_solution: OnSolution,
-    ) -> SearchReport:
+    def search(self, task: SearchTask) -> SearchReport:
         """Reads `workers`, `scheduler` and `cubes`; solver, encoding and seed go to the sat
         backend in every cube."""
+        residual, options, deadline, on_solution = task.parts()
         from satnono.backends import load_backend
         from satnono.runtime.dask import check_worker_processes_can_start, run_on_cluster
         from satnono.runtime.sat_solvers import canonical_solver
 
         if residual.unknown < IN_PROCESS_CELLS:
-            report = load_backend("sat").search(residual, options, deadline, on_solution)
+            report = load_backend("sat").search(
+                SearchTask(residual, options, deadline, on_solution)
+            )
             report.stats.update(cubes=0, in_process=True)
             return report
         check_worker_processes_can_start(options.scheduler)  # before any work is done

@@ -12,7 +12,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, usable_cores
+from satnono.backends import (
+    OnSolution,
+    Residual,
+    SearchOptions,
+    SearchReport,
+    SearchTask,
+    usable_cores,
+)
 from satnono.backends.sat import ALL_TRUE, enumerate_models
 from satnono.backends.sat import BACKEND as SAT_BACKEND
 from satnono.cnf import CnfFormula, check_encoding, encode_puzzle
@@ -91,13 +98,8 @@ def race_configs(options: SearchOptions, count: int | None = None) -> list[Confi
 class PortfolioBackend:
     name: ClassVar[str] = "portfolio"
 
-    def search(
-        self,
-        residual: Residual,
-        options: SearchOptions,
-        deadline: Deadline,
-        on_solution: OnSolution,
-    ) -> SearchReport:
+    def search(self, task: SearchTask) -> SearchReport:
+        residual, options, deadline, on_solution = task.parts()
         configs = race_configs(options)
         cells = residual.cells()
         limit = options.limit
@@ -182,7 +184,7 @@ def _in_process(
     on_solution: OnSolution,
 ) -> SearchReport:
     single = replace(options, solver=config.solver, encoding=config.encoding, seed=config.seed)
-    report = SAT_BACKEND.search(residual, single, deadline, on_solution)
+    report = SAT_BACKEND.search(SearchTask(residual, single, deadline, on_solution))
     report.stats["solver"] = config.name
     report.stats["portfolio_configs"] = 1
     return report

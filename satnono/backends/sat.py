@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from satnono import native
-from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport
+from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, SearchTask
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.collector import collector_paused
@@ -255,16 +255,11 @@ def _enumerate_by_splitting(
 class SatBackend:
     name: ClassVar[str] = "sat"
 
-    def search(
-        self,
-        residual: Residual,
-        options: SearchOptions,
-        deadline: Deadline,
-        on_solution: OnSolution,
-    ) -> SearchReport:
+    def search(self, task: SearchTask) -> SearchReport:
         """By default the native search under its budget, then CaDiCaL on the probed residual
         with probing's implications and belief propagation's phases; with a solver or an
         encoding named, that configuration alone on line logic's residual."""
+        residual, options, deadline, on_solution = task.parts()
         return self.search_excluding(residual, options, deadline, on_solution)
 
     def search_excluding(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from satnono.backends import SearchOptions, load_backend
+from satnono.backends import SearchOptions, SearchTask, load_backend
 from satnono.counting.counters import APPROXMC, GANAK, Estimate, installed, share_of_guarantee
 from satnono.counting.race import CounterRace
 from satnono.model import Grid, Puzzle
@@ -236,9 +236,8 @@ class _Race:
             progress.solutions = max(progress.solutions, self.listed)
             return self.listed < cap
 
-        report = load_backend(backend).search(
-            prepared.residual(), replace(options, limit=cap), until, keep
-        )
+        task = SearchTask(prepared.residual(), replace(options, limit=cap), until, keep)
+        report = load_backend(backend).search(task)
         self.witness = first[0] if first else None
         found = self.listed
         # Else the engine's count is in, and the limit is applied to it.
