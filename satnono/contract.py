@@ -257,7 +257,8 @@ def hint_object(source: str, puzzle: Puzzle, steps: Sequence[Hint]) -> dict[str,
             if each.probe is None
             else {
                 "cell": cell(puzzle, each.probe[0]),
-                "color": palette[each.probe[1]].char,
+                # None: every color of the cell was tried (an "either way" step)
+                "color": None if each.probe[1] < 0 else palette[each.probe[1]].char,
                 "contradiction_in": None
                 if each.conflict_line is None
                 else puzzle.line_name(each.conflict_line),

@@ -26,6 +26,8 @@ from satnono.runtime.deadline import Deadline, Timeout
 Kind = Literal["line", "probe", "stuck", "solved", "mistake"]
 Grade = Literal["line-solvable", "needs probing", "needs search", "no solution", "unknown"]
 
+#: A probe of every color of a cell (Hint.probe), as an "either way" step has.
+EVERY_COLOR = -1
 #: The reasons a line forces cells, simplest first (the order a person meets them).
 LINE_REASONS = ("empty line", "full line", "overlap", "complete", "edge", "placements")
 
@@ -42,7 +44,8 @@ class Hint:
     line: int | None = None
     clue: str | None = None
     cells: tuple[tuple[int, int], ...] = ()
-    #: A probe's assumption (flat cell, color) and the line that then contradicted.
+    #: A probe's assumption (flat cell, color; EVERY_COLOR when each of its colors was tried
+    #: and line logic agreed on `cells` every time) and the line that then contradicted.
     probe: tuple[int, int] | None = None
     conflict_line: int | None = None
     #: The line as it was and as it is after the step (palette characters, '?').
@@ -281,12 +284,19 @@ def hint(puzzle: Puzzle, domains: Sequence[int], deadline: Deadline | None = Non
 
 
 def _probe(puzzle: Puzzle, state: list[int], deadline: Deadline) -> Hint:
-    """The probe whose contradiction takes line logic fewest line solves to reach."""
+    """The probe whose contradiction takes line logic fewest line solves to reach; else a cell
+    whose every color leads line logic to agree on another cell ("either way")."""
     engine = Engine(puzzle)
     best: tuple[int, int, int, int | None] | None = None  # (work, cell, color, line)
-    for cell, domain in enumerate(state):
+    agreed: tuple[int, int, int] | None = None  # (cell probed, cell decided, its domain)
+    probed = engine.probe(state, None, deadline)  # one call: does any probe decide anything?
+    if probed.status == "timeout":
+        raise Timeout
+    stuck = probed.domains is not None and list(probed.domains) == state
+    for cell, domain in enumerate([] if stuck else state):
         if _decided(domain):
             continue
+        union = [0] * len(state)
         for color in range(len(puzzle.palette)):
             if not domain >> color & 1:
                 continue
@@ -297,36 +307,61 @@ def _probe(puzzle: Puzzle, state: list[int], deadline: Deadline) -> Hint:
             reached = engine.propagate(assumed, None, deadline)
             if reached.status == "timeout":
                 raise Timeout
-            if reached.status == "conflict" and (best is None or reached.work < best[0]):
-                best = (reached.work, cell, color, reached.line)
-    if best is None:
-        text = (
-            "no line and no single assumption decides a cell from here: the puzzle needs a "
-            "guess (search), or it has several solutions (satnono analyze shows where)"
-        )
-        return Hint("stuck", "search", text, tuple(state))
-    _, cell, color, line = best
+            if reached.domains is None:
+                if best is None or reached.work < best[0]:
+                    best = (reached.work, cell, color, reached.line)
+                continue
+            union = [a | b for a, b in zip(union, reached.domains, strict=True)]
+        if best is None and agreed is None:
+            narrowed = [
+                other
+                for other, (u, d) in enumerate(zip(union, state, strict=True))
+                if u and u != d and other != cell
+            ]
+            if narrowed:
+                agreed = (cell, narrowed[0], union[narrowed[0]])
+    if best is not None:
+        return _contradiction(puzzle, state, *best)
+    if agreed is not None:
+        return _either_way(puzzle, state, *agreed)
+    text = (
+        "no line and no single assumption decides a cell from here: the puzzle needs a "
+        "guess (search), or it has several solutions (satnono analyze shows where)"
+    )
+    return Hint("stuck", "search", text, tuple(state))
+
+
+def _where(puzzle: Puzzle, cell: int) -> str:
+    row, column = divmod(cell, puzzle.width)
+    return f"row {row + 1}, column {column + 1}"
+
+
+def _contradiction(
+    puzzle: Puzzle, state: list[int], work: int, cell: int, color: int, line: int | None
+) -> Hint:
     stepped = list(state)
     stepped[cell] &= ~(1 << color)
-    row, column = divmod(cell, puzzle.width)
-    names = [c.name for c in puzzle.palette]
-    assumed_name = "empty" if color == 0 else names[color]
+    assumed_name = "empty" if color == 0 else puzzle.palette[color].name
     where = "" if line is None else f" in {puzzle.line_name(line)}"
     said = _cells_said(puzzle, [(1, stepped[cell])]).replace("cell 1 ", "so it ")
     text = (
-        f"row {row + 1}, column {column + 1}: if it were {assumed_name}, line logic would reach "
-        f"a contradiction{where}; {said}"
+        f"{_where(puzzle, cell)}: if it were {assumed_name}, line logic would reach a "
+        f"contradiction{where}; {said}"
     )
-    return Hint(
-        "probe",
-        "probe",
-        text,
-        tuple(stepped),
-        line=line,
-        cells=((cell, stepped[cell]),),
-        probe=(cell, color),
-        conflict_line=line,
+    cells = ((cell, stepped[cell]),)
+    return Hint("probe", "probe", text, tuple(stepped), line, None, cells, (cell, color), line)
+
+
+def _either_way(puzzle: Puzzle, state: list[int], probed: int, cell: int, domain: int) -> Hint:
+    stepped = list(state)
+    stepped[cell] = domain
+    said = _cells_said(puzzle, [(1, domain)]).replace("cell 1 ", "")
+    text = (
+        f"{_where(puzzle, cell)}: whatever color {_where(puzzle, probed)} takes, line logic "
+        f"agrees on it: it {said}"
     )
+    return Hint("probe", "either way", text, tuple(stepped), cells=((cell, domain),),
+                probe=(probed, EVERY_COLOR))  # fmt: skip
 
 
 def line_only(puzzle: Puzzle, deadline: Deadline | None = None) -> LineOnly:

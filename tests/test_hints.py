@@ -11,7 +11,7 @@ import pytest
 
 import satnono
 from satnono.formats import read_puzzle
-from satnono.hints import Hint, hint, partial_domains
+from satnono.hints import EVERY_COLOR, Hint, hint, partial_domains
 from satnono.linesolver import LineSolver
 from satnono.propagate import LineContradiction, Propagator
 from tests.support import EXAMPLES, SHARED, run_satnono
@@ -34,6 +34,20 @@ def check_step(puzzle: satnono.Puzzle, domains: list[int], step: Hint) -> None:
         return
     assert step.kind == "probe" and step.probe is not None
     cell, color = step.probe
+    if color == EVERY_COLOR:  # "either way": every color of `cell` agrees on the cell decided
+        ((target, domain),) = step.cells
+        union = 0
+        for each in range(len(puzzle.palette)):
+            if domains[cell] >> each & 1:
+                assumed = list(domains)
+                assumed[cell] = 1 << each
+                try:
+                    Propagator(puzzle).propagate(assumed)
+                except LineContradiction:
+                    continue
+                union |= assumed[target]
+        assert union and union & ~domain == 0 and domain != domains[target]
+        return
     assert domains[cell] >> color & 1
     assumed = list(domains)
     assumed[cell] = 1 << color
@@ -68,6 +82,27 @@ def test_hints_walk_a_unique_puzzle_to_its_solution(name: str) -> None:
     assert list(last.domains) == [
         1 << color for row in puzzle.grid_from_rows(solution) for color in row
     ]
+
+
+def test_either_way_steps_are_sound_by_the_reference() -> None:
+    """A step where no probe contradicts, but every color of one cell leads line logic to the
+    same color of another (row 5, column 9 decides row 5, column 2: found among random 12x6
+    boards); the walk checks it against the reference propagation."""
+    from satnono.generate import puzzle_from_grid
+
+    rows = ["....##..##.#", ".###......#.", "#.#..######.", "#......#...#", "........#.#.",
+            ".#.......#.#"]  # fmt: skip
+    board = puzzle_from_grid(tuple(tuple(int(c == "#") for c in row) for row in rows))
+    domains = partial_domains(board, None)
+    reasons = []
+    while True:
+        step = hint(board, domains)
+        if step.kind not in ("line", "probe"):
+            break
+        check_step(board, domains, step)
+        reasons.append(step.reason)
+        domains = list(step.domains)
+    assert "either way" in reasons and step.kind in ("solved", "stuck")
 
 
 def test_hints_stop_where_only_a_guess_goes_on() -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from satnono.automaton import LineAutomaton
-from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, SearchTask
+from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask
 from satnono.linesolver import colors_of
 from satnono.runtime.child import Send, can_fork, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
@@ -107,19 +107,17 @@ class CpSatBackend:
         stop_search() while it loads a presolved model (0.8 s late on frans_faase, 95 x 80;
         7 s on a random 400 x 400 grid).
         """
-        residual, options, deadline, on_solution = task.parts()
-        if deadline.bounded and can_fork():
-            return _search_in_child(residual, options, deadline, on_solution)
-        return _search(residual, options, deadline, on_solution)
+        if task.deadline.bounded and can_fork():
+            return _search_in_child(task)
+        return _search(task)
 
 
 #: Seconds a CP-SAT child may run past the deadline to stop by itself and report its stats.
 CHILD_GRACE = 0.1
 
 
-def _search_in_child(
-    residual: Residual, options: SearchOptions, deadline: Deadline, on_solution: OnSolution
-) -> SearchReport:
+def _search_in_child(task: SearchTask) -> SearchReport:
+    residual, options, deadline, on_solution = task.parts()
     cells = residual.cells()
 
     def run(send: Send) -> None:
@@ -131,7 +129,7 @@ def _search_in_child(
             sent += 1
             return options.limit == 0 or sent < options.limit  # never more than wanted
 
-        report = _search(residual, options, deadline, forward, on_model=send)
+        report = _search(replace(task, on_solution=forward), on_model=send)
         send(report)
 
     report = SearchReport(exhausted=False, timed_out=True, stats={"solver": "cp-sat"})
@@ -157,13 +155,10 @@ def _search_in_child(
 
 
 def _search(
-    residual: Residual,
-    options: SearchOptions,
-    deadline: Deadline,
-    on_solution: OnSolution,
-    on_model: Callable[[dict[str, Any]], None] | None = None,
+    task: SearchTask, on_model: Callable[[dict[str, Any]], None] | None = None
 ) -> SearchReport:
     """The search; `on_model` is told the model's stats as soon as it is built."""
+    residual, options, deadline = task.residual, task.options, task.deadline
     started = time.perf_counter()
     try:
         model, cells = build_model(residual, deadline)
@@ -184,9 +179,9 @@ def _search(
     solve_started = time.perf_counter()
     try:
         if options.threads > 1 and 0 < options.limit <= BLOCKING_LIMIT:
-            _block_and_solve(model, cells, residual, options, deadline, on_solution, report)
+            _block_and_solve(model, cells, task, report)
         else:
-            _enumerate(model, cells, residual, options, deadline, on_solution, report)
+            _enumerate(model, cells, task, report)
     finally:
         stats["solve_seconds"] = round(time.perf_counter() - solve_started, 4)
     return report
@@ -251,16 +246,11 @@ def _solve(solver: Any, model: Any, deadline: Deadline, callback: Any = None) ->
 
 
 def _block_and_solve(
-    model: Any,
-    cells: dict[int, CellModel],
-    residual: Residual,
-    options: SearchOptions,
-    deadline: Deadline,
-    on_solution: OnSolution,
-    report: SearchReport,
+    model: Any, cells: dict[int, CellModel], task: SearchTask, report: SearchReport
 ) -> None:
     from ortools.sat.python import cp_model
 
+    residual, options, deadline, on_solution = task.parts()
     solver = _new_solver(options)
     stats = report.stats
     while True:
@@ -285,15 +275,11 @@ def _block_and_solve(
 
 
 def _enumerate(
-    model: Any,
-    cells: dict[int, CellModel],
-    residual: Residual,
-    options: SearchOptions,
-    deadline: Deadline,
-    on_solution: OnSolution,
-    report: SearchReport,
+    model: Any, cells: dict[int, CellModel], task: SearchTask, report: SearchReport
 ) -> None:
     from ortools.sat.python import cp_model
+
+    residual, options, deadline, on_solution = task.parts()
 
     class Callback(cp_model.CpSolverSolutionCallback):
         wanted_more = True
