@@ -15,29 +15,32 @@ the clues; no thread or process it starts outlives the call. Heavy modules (the 
 OR-tools, the model counters) are imported by the calls that need them, so `import satnono`
 costs no more than the CLI's start-up.
 
-How the code is laid out (data flows down this list, never up):
+How the code is laid out, in layers from the bottom up: a module imports its own layer and
+those below it, never one above, lazy imports included (tests/test_layout.py holds the code to
+this list, its LAYERS):
 
-    model, errors        a puzzle (clues, palette, goal) and the two error types
-    progress, extras     how far a long call got; the optional parts and their pip extras
-    formats/, sites      reading and writing the file formats; downloading from the sites
-    generate, from_image making puzzles (seeded random sets; from a picture)
-    linesolver, propagate, components
-                         exact line solving, propagation to a fixpoint, independent regions
-    automaton, cnf       the encodings of the residual (see encodings/)
-    status               the verdict of a search (unique, multiple, ...), one enum
+    core                 errors, version, model (a puzzle: clues, palette, goal), status (the
+                         verdict enum), progress, extras (the optional parts), arguments (every
+                         argument checked once), verify (the independent checker)
     runtime/             deadlines, forked children, races, stoppable PySAT solvers,
                          background calls, Dask clusters: how work is run and stopped
+    formats/, sites, generate
+                         reading and writing the file formats; downloading from the sites;
+                         puzzles from grids (seeded random sets)
+    logic                native (the engine in engine/: line logic, probing, search,
+                         counting), automaton (a line's automaton), components (independent
+                         regions); linesolver and propagate, the Python reference
+    cnf                  the encodings of the residual (see encodings/)
     backends/            one small search interface, one module per backend
-    solutions, counting/, sampling, backbone, analysis, streaming, hints
-                         the pipeline: solve, count, sample, the ambiguity map, analyze,
-                         a solve watched as it runs, hints and the line-only grade;
-                         verify checks every grid
-    certify, proofcheck  certificates of verdicts (a DRUP proof of the whole puzzle's CNF)
-                         and their checker, which trusts none of the solvers
-    picture, terminal, contract
+    certify              certificates of verdicts (a DRUP proof of the whole puzzle's CNF)
+    the pipeline         pipeline, solutions, counting/, sampling, backbone, analysis,
+                         streaming, hints: solve, count, sample, the ambiguity map, analyze,
+                         a solve watched as it runs, hints and the line-only grade
+    from_image           puzzles from pictures
+    picture/, terminal, contract
                          output: SVG/PNG pictures, text grids, the JSON objects
-    arguments, puzzles, calls
-                         the public calls, re-exported here; every argument checked once
+    proofcheck           the certificates' checker, which trusts none of the solvers
+    calls, puzzles       the public calls, re-exported here
     archive/             whole archives on Dask into SQLite (batch, its certificates, compare)
     cli/, serve/         the front ends: thin shells over this API
 """

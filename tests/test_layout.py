@@ -124,3 +124,49 @@ def test_only_satnono_native_imports_the_engine() -> None:
     extension, so its narrow interface stays the only one."""
     users = sorted(name for name, imported in GRAPH.items() if "satnono._engine" in imported)
     assert users == ["satnono.native"]
+
+
+#: The layers of the package, lowest first (satnono/__init__.py's map, docs/development.md): a
+#: module may import its own layer and those below it, never one above, lazy imports and
+#: imports for type checking included. Each module is in the layer of its longest prefix.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("core", ("satnono.errors", "satnono.version", "satnono.model", "satnono.status",
+              "satnono.progress", "satnono.extras", "satnono.arguments", "satnono.verify")),
+    ("runtime", ("satnono.runtime",)),
+    ("formats", ("satnono.formats", "satnono.sites", "satnono.generate")),
+    ("logic", ("satnono._engine", "satnono.native", "satnono.automaton", "satnono.linesolver",
+               "satnono.propagate", "satnono.components")),
+    ("encodings", ("satnono.cnf",)),
+    ("backends", ("satnono.backends",)),
+    ("certificates", ("satnono.certify",)),
+    ("pipeline", ("satnono.pipeline", "satnono.solutions", "satnono.counting", "satnono.sampling",
+                  "satnono.backbone", "satnono.analysis", "satnono.streaming", "satnono.hints")),
+    ("puzzles from pictures", ("satnono.from_image",)),
+    ("output", ("satnono.picture", "satnono.terminal", "satnono.contract")),
+    ("checking certificates", ("satnono.proofcheck",)),
+    ("public API", ("satnono", "satnono.calls", "satnono.puzzles")),
+    ("archives", ("satnono.archive",)),
+    ("front ends", ("satnono.cli", "satnono.serve", "satnono.__main__")),
+]  # fmt: skip
+
+
+def _layer(name: str) -> int:
+    """The index of the layer `name` is in (the longest prefix that names it)."""
+    found = [
+        (len(prefix), index)
+        for index, (_, prefixes) in enumerate(LAYERS)
+        for prefix in prefixes
+        if name == prefix or name.startswith(prefix + ".")
+    ]
+    assert found, f"{name} is in no layer: add it to LAYERS (and to the map in __init__.py)"
+    return max(found)[1]
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    upward = [
+        f"{name} ({LAYERS[_layer(name)][0]}) imports {target} ({LAYERS[_layer(target)][0]})"
+        for name, imported in GRAPH.items()
+        for target in imported
+        if _layer(target) > _layer(name)
+    ]
+    assert upward == []
