@@ -292,10 +292,21 @@ def _probe(puzzle: Puzzle, state: list[int], deadline: Deadline) -> Hint:
     probed = engine.probe(state, None, deadline)  # one call: does any probe decide anything?
     if probed.status == "timeout":
         raise Timeout
-    stuck = probed.domains is not None and list(probed.domains) == state
-    for cell, domain in enumerate([] if stuck else state):
-        if _decided(domain):
-            continue
+    undecided = [cell for cell, domain in enumerate(state) if not _decided(domain)]
+    # The cells probing narrowed come first: the first thing probing found from here is a
+    # contradiction among them, or an agreement on one of them; the others are tried only
+    # when none of those is a contradiction (a probe elsewhere may still agree on one).
+    changed = [] if probed.domains is None else [
+        cell for cell in undecided if probed.domains[cell] != state[cell]
+    ]  # fmt: skip
+    if probed.domains is not None and not changed:
+        undecided = []  # probing decides nothing: stuck, without probing cell by cell
+    first = set(changed)
+    order = changed + [cell for cell in undecided if cell not in first]
+    for index, cell in enumerate(order):
+        if index == len(changed) and changed and best is not None:
+            break
+        domain = state[cell]
         union = [0] * len(state)
         for color in range(len(puzzle.palette)):
             if not domain >> color & 1:
