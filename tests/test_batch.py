@@ -182,7 +182,7 @@ def test_on_an_existing_cluster_batch_keeps_all_its_threads_busy(
 def test_a_killed_batch_resumes_without_lost_or_duplicated_rows(tmp_path: Path) -> None:
     folder = tmp_path / "random"
     folder.mkdir()
-    puzzles = random_set(TUNING_SEED + 200, 30)
+    puzzles = random_set(TUNING_SEED + 200, 12)  # enough to kill the batch mid-run
     for number, puzzle in enumerate(puzzles):
         write_puzzles([puzzle], folder / f"p{number}.non")
     db = tmp_path / "results.sqlite"
