@@ -19,9 +19,10 @@ How the code is laid out, in layers from the bottom up: a module imports its own
 those below it, never one above, lazy imports included (tests/test_layout.py holds the code to
 this list, its LAYERS):
 
-    core                 errors, version, model (a puzzle: clues, palette, goal), status (the
-                         verdict enum), progress, extras (the optional parts), arguments (every
-                         argument checked once), verify (the independent checker)
+    core                 errors, version, model (a puzzle: clues, palette, goal), grids (cells'
+                         domains and decided grids), status (the verdict enum), progress,
+                         extras (the optional parts), arguments (every argument checked once),
+                         verify (the independent checker)
     runtime/             deadlines, forked children, races, stoppable PySAT solvers,
                          background calls, Dask clusters: how work is run and stopped
     formats/, sites, generate

@@ -304,8 +304,9 @@ def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfF
     (blocks by default; see encodings/), and its formula; (the reason, None) when line
     logic proves that no grid fits the clues."""
     from satnono.cnf import check_encoding, encode_puzzle, variable_comments
+    from satnono.grids import palette_domains
     from satnono.pipeline import line_logic
-    from satnono.propagate import Propagator, palette_domains
+    from satnono.propagate import Propagator
 
     puzzle, encoding = arguments.puzzle(puzzle), check_encoding(encoding)
     domains = palette_domains(puzzle)

@@ -1,10 +1,10 @@
 """CNF encodings of the residual puzzle, one constraint per line, selectable by name.
 
-Specified in encodings/automaton-cnf.md and encodings/blocks-cnf.md; keep code and text in
-agreement. Only cells with more than one color left get variables; decided cells are constants
-that fold away, and every line keeps only what lies on some accepted path under the propagated
-domains. Several variants exist because no single one is fastest on every puzzle and solver,
-and racing different ones (the portfolio backend) turns that spread into a gain.
+Specified in encodings/automaton-cnf.md and encodings/blocks-cnf.md (code and text agree).
+Only cells with more than one color left get variables; decided cells are constants that fold
+away, and every line keeps only what lies on some accepted path under the propagated domains.
+Several variants exist because no single one is fastest on every puzzle and solver: racing
+them (the portfolio backend) turns that spread into a gain.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from satnono.linesolver import LineSolver, colors_of
+from satnono.grids import colors_of
+from satnono.linesolver import LineSolver
 from satnono.model import BACKGROUND, Puzzle
 from satnono.propagate import Propagator
 from satnono.runtime.deadline import Deadline, Timeout
@@ -468,8 +469,7 @@ def encode_puzzle(
         formula, domains, sorted({c for line in unfinished for c in propagator.cells[line]})
     )
     encode_line = chosen.encode_line
-    # The blocks encoding places blocks of known length; a line with a blotted (unknown)
-    # length is encoded by its automaton instead, which reads any length naturally.
+    # Blocks need known lengths: a line with a blotted one is encoded by its automaton.
     by_automaton = ENCODINGS["automaton"].encode_line
     for line in unfinished:
         if deadline is not None and deadline.expired():

@@ -158,8 +158,8 @@ def givens_for_uniqueness(puzzle: Puzzle, goal: Grid, limit: int = 200) -> Given
     but every given is necessary when it is chosen: its cell was still ambiguous.
     """
     from satnono.backbone import backbone
+    from satnono.grids import initial_domains
     from satnono.pipeline import prepare
-    from satnono.propagate import initial_domains
 
     colors = [color for row in goal for color in row]
     width = puzzle.width

@@ -12,23 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from satnono.automaton import LineAutomaton, line_automaton
+from satnono.grids import colors_of
 from satnono.model import Clue
 
 Domains = tuple[int, ...]
 
 _CACHE_LIMIT = 50_000
 _NO_SOLUTION: Domains = ()
-
-_colors_of_cache: dict[int, tuple[int, ...]] = {}
-
-
-def colors_of(domain: int) -> tuple[int, ...]:
-    """The palette indices in a domain bitmask, in increasing order."""
-    found = _colors_of_cache.get(domain)
-    if found is None:
-        found = tuple(c for c in range(domain.bit_length()) if domain >> c & 1)
-        _colors_of_cache[domain] = found
-    return found
 
 
 def clue_numbers(clue: Clue, colors: int) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from satnono.errors import InputError, shown
+from satnono.errors import Contradiction, InputError, shown
 
 #: Largest width or height accepted from any file, checked before anything is allocated.
 #: webpbn's largest puzzles are 99 x 99; 1000 leaves room for generated puzzles while refusing
@@ -361,6 +361,15 @@ def _domains_from_rows(puzzle: Puzzle, rows: Sequence[str], where: str) -> list[
                 )
             domains.append(index[char])
     return domains
+
+
+class LineContradiction(Contradiction):
+    """No arrangement of one line's clue fits its current cells."""
+
+    def __init__(self, puzzle: Puzzle, line: int) -> None:
+        self.line = line
+        clue = puzzle.clue_text(puzzle.line_clue(line))
+        super().__init__(f"line logic: {puzzle.line_name(line)} (clue {clue}) cannot be completed")
 
 
 def clue_number(block: Block) -> str:

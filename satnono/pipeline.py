@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, replace
 
 from satnono.backends import Backend, Residual, SearchOptions, SearchReport, SearchTask
 from satnono.components import components
-from satnono.model import Puzzle, find_contradiction
+from satnono.grids import palette_domains
+from satnono.model import LineContradiction, Puzzle, find_contradiction
 from satnono.native import Engine
-from satnono.propagate import LineContradiction, Propagator, palette_domains
+from satnono.propagate import Propagator
 from satnono.runtime.deadline import Deadline, Timeout
 
 

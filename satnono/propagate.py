@@ -2,8 +2,8 @@
 cell.
 
 satnono propagates in its native engine (satnono.native); this is the reference the engine is
-held to by the tests, and the counting search's and the lookahead's propagation. The grid state
-is a flat list of domain bitmasks (cell = row * width + column). Changed cells re-queue their
+held to by the tests, and the Python counting search's and the lookahead's propagation. The
+grid state is a flat list of domain bitmasks (satnono.grids). Changed cells re-queue their
 crossing line, so work is proportional to what actually changes. An optional trail records
 every narrowing so that search can undo it.
 """
@@ -12,25 +12,15 @@ from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from satnono.errors import Contradiction
 from satnono.linesolver import Domains, LineSolver, clue_numbers
-from satnono.model import Clue, Grid, Puzzle, find_contradiction
+from satnono.model import LineContradiction, Puzzle, find_contradiction
 from satnono.runtime.deadline import Deadline, Timeout
 
 Trail = list[tuple[int, int]]  # (cell, domain before the change)
-
-
-class LineContradiction(Contradiction):
-    """No arrangement of one line's clue fits its current cells."""
-
-    def __init__(self, puzzle: Puzzle, line: int) -> None:
-        self.line = line
-        clue = puzzle.clue_text(puzzle.line_clue(line))
-        super().__init__(f"line logic: {puzzle.line_name(line)} (clue {clue}) cannot be completed")
 
 
 @dataclass
@@ -39,30 +29,6 @@ class PropagationStats:
     narrowed_cells: int = 0
     seconds: float = 0.0
     extra: dict[str, int] = field(default_factory=dict)
-
-
-def full_domain(puzzle: Puzzle) -> int:
-    return (1 << len(puzzle.palette)) - 1
-
-
-def palette_domains(puzzle: Puzzle) -> list[int]:
-    """Every cell may take any color of the palette: where native line logic starts (its first
-    pass narrows each cell to the colors its lines allow, as `initial_domains` does)."""
-    return [full_domain(puzzle)] * (puzzle.width * puzzle.height)
-
-
-def initial_domains(puzzle: Puzzle) -> list[int]:
-    """Every cell may take any color that both its row clue and its column clue use."""
-    row_colors = [1 | _clue_colors(clue) for clue in puzzle.rows]
-    column_colors = [1 | _clue_colors(clue) for clue in puzzle.columns]
-    return [r & c for r in row_colors for c in column_colors]
-
-
-def _clue_colors(clue: Clue) -> int:
-    mask = 0
-    for block in clue:
-        mask |= 1 << block.color
-    return mask
 
 
 class Propagator:
@@ -199,38 +165,3 @@ def undo(domains: list[int], trail: Trail, mark: int) -> None:
     while len(trail) > mark:
         cell, old = trail.pop()
         domains[cell] = old
-
-
-def unknown_cells(domains: list[int]) -> list[int]:
-    """Cells with more than one color left."""
-    return [cell for cell, domain in enumerate(domains) if domain & (domain - 1)]
-
-
-#: Maps a domain's bit length to its (highest) color: bit_length - 1, 0 for an empty domain.
-_COLOR_OF_LENGTH = bytes([0, *range(255)])
-#: Maps a domain of at most 8 colors, as a byte, to its (highest) color.
-_COLOR_OF_BYTE = bytes(max(0, domain.bit_length() - 1) for domain in range(256))
-
-
-def decided_colors(domains: Sequence[int] | bytes) -> bytes:
-    """Every cell's color, row by row, of a fully decided state (every domain one color), as
-    bytes: maps and slices of bytes run in C (the engine sends domains as bytes up to 8
-    colors, which map in one call)."""
-    if isinstance(domains, bytes):
-        return domains.translate(_COLOR_OF_BYTE)
-    return bytes(map(int.bit_length, domains)).translate(_COLOR_OF_LENGTH)
-
-
-def domains_to_grid(puzzle: Puzzle, domains: Sequence[int] | bytes) -> Grid:
-    """The grid of a fully decided state (every domain a single color); through bytes (a third
-    of an easy puzzle's solve, written as a comprehension)."""
-    return colors_to_grid(puzzle.width, decided_colors(domains))
-
-
-def colors_to_grid(width: int, colors: bytes) -> Grid:
-    """The grid of every cell's color, row by row, as bytes."""
-    return tuple(tuple(colors[start : start + width]) for start in range(0, len(colors), width))
-
-
-def grid_to_domains(grid: Grid) -> list[int]:
-    return [1 << cell for row in grid for cell in row]

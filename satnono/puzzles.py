@@ -268,7 +268,7 @@ def _checked_solution(
 ) -> tuple[int, ...]:
     """The solution's cell domains, once it is checked against the clues (`what` it is, as
     the error names it: "solution", or the file's "goal")."""
-    from satnono.propagate import grid_to_domains
+    from satnono.grids import grid_to_domains
     from satnono.verify import problems
 
     if isinstance(solution, str | bytes) or not isinstance(solution, Sequence):

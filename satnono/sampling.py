@@ -20,10 +20,10 @@ from satnono.backends import Residual, SearchOptions, load_backend
 from satnono.cnf import CnfFormula, encode_puzzle
 from satnono.counting.counters import sampling_set
 from satnono.errors import Contradiction
+from satnono.grids import colors_to_grid, decided_colors, domains_to_grid
 from satnono.model import Grid, Puzzle
 from satnono.native import Engine, Sampler
 from satnono.pipeline import Assignment, Prepared, enumerate_part, no_grid, prepare
-from satnono.propagate import colors_to_grid, decided_colors, domains_to_grid
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import Verifier

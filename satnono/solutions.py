@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, SearchTask, load_backend
+from satnono.grids import colors_to_grid, decided_colors, domains_to_grid, palette_domains
 from satnono.model import Grid, Puzzle
 from satnono.pipeline import Assignment, Prepared, enumerate_part, no_grid, prepare
 from satnono.progress import Progress
-from satnono.propagate import colors_to_grid, decided_colors, domains_to_grid, palette_domains
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.status import Status
 from satnono.verify import Verifier

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask, load_backend
 from satnono.generate import puzzle_from_grid
+from satnono.grids import domains_to_grid, initial_domains
 from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
-from satnono.propagate import Propagator, domains_to_grid, initial_domains
+from satnono.propagate import Propagator
 from satnono.runtime.deadline import Deadline
 from satnono.verify import problems, runs
 

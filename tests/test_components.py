@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from satnono.components import components
+from satnono.grids import full_domain
 from satnono.model import Puzzle
-from satnono.propagate import Propagator, full_domain
+from satnono.propagate import Propagator
 from support import puzzles
 
 

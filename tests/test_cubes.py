@@ -17,9 +17,9 @@ from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
 from satnono.backends.cubes import simulated_makespan, solve_cube
 from satnono.backends.lookahead import split
+from satnono.grids import domains_to_grid
 from satnono.model import Puzzle
 from satnono.pipeline import prepare
-from satnono.propagate import domains_to_grid
 from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, load_tool, puzzles, run_satnono
 

@@ -20,8 +20,9 @@ from satnono.cnf import ENCODINGS, CnfFormula, encode_puzzle
 from satnono.errors import Contradiction, InputError
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
+from satnono.grids import initial_domains
 from satnono.model import Puzzle
-from satnono.propagate import Propagator, initial_domains
+from satnono.propagate import Propagator
 from satnono.solutions import solve
 from support import EXAMPLES, PALETTES, brute_force_solutions, grids, puzzles
 

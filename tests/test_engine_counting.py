@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from satnono.counting import count_solutions
 from satnono.counting.search import CountingSearch
 from satnono.generate import puzzle_from_grid
+from satnono.grids import colors_to_grid, decided_colors, palette_domains
 from satnono.model import Grid, Puzzle
 from satnono.native import CountKnobs, Engine
 from satnono.pipeline import prepare
-from satnono.propagate import colors_to_grid, decided_colors, palette_domains
 from satnono.runtime.deadline import Deadline
 from satnono.sampling import Sampling
 from satnono.solutions import solve

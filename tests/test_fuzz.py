@@ -648,8 +648,9 @@ def test_timeout_is_honored_on_a_wide_residual(backend: str) -> None:
 
 
 def test_line_logic_stops_at_the_deadline() -> None:
+    from satnono.grids import initial_domains, palette_domains
     from satnono.pipeline import line_logic
-    from satnono.propagate import Propagator, initial_domains, palette_domains
+    from satnono.propagate import Propagator
     from satnono.runtime.deadline import Deadline, Timeout
     from satnono.solutions import solve
 

@@ -13,7 +13,8 @@ import satnono
 from satnono.formats import read_puzzle
 from satnono.hints import EVERY_COLOR, Hint, hint, partial_domains
 from satnono.linesolver import LineSolver
-from satnono.propagate import LineContradiction, Propagator
+from satnono.model import LineContradiction
+from satnono.propagate import Propagator
 from tests.support import EXAMPLES, SHARED, run_satnono
 
 

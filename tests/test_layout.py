@@ -130,8 +130,9 @@ def test_only_satnono_native_imports_the_engine() -> None:
 #: module may import its own layer and those below it, never one above, lazy imports and
 #: imports for type checking included. Each module is in the layer of its longest prefix.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("core", ("satnono.errors", "satnono.version", "satnono.model", "satnono.status",
-              "satnono.progress", "satnono.extras", "satnono.arguments", "satnono.verify")),
+    ("core", ("satnono.errors", "satnono.version", "satnono.model", "satnono.grids",
+              "satnono.status", "satnono.progress", "satnono.extras", "satnono.arguments",
+              "satnono.verify")),
     ("runtime", ("satnono.runtime",)),
     ("formats", ("satnono.formats", "satnono.sites", "satnono.generate")),
     ("logic", ("satnono._engine", "satnono.native", "satnono.automaton", "satnono.linesolver",

@@ -14,16 +14,11 @@ from satnono import native, pipeline
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
+from satnono.grids import domains_to_grid, initial_domains
 from satnono.linesolver import LineSolver
-from satnono.model import BLOTTED, Block, Puzzle
+from satnono.model import BLOTTED, Block, LineContradiction, Puzzle
 from satnono.pipeline import prepare
-from satnono.propagate import (
-    LineContradiction,
-    Propagator,
-    domains_to_grid,
-    initial_domains,
-    propagate_root,
-)
+from satnono.propagate import Propagator, propagate_root
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import problems, runs
 from support import EXAMPLES, PALETTES, brute_force_solutions, puzzles

@@ -11,10 +11,11 @@ import pytest
 
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
+from satnono.grids import grid_to_domains, initial_domains
 from satnono.model import Block, Color, Puzzle
 from satnono.picture import HIGHLIGHT, compute_layout, render_svg, write_picture
 from satnono.picture.png import png_scale, render_png
-from satnono.propagate import Propagator, grid_to_domains, initial_domains
+from satnono.propagate import Propagator
 from satnono.solutions import solve
 from support import EXAMPLES
 

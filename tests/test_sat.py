@@ -15,8 +15,9 @@ from satnono.cnf import encode_puzzle
 from satnono.errors import Contradiction
 from satnono.formats import read_puzzle
 from satnono.generate import puzzle_from_grid
+from satnono.grids import initial_domains
 from satnono.model import Puzzle
-from satnono.propagate import Propagator, initial_domains
+from satnono.propagate import Propagator
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.sat_solvers import NO_PROPAGATE, available_solvers
 from satnono.solutions import solve

@@ -118,7 +118,8 @@ def measure(
     """CPU seconds of every candidate on every puzzle of `folders` that the portfolio races."""
     from satnono.archive.files import puzzle_files
     from satnono.formats import read_puzzle
-    from satnono.propagate import initial_domains, propagate_root
+    from satnono.grids import initial_domains
+    from satnono.propagate import propagate_root
 
     table: Table = {}
     for path in puzzle_files(list(folders)):

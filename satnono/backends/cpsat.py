@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from satnono.automaton import LineAutomaton
 from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask
-from satnono.linesolver import colors_of
+from satnono.grids import colors_of
 from satnono.runtime.child import Send, can_fork, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.stoppable import Stoppable

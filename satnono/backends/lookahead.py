@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from satnono.backends import Residual, SearchOptions, cluster_workers
-from satnono.propagate import LineContradiction, Propagator, Trail, undo
+from satnono.model import LineContradiction
+from satnono.propagate import Propagator, Trail, undo
 from satnono.runtime.deadline import Deadline
 
 #: Cubes per worker when the number is not given: enough that a slow cube does not leave the

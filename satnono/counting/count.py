@@ -17,11 +17,11 @@ from typing import Any, Literal
 from satnono.backends import SearchOptions, SearchTask, load_backend
 from satnono.counting.counters import APPROXMC, GANAK, Estimate, installed, share_of_guarantee
 from satnono.counting.race import CounterRace
+from satnono.grids import domains_to_grid
 from satnono.model import Grid, Puzzle
 from satnono.native import SLICE, CountKnobs, Engine, Job, NativeCount
 from satnono.pipeline import Prepared, prepare
 from satnono.progress import Progress
-from satnono.propagate import domains_to_grid
 from satnono.runtime.child import can_fork
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.verify import verify

@@ -11,8 +11,9 @@ from itertools import chain
 
 from satnono.cnf import encode_puzzle
 from satnono.components import components
-from satnono.linesolver import colors_of
-from satnono.propagate import LineContradiction, Propagator, Trail, undo
+from satnono.grids import colors_of
+from satnono.model import LineContradiction
+from satnono.propagate import Propagator, Trail, undo
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.sat_solvers import SatSolver
 
