@@ -284,8 +284,9 @@ def hint(puzzle: Puzzle, domains: Sequence[int], deadline: Deadline | None = Non
 
 
 def _probe(puzzle: Puzzle, state: list[int], deadline: Deadline) -> Hint:
-    """The probe whose contradiction takes line logic fewest line solves to reach; else a cell
-    whose every color leads line logic to agree on another cell ("either way")."""
+    """A probe whose color leads line logic to a contradiction (the first found among the
+    cells probing narrowed, in cell order); else a cell whose every color leads line logic to
+    agree on another cell ("either way")."""
     engine = Engine(puzzle)
     best: tuple[int, int, int, int | None] | None = None  # (work, cell, color, line)
     agreed: tuple[int, int, int] | None = None  # (cell probed, cell decided, its domain)
@@ -304,7 +305,9 @@ def _probe(puzzle: Puzzle, state: list[int], deadline: Deadline) -> Hint:
     first = set(changed)
     order = changed + [cell for cell in undecided if cell not in first]
     for index, cell in enumerate(order):
-        if index == len(changed) and changed and best is not None:
+        # The first contradiction among the cells probing narrowed will do: a large grid has
+        # thousands of them, each a propagation of the whole grid.
+        if best is not None and (index < len(changed) or changed):
             break
         domain = state[cell]
         union = [0] * len(state)

@@ -226,3 +226,21 @@ def test_cli_line_only(tmp_path: Path) -> None:
     assert none.returncode == 1 and none.stdout.startswith("no solution")
     refused = run_satnono("solve", str(EXAMPLES / "duck.non"), "--line-only", "--proof", "p")
     assert refused.returncode == 2 and "--proof" in refused.stderr
+
+
+def test_an_interrupted_hint_gives_the_steps_it_found(tmp_path: Path) -> None:
+    """Ctrl-C during `hint --steps N` printed only 'satnono: interrupted': now the steps found
+    so far, the grid after them, and how many there were."""
+    import random
+    import signal
+
+    from satnono.formats import write_puzzles
+    from satnono.generate import puzzle_from_grid, random_grid
+    from tests.support import in_terminal
+
+    hard = tmp_path / "hard.non"  # 150 x 150, dense: hundreds of line steps, 15-20 a second
+    write_puzzles([puzzle_from_grid(random_grid(150, 150, 2, 0.85, random.Random(3)))], hard)
+    code, text = in_terminal(["hint", str(hard), "--steps", "100000"], [(3.0, signal.SIGINT)])
+    assert code == 130, text[-300:]
+    assert "1. " in text and "the grid after these steps" in text
+    assert "satnono: interrupted after " in text and " of 100000 steps" in text

@@ -12,11 +12,14 @@ from satnono import contract
 from satnono.cli.each import each_puzzle, several
 from satnono.cli.options import FormatOpt, IndexOpt, JsonOpt, PuzzlesArg, TimeoutOpt
 from satnono.cli.process import (
+    EXIT_INTERRUPTED,
     EXIT_SOLVED,
     EXIT_TIMEOUT,
     EXIT_UNSOLVABLE,
     handles_errors,
     print_json,
+    reporting,
+    say,
 )
 from satnono.cli.shell import app
 from satnono.terminal import printable
@@ -58,6 +61,7 @@ def hint(
 
         current: Path | list[str] | None = grid
         given_steps: list[satnono.Hint] = []
+        interrupted = False
         try:
             for _ in range(steps):
                 step = satnono.hint(puzzle, current, within.remaining())
@@ -67,10 +71,16 @@ def hint(
                 current = domain_rows(puzzle, step.domains)
         except satnono.Timeout:
             pass
-        if json_output:
-            print_json(contract.hint_object(source, puzzle, given_steps))
-        else:
-            _print(puzzle, given_steps, label)
+        except KeyboardInterrupt:  # the steps found so far are given, then exit 130
+            interrupted = True
+        with reporting(interrupted):
+            if json_output:
+                print_json(contract.hint_object(source, puzzle, given_steps))
+            else:
+                _print(puzzle, given_steps, label)
+        if interrupted:
+            say(f"satnono: interrupted after {len(given_steps)} of {steps} steps")
+            raise SystemExit(EXIT_INTERRUPTED)
         going_on = not given_steps or given_steps[-1].kind in ("line", "probe")
         if len(given_steps) < steps and going_on:  # the timeout came first
             return EXIT_TIMEOUT
