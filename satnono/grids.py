@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from satnono.model import Clue, Grid, Puzzle
+from satnono.model import UNDECIDED, Clue, Grid, Puzzle
 
 _colors_of_cache: dict[int, tuple[int, ...]] = {}
 
@@ -77,6 +77,14 @@ def domains_to_grid(puzzle: Puzzle, domains: Sequence[int] | bytes) -> Grid:
 def colors_to_grid(width: int, colors: bytes) -> Grid:
     """The grid of every cell's color, row by row, as bytes."""
     return tuple(tuple(colors[start : start + width]) for start in range(0, len(colors), width))
+
+
+def domains_text(puzzle: Puzzle, domains: Sequence[int]) -> str:
+    """Cells as text: each decided cell's palette character, '?' (UNDECIDED) for the others."""
+    chars = [color.char for color in puzzle.palette]
+    return "".join(
+        chars[d.bit_length() - 1] if d and not d & (d - 1) else UNDECIDED for d in domains
+    )
 
 
 def grid_to_domains(grid: Grid) -> list[int]:

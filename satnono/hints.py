@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from satnono.model import UNDECIDED, Clue, Grid, Puzzle, min_clue_length
+from satnono.grids import domains_text, full_domain, palette_domains
+from satnono.model import Clue, Grid, Puzzle, min_clue_length
 from satnono.native import Engine, solve_lines
 from satnono.runtime.deadline import Deadline, Timeout
 
@@ -67,16 +68,11 @@ class LineOnly:
     solution: Grid | None = None
 
 
-def full(puzzle: Puzzle) -> int:
-    """The domain of a cell nothing is known about."""
-    return (1 << len(puzzle.palette)) - 1
-
-
 def partial_domains(puzzle: Puzzle, rows: Sequence[str] | None, where: str = "grid") -> list[int]:
     """Domains from a partial grid's rows (Puzzle.domains_from_rows); every color everywhere
     for none."""
     if rows is None:
-        return [full(puzzle)] * (puzzle.width * puzzle.height)
+        return palette_domains(puzzle)
     return puzzle.domains_from_rows(rows, where)
 
 
@@ -89,13 +85,6 @@ def read_partial(path: str) -> list[str]:
     while rows and not rows[-1]:
         rows.pop()
     return rows
-
-
-def _line_text(puzzle: Puzzle, domains: Sequence[int]) -> str:
-    chars = [color.char for color in puzzle.palette]
-    return "".join(
-        chars[d.bit_length() - 1] if d and not d & (d - 1) else UNDECIDED for d in domains
-    )
 
 
 def _pairs(clue: Clue) -> list[tuple[int, int]]:
@@ -151,7 +140,7 @@ class _Lines:
         self.clues = [_pairs(puzzle.line_clue(line)) for line in range(puzzle.line_count)]
         self.colors = len(puzzle.palette)
         #: What each line's clue alone forces (computed once).
-        blank = [full(puzzle)]
+        blank = [full_domain(puzzle)]
         self.alone = self.solve([(line, blank * len(self.cells[line])) for line in self.lines()])
 
     def lines(self) -> range:
@@ -194,7 +183,7 @@ class _Lines:
         open_cells = self.open(before)
         if lead == 0 and open_cells == len(before):
             return self.alone[line]
-        trimmed = self.solve([(line, [full(self.puzzle)] * open_cells)])[0]
+        trimmed = self.solve([(line, [full_domain(self.puzzle)] * open_cells)])[0]
         if trimmed is None:
             return None
         return [*before[:lead], *trimmed, *before[lead + open_cells :]]
@@ -203,7 +192,7 @@ class _Lines:
         """Whether what the line forces follows from the cells known at one end alone: up to
         its first filled cell and a block's length past it (the first or last block)."""
         clue = self.puzzle.line_clue(line)
-        every = full(self.puzzle)
+        every = full_domain(self.puzzle)
         asked = []
         for cells, length in ((before, clue[0].length), (before[::-1], clue[-1].length)):
             filled = next((p for p, d in enumerate(cells) if not d & 1), None)
@@ -234,8 +223,8 @@ def hint(puzzle: Puzzle, domains: Sequence[int], deadline: Deadline | None = Non
         if after is None:
             text = (
                 f"{puzzle.line_name(line)} cannot be completed: its clue {clue} does not fit "
-                f"the cells given ({_line_text(puzzle, before)}); some cell here or in a crossing "
-                "line is wrong"
+                f"the cells given ({domains_text(puzzle, before)}); some cell here or in a "
+                "crossing line is wrong"
             )
             return Hint(
                 "mistake",
@@ -244,7 +233,7 @@ def hint(puzzle: Puzzle, domains: Sequence[int], deadline: Deadline | None = Non
                 tuple(state),
                 line,
                 clue,
-                before=_line_text(puzzle, before),
+                before=domains_text(puzzle, before),
             )
         changed = [(p, d) for p, (b, d) in enumerate(zip(before, after, strict=True)) if b != d]
         if not changed:
@@ -271,8 +260,8 @@ def hint(puzzle: Puzzle, domains: Sequence[int], deadline: Deadline | None = Non
                 line,
                 clue,
                 cells,
-                before=_line_text(puzzle, before),
-                after=_line_text(puzzle, after),
+                before=domains_text(puzzle, before),
+                after=domains_text(puzzle, after),
             ),
         )
     if best is not None:
@@ -304,10 +293,10 @@ def _probe(puzzle: Puzzle, state: list[int], deadline: Deadline) -> Hint:
         undecided = []  # probing decides nothing: stuck, without probing cell by cell
     first = set(changed)
     order = changed + [cell for cell in undecided if cell not in first]
-    for index, cell in enumerate(order):
+    for cell in order:
         # The first contradiction among the cells probing narrowed will do: a large grid has
         # thousands of them, each a propagation of the whole grid.
-        if best is not None and (index < len(changed) or changed):
+        if best is not None and changed:
             break
         domain = state[cell]
         union = [0] * len(state)
@@ -385,7 +374,7 @@ def line_only(puzzle: Puzzle, deadline: Deadline | None = None) -> LineOnly:
     deadline = deadline or Deadline(None)
     started = time.perf_counter()
     engine = Engine(puzzle)
-    start = [full(puzzle)] * (puzzle.width * puzzle.height)
+    start = palette_domains(puzzle)
     undecided = len(start)
 
     def seconds() -> float:

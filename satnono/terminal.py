@@ -61,13 +61,11 @@ def grid_console() -> Console | PlainConsole:
 
 def domain_rows(puzzle: Puzzle, domains: Sequence[int]) -> list[str]:
     """Row strings of a partly solved grid: '?' where several colors are still possible."""
-    chars = [color.char for color in puzzle.palette]
+    from satnono.grids import domains_text
+
+    width = puzzle.width
     return [
-        "".join(
-            chars[d.bit_length() - 1] if d and not d & (d - 1) else "?"
-            for d in domains[r * puzzle.width : (r + 1) * puzzle.width]
-        )
-        for r in range(puzzle.height)
+        domains_text(puzzle, domains[r * width : (r + 1) * width]) for r in range(puzzle.height)
     ]
 
 

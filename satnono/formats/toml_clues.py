@@ -31,7 +31,6 @@ from satnono.model import (
     Puzzle,
     default_rgb,
     make_palette,
-    parse_rgb,
     rgb_of,
 )
 
@@ -107,7 +106,7 @@ def _colors(table: dict[str, Value]) -> dict[str, Color]:
         if found is None:
             raise InputError(f"expected NAME = (COLOR) CHAR, got {shown(text)}", line=number)
         name, description, char = found.group(1), found.group(2).strip(), found.group(3)
-        rgb = rgb_of(description) or parse_rgb(description) or _triple(description, number)
+        rgb = rgb_of(description) or _triple(description, number)
         label = description if re.fullmatch(r"[A-Za-z ]+", description) else name
         colors[name] = Color(label, name if len(name) == 1 else (char or name[0]), rgb)
     check_colors(len(colors), None)
