@@ -21,6 +21,14 @@ class Engine:
     def probe(
         self, domains: Domains, scope: list[int], seconds: float | None = None
     ) -> tuple[Verdict, int]: ...
+    def split(
+        self,
+        domains: Domains,
+        scope: list[int],
+        count: int,
+        candidates: int,
+        seconds: float | None = None,
+    ) -> tuple[list[tuple[list[tuple[int, int]], bytes | list[int]]], int] | None: ...
     def probing_lemmas(
         self, seconds: float | None = None
     ) -> tuple[str, list[tuple[int, int, int, int]]]: ...

@@ -124,6 +124,26 @@ class Engine:
         )
         return Reached(status, _listed(reached), line, probes)
 
+    def split(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int],
+        count: int,
+        candidates: int,
+        deadline: Deadline | None = None,
+    ) -> tuple[list[tuple[list[tuple[int, int]], list[int]]], int]:
+        """At least `count` cubes of `domains` (at line logic's fixpoint) over `lines` by the
+        engine's lookahead (engine/src/lookahead.rs), `candidates` cells tried at each split:
+        ([(decisions as (cell, color bitmask), domains)], failed literals). Raises Timeout
+        when the deadline passes first."""
+        found = self._engine.split(
+            self._wire(domains), list(lines), count, candidates, _seconds(deadline)
+        )
+        if found is None:
+            raise Timeout
+        cubes, failed = found
+        return [(list(decisions), list(cube)) for decisions, cube in cubes], failed
+
     def probing_lemmas(
         self, deadline: Deadline | None = None
     ) -> tuple[str, list[tuple[int, int, int, int]]]:

@@ -10,6 +10,7 @@ use crate::count::enumerate::{Enumerator, Step};
 use crate::count::{self, Ambiguity, Control, Counted, Drawn};
 use crate::lemmas::{self, Ending, Lemma};
 use crate::line::{self, Workspace};
+use crate::lookahead::{split as lookahead_split, Split};
 use crate::probe::{Limits, Prober, Sweep};
 use crate::propagate::{Board, Outcome};
 use crate::search::{Event, Options, Search, Stats};
@@ -206,6 +207,22 @@ impl Engine {
         with_words!(
             self.words,
             propagate(&self.puzzle, domains, scope, deadline)
+        )
+    }
+
+    /// At least `count` cubes of `domains` (at line logic's fixpoint) over `scope`, by the
+    /// lookahead of `lookahead.rs` trying `candidates` cells at each split.
+    pub fn split(
+        &self,
+        domains: &[u128],
+        scope: &[usize],
+        count: usize,
+        candidates: usize,
+        deadline: Option<Instant>,
+    ) -> Split {
+        with_words!(
+            self.words,
+            lookahead_split(&self.puzzle, domains, scope, count, candidates, deadline)
         )
     }
 

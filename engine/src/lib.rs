@@ -29,6 +29,7 @@ mod estimate;
 mod grid;
 mod lemmas;
 mod line;
+mod lookahead;
 mod probe;
 #[cfg(feature = "python")]
 mod proofs;
@@ -196,6 +197,10 @@ type Implication = (u32, u32, i64, u32);
 #[cfg(feature = "python")]
 type Verdict = (&'static str, Option<Py<PyAny>>, Option<usize>);
 
+/// A cube as Python reads it: its decisions (cell, color bitmask) and every cell's domain.
+#[cfg(feature = "python")]
+type CubeOut = (Vec<(usize, u128)>, Py<PyAny>);
+
 #[cfg(feature = "python")]
 fn verdict(py: Python<'_>, reached: Reached, as_bytes: bool) -> PyResult<Verdict> {
     let (status, domains, line) = match reached {
@@ -297,6 +302,37 @@ impl PyEngine {
         seconds: Option<f64>,
     ) -> PyResult<(Verdict, u64)> {
         self.reach(py, domains, scope, seconds, Engine::propagate)
+    }
+
+    /// At least `count` cubes of `domains` (at line logic's fixpoint) over `scope` (all lines
+    /// when empty), `candidates` cells tried at each split: ([(decisions as (cell, color
+    /// bitmask), domains)], failed literals), or None when `seconds` passed first.
+    #[pyo3(signature = (domains, scope, count, candidates, seconds=None))]
+    fn split(
+        &self,
+        py: Python<'_>,
+        domains: DomainsIn<'_>,
+        scope: Vec<usize>,
+        count: usize,
+        candidates: usize,
+        seconds: Option<f64>,
+    ) -> PyResult<Option<(Vec<CubeOut>, u64)>> {
+        let (domains, as_bytes) = domains.read();
+        checked_domains(&self.engine, &domains)?;
+        let scope = checked_scope(&self.engine, scope)?;
+        let deadline = deadline_in(seconds)?;
+        let engine = &self.engine;
+        let split = py.detach(|| {
+            guarded(|| Ok(engine.split(&domains, &scope, count, candidates, deadline)))
+        })?;
+        let Some((cubes, failed)) = split else {
+            return Ok(None);
+        };
+        let cubes = cubes
+            .into_iter()
+            .map(|cube| Ok((cube.decisions, domains_out(py, cube.domains, as_bytes)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(Some((cubes, failed)))
     }
 
     /// Line logic, then probing to its fixpoint: every cell it fixes holds in every solution.

@@ -1,0 +1,211 @@
+//! The lookahead split of a residual into cubes, for the cubes backend and counting by cubes
+//! (satnono/backends/lookahead.py is its one user): the cell whose colors, each tried and
+//! propagated, decide the most cells in all branches (the product of the cells decided plus
+//! one, as march does) splits the cube with the most undecided cells, until there are enough
+//! cubes. A color that leads to a contradiction is a failed literal: the cell keeps its other
+//! colors in that cube, for free. The cubes partition the solutions. Each trial propagates
+//! from the cell's two lines on the board's trail and is undone: no copy of the grid.
+
+use std::cmp::Reverse;
+use std::time::Instant;
+
+use crate::clue::Puzzle;
+use crate::propagate::{Board, Outcome};
+
+/// A part of the search space: the colors decided on the way down (cell, color as a bitmask)
+/// and every cell's domain under them, after line logic.
+pub struct Cube {
+    pub decisions: Vec<(usize, u128)>,
+    pub domains: Vec<u128>,
+}
+
+/// What a split came to: the cubes (none when line logic refuted every branch) and the
+/// failed literals found; None when the deadline passed first.
+pub type Split = Option<(Vec<Cube>, u64)>;
+
+/// At least `count` cubes of `domains` (at line logic's fixpoint) over the `scope` lines (all
+/// when empty), fewer when the space is smaller; `candidates` cells tried at each split.
+pub fn split<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    scope: &[usize],
+    count: usize,
+    candidates: usize,
+    deadline: Option<Instant>,
+) -> Split {
+    let Ok(mut board) = Board::<W>::new(puzzle, domains) else {
+        return Some((Vec::new(), 0));
+    };
+    let cells = board.set_scope(puzzle, scope);
+    let scope: Vec<usize> = board_scope(puzzle, scope);
+    let open = |domains: &[u128]| cells.iter().filter(|&&c| open_domain(domains[c])).count();
+    let mut cubes = vec![Cube {
+        decisions: Vec::new(),
+        domains: domains.to_vec(),
+    }];
+    let mut failed = 0;
+    while cubes.len() < count {
+        // The cube with the most undecided cells is split next: likely the hardest.
+        cubes.sort_by_key(|cube| open(&cube.domains));
+        let Some(cube) = cubes.pop() else { break };
+        if open(&cube.domains) == 0 {
+            cubes.push(cube);
+            break;
+        }
+        let (children, found) =
+            split_cube::<W>(puzzle, &cube, &cells, &scope, candidates, deadline)?;
+        failed += found;
+        cubes.extend(children);
+        if cubes.is_empty() {
+            break;
+        }
+    }
+    // The most open cubes first: they take longest (longest processing time first).
+    cubes.sort_by_key(|cube| Reverse(open(&cube.domains)));
+    Some((cubes, failed))
+}
+
+fn board_scope(puzzle: &Puzzle, scope: &[usize]) -> Vec<usize> {
+    if scope.is_empty() {
+        (0..puzzle.lines()).collect()
+    } else {
+        scope.to_vec()
+    }
+}
+
+fn open_domain(domain: u128) -> bool {
+    domain & domain.wrapping_sub(1) != 0
+}
+
+/// The cube's children on its best lookahead cell, after its failed literals are set; None
+/// when the deadline passed.
+fn split_cube<const W: usize>(
+    puzzle: &Puzzle,
+    cube: &Cube,
+    cells: &[usize],
+    scope: &[usize],
+    candidates: usize,
+    deadline: Option<Instant>,
+) -> Option<(Vec<Cube>, u64)> {
+    let Ok(mut board) = Board::<W>::new(puzzle, &cube.domains) else {
+        return Some((Vec::new(), 0));
+    };
+    board.set_scope(puzzle, scope);
+    board.propagator.clear_queue(); // the cube's domains are at their fixpoint
+    let mut decisions = cube.decisions.clone();
+    let mut failed = 0;
+    'restart: loop {
+        let mut best: Option<(f64, usize, Vec<u128>)> = None;
+        for cell in candidate_cells(puzzle, &board, cells, candidates) {
+            let domain = board.grid.domain(puzzle, cell);
+            let (mut branches, mut fixed) = (Vec::new(), Vec::new());
+            for color in (0..128)
+                .map(|bit| 1u128 << bit)
+                .filter(|bit| domain & bit != 0)
+            {
+                match trial(puzzle, &mut board, cell, color, deadline)? {
+                    Some(decided) => {
+                        branches.push(color);
+                        fixed.push(decided);
+                    }
+                    None => failed += 1,
+                }
+            }
+            match branches.len() {
+                0 => return Some((Vec::new(), failed)), // every color fails: no solution here
+                1 => {
+                    // A failed literal: the cell has its one color left, for good.
+                    decisions.push((cell, branches[0]));
+                    board.assign(puzzle, cell, branches[0]);
+                    match board.propagate(puzzle, deadline) {
+                        Outcome::Fixpoint => continue 'restart,
+                        Outcome::Conflict(_) => return Some((Vec::new(), failed)),
+                        Outcome::Timeout => return None,
+                    }
+                }
+                _ => {}
+            }
+            let score: f64 = fixed.iter().map(|&n| n as f64 + 1.0).product();
+            if best.as_ref().is_none_or(|(top, _, _)| score > *top) {
+                best = Some((score, cell, branches));
+            }
+        }
+        let Some((_, cell, branches)) = best else {
+            // Every cell of the scope is decided.
+            let domains = board.grid.domains(puzzle);
+            return Some((vec![Cube { decisions, domains }], failed));
+        };
+        let mut children = Vec::new();
+        for color in branches {
+            let mark = board.mark();
+            board.assign(puzzle, cell, color);
+            match board.propagate(puzzle, deadline) {
+                Outcome::Fixpoint => {
+                    let mut made = decisions.clone();
+                    made.push((cell, color));
+                    children.push(Cube {
+                        decisions: made,
+                        domains: board.grid.domains(puzzle),
+                    });
+                }
+                Outcome::Conflict(_) => {}
+                Outcome::Timeout => return None,
+            }
+            board.propagator.clear_queue();
+            board.undo(mark);
+        }
+        return Some((children, failed));
+    }
+}
+
+/// `cell` set to `color` and propagated, then undone: Some(the cells it decided, or None on a
+/// contradiction), or None when the deadline passed.
+fn trial<const W: usize>(
+    puzzle: &Puzzle,
+    board: &mut Board<W>,
+    cell: usize,
+    color: u128,
+    deadline: Option<Instant>,
+) -> Option<Option<usize>> {
+    let before = board.grid.known;
+    let mark = board.mark();
+    board.assign(puzzle, cell, color);
+    let outcome = board.propagate(puzzle, deadline);
+    let decided = board.grid.known - before;
+    board.propagator.clear_queue();
+    board.undo(mark);
+    match outcome {
+        Outcome::Fixpoint => Some(Some(decided)),
+        Outcome::Conflict(_) => Some(None),
+        Outcome::Timeout => None,
+    }
+}
+
+/// The undecided cells of the scope whose row and column have the fewest undecided cells
+/// (ties in cell order), at most `candidates` of them.
+fn candidate_cells<const W: usize>(
+    puzzle: &Puzzle,
+    board: &Board<W>,
+    cells: &[usize],
+    candidates: usize,
+) -> Vec<usize> {
+    let mut undecided_in = vec![0usize; puzzle.lines()];
+    for cell in 0..puzzle.cells() {
+        if !board.grid.decided(puzzle, cell) {
+            let (row, column) = puzzle.lines_of(cell);
+            undecided_in[row] += 1;
+            undecided_in[column] += 1;
+        }
+    }
+    let mut open: Vec<usize> = cells
+        .iter()
+        .copied()
+        .filter(|&cell| !board.grid.decided(puzzle, cell))
+        .collect();
+    open.sort_by_key(|&cell| {
+        let (row, column) = puzzle.lines_of(cell);
+        undecided_in[row] + undecided_in[column]
+    });
+    open.truncate(candidates);
+    open
+}
