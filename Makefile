@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
 EXAMPLE ?= examples/heart-color.non
-# The native engine (Rust): maturin builds it into satnono._engine when the package is
+# The native engine (Rust): maturin builds it into satnono.logic._engine when the package is
 # installed; cargo lints and tests it on its own.
 ENGINE := engine/Cargo.toml
 CARGO := PYO3_PYTHON=$(abspath $(BIN)/python) cargo
@@ -20,7 +20,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml $(ENGINE) engine/Cargo.lock $(wildcard engine/src/*.rs engine/src/*/*.rs)
 	$(PYTHON) -m venv $(VENV)
-	rm -f satnono/_engine.cpython-*.so  # an engine built before the abi3 one would shadow it
+	rm -f satnono/_engine.*.so satnono/logic/_engine.cpython-*.so  # engines built before the abi3 one or its move to logic/
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
 	$(BIN)/python -m compileall -q satnono
@@ -80,4 +80,4 @@ bench: install
 		--backends sat,portfolio,sat/blocks/glucose3/0 --repeat 3 --output BENCHMARKS.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engine/target satnono/_engine.*.so
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engine/target satnono/_engine.*.so satnono/logic/_engine.*.so

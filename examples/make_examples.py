@@ -12,10 +12,10 @@ import math
 import random
 from pathlib import Path
 
+from satnono.core.model import BLACK_AND_WHITE, WHITE, Color, Grid, Puzzle
+from satnono.formats.generate import puzzle_from_grid, switch_board
 from satnono.formats.non import write_non
 from satnono.formats.webpbn_xml import write_xml
-from satnono.generate import puzzle_from_grid, switch_board
-from satnono.model import BLACK_AND_WHITE, WHITE, Color, Grid, Puzzle
 
 HERE = Path(__file__).resolve().parent
 AUTHOR = (("author", "satnono"), ("copyright", "CC0: satnono example, no rights reserved"))

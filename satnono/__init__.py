@@ -15,32 +15,36 @@ the clues; no thread or process it starts outlives the call. Heavy modules (the 
 OR-tools, the model counters) are imported by the calls that need them, so `import satnono`
 costs no more than the CLI's start-up.
 
-How the code is laid out, in layers from the bottom up: a module imports its own layer and
-those below it, never one above, lazy imports included (tests/test_layout.py holds the code to
-this list, its LAYERS):
+How the code is laid out: one subpackage per group, in layers from the bottom up; a module
+imports its own layer and those below it, never one above, lazy imports included
+(tests/test_layout.py holds the code to this list, its LAYERS). The top level keeps only the
+faces: this API, `calls` and `puzzles` (the public calls), `errors`, `version`, `__main__`.
 
-    core                 errors, version, model (a puzzle: clues, palette, goal), grids (cells'
-                         domains and decided grids), status (the verdict enum), progress,
-                         extras (the optional parts), arguments (every argument checked once),
-                         verify (the independent checker)
+    errors, version, core/
+                         the two errors; the version; core/: model (a puzzle: clues, palette,
+                         goal), grids (cells' domains and decided grids), geometry (the
+                         lines' cells), status (the verdict enum), progress, extras (the
+                         optional parts), arguments (every argument checked once), verify
+                         (the independent checker)
     runtime/             deadlines, forked children, races, stoppable PySAT solvers,
                          background calls, Dask clusters: how work is run and stopped
-    formats/, sites, generate
-                         reading and writing the file formats; downloading from the sites;
-                         puzzles from grids (seeded random sets)
-    logic                native (the engine in engine/: line logic, probing, search,
-                         counting), automaton (a line's automaton), components (independent
-                         regions); linesolver and propagate, the Python reference
-    cnf                  the encodings of the residual (see encodings/)
+    formats/             reading and writing the file formats; sites (webpbn,
+                         nonograms.org); generate (puzzles from grids, seeded random sets)
+    logic/               native (the engine in engine/: line logic, probing, search,
+                         counting, the cubes lookahead), counted (a count's knobs and answer),
+                         components (independent regions)
+    encode/              automaton (a clue's automaton and live states), formula, lines and
+                         cnf: the encodings of the residual (see encodings/)
+    reference/           the Python line solver, propagation and counting search: the
+                         reference the tests hold the engine to, imported by nothing else
     backends/            one small search interface, one module per backend
-    certify              certificates of verdicts (a DRUP proof of the whole puzzle's CNF)
-    the pipeline         pipeline, solutions, counting/, sampling, backbone, analysis,
+    proof/certify        certificates of verdicts (a DRUP proof of the whole puzzle's CNF)
+    pipeline/            prepare, solutions, counting/, sampling, backbone, analysis,
                          streaming, hints: solve, count, sample, the ambiguity map, analyze,
-                         a solve watched as it runs, hints and the line-only grade
-    from_image           puzzles from pictures
-    picture/, terminal, contract
-                         output: SVG/PNG pictures, text grids, the JSON objects
-    proofcheck           the certificates' checker, which trusts none of the solvers
+                         a solve watched as it runs, hints and the line-only grade; above
+                         them from_image (puzzles from pictures)
+    output/              picture/ (SVG/PNG), terminal (text grids), contract (the JSON objects)
+    proof/check          the certificates' checker, which trusts none of the solvers
     calls, puzzles       the public calls, re-exported here
     archive/             whole archives on Dask into SQLite (batch, its certificates, compare)
     cli/, serve/         the front ends: thin shells over this API
@@ -67,8 +71,9 @@ from satnono.calls import (
     solve,
     start_solve,
 )
+from satnono.core.model import Block, Color, Grid, Puzzle
+from satnono.core.status import Status
 from satnono.errors import Contradiction, InputError
-from satnono.model import Block, Color, Grid, Puzzle
 from satnono.puzzles import (
     fetch,
     format_names,
@@ -82,19 +87,18 @@ from satnono.puzzles import (
     write_puzzles,
 )
 from satnono.runtime.deadline import Deadline, Timeout
-from satnono.status import Status
 from satnono.version import __version__ as __version__
 
 if TYPE_CHECKING:
-    from satnono.analysis import Analysis
     from satnono.backends import DEFAULT_BACKEND, DEFAULT_SEED
-    from satnono.certify import Certificate
-    from satnono.hints import Hint, LineOnly
-    from satnono.progress import Progress
-    from satnono.proofcheck import Checked
-    from satnono.sampling import SampleRun, Samples
-    from satnono.solutions import CountResult, SolveResult
-    from satnono.streaming import SolveHandle
+    from satnono.core.progress import Progress
+    from satnono.pipeline.analysis import Analysis
+    from satnono.pipeline.hints import Hint, LineOnly
+    from satnono.pipeline.sampling import SampleRun, Samples
+    from satnono.pipeline.solutions import CountResult, SolveResult
+    from satnono.pipeline.streaming import SolveHandle
+    from satnono.proof.certify import Certificate
+    from satnono.proof.check import Checked
 
 __all__ = [
     "DEFAULT_BACKEND",
@@ -151,17 +155,17 @@ __all__ = [
 _LAZY_NAMES = {
     "DEFAULT_BACKEND": "satnono.backends",
     "DEFAULT_SEED": "satnono.backends",
-    "Analysis": "satnono.analysis",
-    "Certificate": "satnono.certify",
-    "Checked": "satnono.proofcheck",
-    "Hint": "satnono.hints",
-    "LineOnly": "satnono.hints",
-    "CountResult": "satnono.solutions",
-    "Progress": "satnono.progress",
-    "SolveResult": "satnono.solutions",
-    "SolveHandle": "satnono.streaming",
-    "SampleRun": "satnono.sampling",
-    "Samples": "satnono.sampling",
+    "Analysis": "satnono.pipeline.analysis",
+    "Certificate": "satnono.proof.certify",
+    "Checked": "satnono.proof.check",
+    "Hint": "satnono.pipeline.hints",
+    "LineOnly": "satnono.pipeline.hints",
+    "CountResult": "satnono.pipeline.solutions",
+    "Progress": "satnono.core.progress",
+    "SolveResult": "satnono.pipeline.solutions",
+    "SolveHandle": "satnono.pipeline.streaming",
+    "SampleRun": "satnono.pipeline.sampling",
+    "Samples": "satnono.pipeline.sampling",
 }
 
 

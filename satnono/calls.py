@@ -11,22 +11,22 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from satnono import arguments
+from satnono.core import arguments
+from satnono.core.extras import require
+from satnono.core.model import Grid, Puzzle
 from satnono.errors import InputError
-from satnono.extras import require
-from satnono.model import Grid, Puzzle
 from satnono.runtime.deadline import Deadline
 
 if TYPE_CHECKING:
-    from satnono.analysis import Analysis
     from satnono.backends import SearchOptions
-    from satnono.cnf import CnfFormula
-    from satnono.hints import Hint, LineOnly
-    from satnono.progress import Progress
-    from satnono.proofcheck import Checked
-    from satnono.sampling import SampleRun, Samples
-    from satnono.solutions import CountResult, SolveResult
-    from satnono.streaming import SolveHandle
+    from satnono.core.progress import Progress
+    from satnono.encode.formula import CnfFormula
+    from satnono.pipeline.analysis import Analysis
+    from satnono.pipeline.hints import Hint, LineOnly
+    from satnono.pipeline.sampling import SampleRun, Samples
+    from satnono.pipeline.solutions import CountResult, SolveResult
+    from satnono.pipeline.streaming import SolveHandle
+    from satnono.proof.check import Checked
 
 T = TypeVar("T")
 
@@ -67,17 +67,17 @@ def solve(
     it from another thread to stop the call within a fraction of a second (count and
     analyze take one too).
     `proof`, a folder: a unique, unsolvable or multiple verdict gets a certificate there
-    (satnono.certify; `.certificate` says what was written, `check_proof` checks it), made
+    (satnono.proof.certify; `.certificate` says what was written, `check_proof` checks it), made
     within the same deadline; a verdict that claims nothing checkable (solved, timeout) gets
     none, nor does one whose proof the deadline cut short (`.stats["certificate"]` says why).
     """
-    from satnono.solutions import solve as run
+    from satnono.pipeline.solutions import solve as run
 
     chosen, checked = checked_arguments(puzzle, backend, max_solutions, options)
     keep, deadline = checked_hooks(on_solution, progress, keep, deadline, timeout)
     folder = None if proof is None else arguments.path(proof, "proof")
     if folder is not None:
-        from satnono.certify import check_folder
+        from satnono.proof.certify import check_folder
 
         check_folder(folder)
     first: list[Grid] = []  # a certificate of several solutions shows two of them
@@ -103,8 +103,8 @@ def _certified(
     """`result` with the certificate of its verdict written into `folder` (or why not)."""
     from dataclasses import replace
 
-    from satnono.certify import certify
-    from satnono.proofcheck import check_certificate
+    from satnono.proof.certify import certify
+    from satnono.proof.check import check_certificate
     from satnono.runtime.deadline import Timeout
 
     if result.status not in ("unique", "unsolvable", "multiple"):
@@ -131,7 +131,7 @@ def _certified(
 def check_proof(folder: str | os.PathLike[str], timeout: float | None = None) -> Checked:
     """Check the certificate in `folder` (written by `solve(..., proof=folder)`), by
     satnono's independent checker: `.verified`, else `.reason` names the first failing step."""
-    from satnono.proofcheck import check_certificate
+    from satnono.proof.check import check_certificate
 
     return check_certificate(arguments.path(folder, "folder"), arguments.seconds(timeout))
 
@@ -166,8 +166,9 @@ def start_solve(
     deadline: Deadline | None = None,
     **options: Any,
 ) -> SolveHandle:
-    """Start a solve in the background and return its handle (satnono.streaming.SolveHandle):
-    `.progress` kept current, `.solutions()` as they are found, `.cancel()`, `.result()`.
+    """Start a solve in the background and return its handle
+    (satnono.pipeline.streaming.SolveHandle): `.progress` kept current, `.solutions()` as
+    they are found, `.cancel()`, `.result()`.
 
     Arguments as for `solve`, checked before the solve starts. With `stream` False no
     solution is queued for `.solutions()` (use `on_solution`, called in the solve's thread);
@@ -175,8 +176,8 @@ def start_solve(
     """
     import functools
 
-    from satnono.solutions import solve as run
-    from satnono.streaming import SolveHandle
+    from satnono.pipeline.solutions import solve as run
+    from satnono.pipeline.streaming import SolveHandle
 
     chosen, checked = checked_arguments(puzzle, backend, max_solutions, options)
     keep, deadline = checked_hooks(on_solution, None, keep, deadline, timeout)
@@ -209,7 +210,7 @@ def count(
     what the engine's count keeps: its store of sub-counts is emptied when full (the count
     goes on, slower), and a sweep that would pass it gives way to the search.
     """
-    from satnono.solutions import count as run
+    from satnono.pipeline.solutions import count as run
 
     approximation = approximation_of(approximate, epsilon, delta)
     limit = arguments.whole_number(limit, "limit")
@@ -239,7 +240,7 @@ def analyze(
     """How hard the puzzle is for a person, whether it is unique, and every ambiguous cell.
     `progress` (a satnono.Progress) follows it: the phase, the solutions found, the backbone's
     cells settled."""
-    from satnono.analysis import analyze as run
+    from satnono.pipeline.analysis import analyze as run
 
     chosen, _ = checked_arguments(puzzle, backend, max_solutions, {})
     if max_solutions == 1:
@@ -269,7 +270,7 @@ def sample(
     `.status` is "sampled", "unsolvable" (no sample; `.reason` says why) or "timeout" (the
     samples drawn before it); `.guarantee` is what the samples promise, in words.
     """
-    from satnono.sampling import Samples
+    from satnono.pipeline.sampling import Samples
 
     with iter_samples(puzzle, n, seed, sampler, timeout) as drawing:
         drawn = [puzzle.grid_rows(grid) for grid in drawing]
@@ -284,10 +285,10 @@ def iter_samples(
     timeout: float | None = None,
 ) -> SampleRun:
     """Draw `n` random verified solutions in the background, as `sample` does; iterate the
-    returned satnono.sampling.SampleRun for the grids as they are drawn, then read its
+    returned satnono.pipeline.sampling.SampleRun for the grids as they are drawn, then read its
     `status` (sampled, unsolvable, timeout), `reason`, `methods` and `guarantee`. Use it in a
     `with` block: leaving it stops the drawing."""
-    from satnono.sampling import SAMPLERS, SampleRun
+    from satnono.pipeline.sampling import SAMPLERS, SampleRun
 
     arguments.puzzle(puzzle)
     n = arguments.whole_number(n, "n", minimum=1)
@@ -303,17 +304,17 @@ def residual_cnf(puzzle: Puzzle, encoding: str | None = None) -> tuple[str, CnfF
     """The DIMACS text of the puzzle's residual (what line logic leaves) in `encoding`
     (blocks by default; see encodings/), and its formula; (the reason, None) when line
     logic proves that no grid fits the clues."""
-    from satnono.cnf import check_encoding, encode_puzzle, variable_comments
-    from satnono.grids import palette_domains
-    from satnono.pipeline import line_logic
-    from satnono.propagate import Propagator
+    from satnono.core.geometry import Geometry
+    from satnono.core.grids import palette_domains
+    from satnono.encode.cnf import check_encoding, encode_puzzle, variable_comments
+    from satnono.pipeline.prepare import line_logic
 
     puzzle, encoding = arguments.puzzle(puzzle), check_encoding(encoding)
     domains = palette_domains(puzzle)
     reason, _ = line_logic(puzzle, domains)
     if reason is not None:
         return reason, None
-    formula = encode_puzzle(Propagator(puzzle), domains, encoding=encoding)
+    formula = encode_puzzle(Geometry(puzzle), domains, encoding=encoding)
     comments = variable_comments(puzzle, formula.encoding, formula.cell_literals)
     return formula.dimacs(comments), formula
 
@@ -325,11 +326,11 @@ def hint(
 ) -> Hint:
     """The next deduction a person can make from `grid` (row strings of palette characters,
     '?' for an open cell, or the file holding them a row a line; default: nothing filled in):
-    the line, the cells it forces and why (satnono.hints), or a probe's contradiction; kind
+    the line, the cells it forces and why (satnono.pipeline.hints), or a probe's contradiction; kind
     "mistake" when the grid given breaks a line's clue, "stuck" when only a guess goes on,
     "solved" when the grid is complete."""
-    from satnono.hints import hint as next_step
-    from satnono.hints import partial_domains, read_partial
+    from satnono.pipeline.hints import hint as next_step
+    from satnono.pipeline.hints import partial_domains, read_partial
 
     puzzle = arguments.puzzle(puzzle)
     where = "grid"
@@ -347,7 +348,7 @@ def line_only(puzzle: Puzzle, timeout: float | None = None) -> LineOnly:
     """Solve without guessing: line logic, then probing; the grade ("line-solvable", "needs
     probing", "needs search", "no solution", or "unknown" when the timeout came first), what
     each decided, and the verified solution when they decide every cell."""
-    from satnono.hints import line_only as run
+    from satnono.pipeline.hints import line_only as run
 
     puzzle = arguments.puzzle(puzzle)
     deadline = Deadline(arguments.seconds(timeout))
@@ -380,11 +381,11 @@ def choices() -> dict[str, list[str]]:
     """The names each choice parameter takes here: backend, solver, encoding, sampler,
     format and site (for shell completion and menus; the calls check against the same
     lists)."""
-    from satnono.cnf import ENCODINGS
+    from satnono.encode.cnf import ENCODINGS
     from satnono.formats import FORMATS
+    from satnono.formats.sites import SITES
+    from satnono.pipeline.sampling import SAMPLERS
     from satnono.runtime.sat_solvers import available_solvers
-    from satnono.sampling import SAMPLERS
-    from satnono.sites import SITES
 
     return {
         "backend": available_backends(),
@@ -443,7 +444,7 @@ def checked_hooks(
     timeout: float | None,
 ) -> tuple[int | None, Deadline]:
     """The optional hooks of a search call, checked; `keep` and the deadline to use."""
-    from satnono.progress import Progress
+    from satnono.core.progress import Progress
 
     arguments.optional_callable(on_solution, "on_solution")
     arguments.instance_or_none(progress, Progress, "progress")
@@ -456,7 +457,7 @@ def checked_hooks(
 
 def approximation_of(approximate: bool, epsilon: float | None, delta: float | None) -> Any:
     """The (epsilon, delta) guarantee asked for, checked; None without `approximate`."""
-    from satnono.counting import Approximation
+    from satnono.pipeline.counting import Approximation
 
     if not arguments.flag(approximate, "approximate"):
         for name, value in (("epsilon", epsilon), ("delta", delta)):

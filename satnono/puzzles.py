@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from satnono import arguments
+from satnono.core import arguments
+from satnono.core.model import Color, Grid, Puzzle
 from satnono.errors import InputError
-from satnono.model import Color, Grid, Puzzle
+from satnono.formats.sites import SITES
 from satnono.runtime.deadline import Timeout
-from satnono.sites import SITES
 
 if TYPE_CHECKING:
-    from satnono.analysis import Analysis
-    from satnono.from_image import Givens
+    from satnono.pipeline.analysis import Analysis
+    from satnono.pipeline.from_image import Givens
 
 #: What `render(show=...)` draws when no solution is given.
 SHOW_CHOICES = ("solution", "logic", "goal", "blank")
@@ -41,7 +41,7 @@ def _read_all(source: str | os.PathLike[str], format: str | None = None) -> list
         return parse_text(source, "<text>", format)
     path = arguments.path(source, "source")
     if path.startswith(SITE_PREFIXES):  # the sites module only when a site is named
-        from satnono.sites import resolve_puzzle_source
+        from satnono.formats.sites import resolve_puzzle_source
 
         return read_file(resolve_puzzle_source(path), format)
     return read_file(path, format)
@@ -134,7 +134,7 @@ def fetch(
     """Download puzzle `puzzle_id` from `site` (webpbn: its XML export; nonograms: a
     nonograms.org page) into the cache, unless it is there already (or `refresh`); also
     write it to `output` in the format its suffix names. Returns where it now is."""
-    from satnono.sites import fetch_nonograms, fetch_webpbn
+    from satnono.formats.sites import fetch_nonograms, fetch_webpbn
 
     puzzle_id = arguments.whole_number(puzzle_id, "puzzle_id", minimum=1)
     arguments.flag(refresh, "refresh")
@@ -170,8 +170,8 @@ def puzzle_from_image(
     """A puzzle whose goal picture is `image` scaled to `width` x `height` cells (one given,
     the other kept in proportion) with `colors` colors counting the background; with 2
     colors, pixels darker than `threshold` (0-255) are black. Its clues come from the goal."""
-    from satnono.from_image import picture_from_image
-    from satnono.generate import puzzle_from_grid
+    from satnono.formats.generate import puzzle_from_grid
+    from satnono.pipeline.from_image import picture_from_image
 
     picture = picture_from_image(Path(arguments.path(image, "image")), width, height, colors,
                                  threshold)  # fmt: skip
@@ -181,7 +181,7 @@ def puzzle_from_image(
 def puzzle_from_grid(grid: Grid, palette: Sequence[Color] | None = None, title: str = "") -> Puzzle:
     """The puzzle whose goal picture is `grid` (palette indices, 0 the background): its clues
     are read off the grid. `palette` defaults to black and white."""
-    from satnono.generate import puzzle_from_grid as from_grid
+    from satnono.formats.generate import puzzle_from_grid as from_grid
 
     grid = _checked_grid(grid, palette)
     arguments.text(title, "title")
@@ -191,7 +191,7 @@ def puzzle_from_grid(grid: Grid, palette: Sequence[Color] | None = None, title: 
 def givens_for_uniqueness(puzzle: Puzzle) -> Givens:
     """Cells of the puzzle's goal picture to give away so that its clues have one solution
     (`.cells` as (cell, color), `.unique` once that is reached)."""
-    from satnono.from_image import givens_for_uniqueness as givens
+    from satnono.pipeline.from_image import givens_for_uniqueness as givens
 
     goal = arguments.puzzle(puzzle).goal
     if goal is None:
@@ -219,7 +219,7 @@ def render(
     (solved here, with `backend` within `timeout`), "logic" (what line logic decides),
     "goal" (the picture stored in the file) or "blank" (clues only, the default).
     """
-    from satnono.picture import write_picture
+    from satnono.output.picture import write_picture
 
     name = arguments.puzzle(puzzle).title or "puzzle"
     target = Path(arguments.path(path))
@@ -233,7 +233,7 @@ def render(
     if solution is not None:
         domains = _checked_solution(puzzle, solution)
     elif analysis is not None:
-        from satnono.analysis import Analysis, picture_of
+        from satnono.pipeline.analysis import Analysis, picture_of
 
         arguments.instance_or_none(analysis, Analysis, "analysis")
 
@@ -254,7 +254,7 @@ def render(
         domains = _checked_solution(puzzle, puzzle.goal, "goal")
         caption = caption or f"{name}: the goal stored in the file"
     elif show == "logic":
-        from satnono.picture import line_logic_picture
+        from satnono.output.picture import line_logic_picture
 
         logic, drawn = line_logic_picture(puzzle)
         domains, caption = logic, caption or drawn
@@ -268,15 +268,15 @@ def _checked_solution(
 ) -> tuple[int, ...]:
     """The solution's cell domains, once it is checked against the clues (`what` it is, as
     the error names it: "solution", or the file's "goal")."""
-    from satnono.grids import grid_to_domains
-    from satnono.verify import problems
+    from satnono.core.grids import grid_to_domains
+    from satnono.core.verify import problems
 
     if isinstance(solution, str | bytes) or not isinstance(solution, Sequence):
         raise InputError(f"expected row strings or a grid, got {type(solution).__name__}",
                          "solution")  # fmt: skip
     rows = list(solution)
     if rows and all(isinstance(row, str) for row in rows):
-        from satnono.contract import grid_of_rows
+        from satnono.output.contract import grid_of_rows
 
         grid: Grid = grid_of_rows(puzzle, [str(row) for row in rows], "solution")
     else:
@@ -294,9 +294,9 @@ def _checked_solution(
 def read_recorded_solution(path: str | os.PathLike[str]) -> tuple[Puzzle, Grid, str]:
     """The puzzle and first solution that `satnono solve --json` recorded in `path` (`-`:
     standard input), checked against the clues; and a caption naming them."""
-    from satnono.contract import grid_of_rows, read_solve_object
+    from satnono.core.verify import problems
     from satnono.formats import read_text
-    from satnono.verify import problems
+    from satnono.output.contract import grid_of_rows, read_solve_object
 
     path = arguments.path(path)
     where = "<stdin>" if path == "-" else path

@@ -15,12 +15,12 @@ from types import ModuleType
 from hypothesis import strategies as st
 
 from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask, load_backend
-from satnono.generate import puzzle_from_grid
-from satnono.grids import domains_to_grid, initial_domains
-from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
-from satnono.propagate import Propagator
+from satnono.core.grids import domains_to_grid, initial_domains
+from satnono.core.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
+from satnono.core.verify import problems, runs
+from satnono.formats.generate import puzzle_from_grid
+from satnono.reference.propagate import Propagator
 from satnono.runtime.deadline import Deadline
-from satnono.verify import problems, runs
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

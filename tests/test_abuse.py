@@ -60,7 +60,7 @@ def test_a_timeout_beyond_the_longest_is_taken_as_the_longest(command: str, tmp_
     if command == "batch":
         report = run_satnono("batch", "report", str(tmp_path / "r.sqlite"), timeout=60)
         assert "1 unique" in report.stdout and "error" not in report.stdout
-    assert satnono.arguments.seconds(1e300) == satnono.arguments.MAX_SECONDS
+    assert satnono.core.arguments.seconds(1e300) == satnono.core.arguments.MAX_SECONDS
 
 
 def test_the_largest_values_taken_still_work() -> None:
@@ -84,7 +84,8 @@ def test_cells_a_timeout_left_unsettled_are_not_shown_as_agreed(
 ) -> None:
     """After a timeout, analyze showed the cells the backbone had not reached in one
     solution's colors, under "every solution agrees except on '?'"."""
-    from satnono import analysis, native
+    from satnono.logic import native
+    from satnono.pipeline import analysis
 
     puzzle = satnono.read_puzzle(EXAMPLES / "permutation-9.non")
     monkeypatch.setattr(analysis, "ambiguity", lambda *_, **__: None)  # stopped before a result
@@ -100,7 +101,7 @@ def test_cells_a_timeout_left_unsettled_are_not_shown_as_agreed(
 def test_a_cancelled_solve_says_interrupted_not_timeout() -> None:
     import random
 
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     # A random 45x45 grid of density 0.45: no solver decides it in minutes.
     puzzle = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
@@ -207,8 +208,8 @@ def test_a_file_edited_between_two_runs_is_one_row(tmp_path: Path) -> None:
 def test_an_interrupted_object_never_lists_more_solutions_than_it_counts() -> None:
     """Ctrl-C while the search still ran: the count was read, then a solution arrived before
     the list was (CI: "21886 >= 21887" failed)."""
-    from satnono import contract
-    from satnono.solutions import Progress
+    from satnono.output import contract
+    from satnono.pipeline.solutions import Progress
 
     puzzle = satnono.read_puzzle(EXAMPLES / "switches-8.non")
     grids = list(satnono.solve(puzzle, max_solutions=3).grids)
@@ -227,7 +228,7 @@ def test_cubes_on_eight_workers_keeps_its_timeout(tmp_path: Path, seconds: int) 
     import random
 
     from satnono.formats import write_puzzles
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     hard = tmp_path / "hard.non"
     write_puzzles([puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))], hard)

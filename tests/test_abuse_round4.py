@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import satnono
-from satnono.certify import CLUES, CNF, PROOF, SOLUTION, SOLUTIONS
+from satnono.core.model import BLOTTED, Block, Puzzle
 from satnono.errors import InputError
-from satnono.generate import puzzle_from_grid
-from satnono.model import BLOTTED, Block, Puzzle
-from satnono.proofcheck import check_certificate
+from satnono.formats.generate import puzzle_from_grid
+from satnono.proof.certify import CLUES, CNF, PROOF, SOLUTION, SOLUTIONS
+from satnono.proof.check import check_certificate
 from support import DRAT_TRIM, EXAMPLES, PALETTES, grids
 
 #: Degenerate puzzles whose contradiction the clues show at once (the audit's cases).
@@ -285,7 +285,7 @@ def test_nothing_the_cubes_backend_starts_outlives_the_call(tmp_path: Path) -> N
 
 
 def test_the_line_benchmark_call_refuses_a_repeat_it_could_not_finish() -> None:
-    from satnono import native
+    from satnono.logic import native
 
     line = ([(1, 1)], [3, 3, 3])
     assert native.solve_lines(2, [line], 100_000) == [[3, 3, 3]]

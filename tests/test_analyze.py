@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from satnono.analysis import analyze
 from satnono.cli import app
 from satnono.formats import read_puzzle
+from satnono.pipeline.analysis import analyze
 from support import EXAMPLES, SHARED
 
 runner = CliRunner()

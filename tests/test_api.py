@@ -75,12 +75,12 @@ def test_bad_arguments_are_value_errors_with_the_cli_message() -> None:
 def test_an_error_raised_in_the_search_reaches_the_iterator(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import satnono.solutions
+    import satnono.pipeline.solutions
 
     def broken(*_: object, **__: object) -> None:
         raise RuntimeError("backend broke")
 
-    monkeypatch.setattr(satnono.solutions, "solve", broken)
+    monkeypatch.setattr(satnono.pipeline.solutions, "solve", broken)
     with pytest.raises(RuntimeError, match="backend broke"):
         list(satnono.iter_solutions(satnono.Puzzle.from_clues([[1]], [[1]])))
     assert [t for t in threading.enumerate() if t.name == "satnono solve"] == []
@@ -170,7 +170,7 @@ def test_a_cancelled_analysis_stops_at_once() -> None:
     import threading
     import time
 
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
     deadline = satnono.Deadline(60)

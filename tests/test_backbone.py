@@ -11,12 +11,12 @@ import time
 import pytest
 from hypothesis import given, settings
 
-import satnono.backbone
-from satnono.backbone import backbone
+import satnono.pipeline.backbone
+from satnono.core.model import Puzzle
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid, switch_board
-from satnono.model import Puzzle
-from satnono.pipeline import prepare
+from satnono.formats.generate import puzzle_from_grid, switch_board
+from satnono.pipeline.backbone import backbone
+from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, children, puzzles
 
@@ -33,7 +33,9 @@ def _union(puzzle: Puzzle) -> list[int] | None:
     return union
 
 
-def _backbone(puzzle: Puzzle, deadline: Deadline | None = None) -> satnono.backbone.Backbone | None:
+def _backbone(
+    puzzle: Puzzle, deadline: Deadline | None = None
+) -> satnono.pipeline.backbone.Backbone | None:
     prepared = prepare(puzzle)
     if prepared.reason is not None:
         return None
@@ -88,16 +90,16 @@ def test_cells_flipped_before_the_deadline_stay_settled(monkeypatch: pytest.Monk
     interrupted analyze of Sierp reported 349 settled cells after its progress showed 531."""
     board = puzzle_from_grid(switch_board(4, 6))
     calls = 0
-    solve = satnono.backbone._Settle._solve
+    solve = satnono.pipeline.backbone._Settle._solve
 
-    def three_then_stop(self: satnono.backbone._Settle, assumptions: list[int]) -> bool:
+    def three_then_stop(self: satnono.pipeline.backbone._Settle, assumptions: list[int]) -> bool:
         nonlocal calls
         calls += 1
         if calls > 3:
-            raise satnono.backbone.Timeout
+            raise satnono.pipeline.backbone.Timeout
         return solve(self, assumptions)
 
-    monkeypatch.setattr(satnono.backbone._Settle, "_solve", three_then_stop)
+    monkeypatch.setattr(satnono.pipeline.backbone._Settle, "_solve", three_then_stop)
     found = backbone(prepare(board), workers=1)
     assert found is not None and not found.exact
     unsettled = set(found.unsettled)
@@ -116,18 +118,20 @@ def test_forked_solvers_settle_the_same_backbone(puzzle: Puzzle) -> None:
     prepared = prepare(puzzle)
     if union is None or prepared.reason is not None:
         return
-    threshold = satnono.backbone.PARALLEL_CANDIDATES
-    satnono.backbone.PARALLEL_CANDIDATES = 1  # hypothesis: no monkeypatch fixture per example
+    threshold = satnono.pipeline.backbone.PARALLEL_CANDIDATES
+    satnono.pipeline.backbone.PARALLEL_CANDIDATES = (
+        1  # hypothesis: no monkeypatch fixture per example
+    )
     try:
         found = backbone(prepared, workers=3)
     finally:
-        satnono.backbone.PARALLEL_CANDIDATES = threshold
+        satnono.pipeline.backbone.PARALLEL_CANDIDATES = threshold
     assert found is not None and found.exact and list(found.colors) == union
     assert children() == []
 
 
 def test_forked_solvers_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(satnono.backbone, "PARALLEL_CANDIDATES", 1)
+    monkeypatch.setattr(satnono.pipeline.backbone, "PARALLEL_CANDIDATES", 1)
     board = puzzle_from_grid(switch_board(6, 8))
     started = time.monotonic()
     found = backbone(prepare(board), Deadline(0.05), workers=2)

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 
 from satnono.backends import installed_backends
+from satnono.core.model import Puzzle
 from satnono.formats import read_puzzles
-from satnono.model import Puzzle
-from satnono.solutions import solve
+from satnono.pipeline.solutions import solve
 from support import EXAMPLES, SHARED, brute_force_solutions, puzzles
 
 OTHERS = [name for name in installed_backends() if name != "sat"]

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from satnono.backends import Residual, SearchOptions, SearchTask
 from satnono.backends.backtrack import BACKEND
+from satnono.core.grids import domains_to_grid, initial_domains
+from satnono.core.model import Grid, Puzzle
 from satnono.formats import read_puzzles
-from satnono.generate import puzzle_from_grid
-from satnono.grids import domains_to_grid, initial_domains
-from satnono.model import Grid, Puzzle
-from satnono.propagate import Propagator
+from satnono.formats.generate import puzzle_from_grid
+from satnono.pipeline.solutions import solve
+from satnono.reference.propagate import Propagator
 from satnono.runtime.deadline import Deadline
-from satnono.solutions import solve
 from support import EXAMPLES, PALETTES, SHARED, brute_force_solutions, grids, puzzles
 
 

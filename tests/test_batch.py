@@ -20,7 +20,7 @@ import pytest
 
 import satnono
 from satnono.formats import write_puzzles
-from satnono.generate import TUNING_SEED, random_set
+from satnono.formats.generate import TUNING_SEED, random_set
 from support import EXAMPLES, SATNONO, default_ctrl_c, run_satnono
 
 pytest.importorskip("distributed")
@@ -317,7 +317,7 @@ def test_ctrl_c_on_a_batch_is_one_line(tmp_path: Path) -> None:
     # The workers printed two ~30-line KeyboardInterrupt tracebacks (issue 23).
     import random
 
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     folder = tmp_path / "random"
     folder.mkdir()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from satnono.model import Block
+from satnono.core.model import Block
 from support import EXAMPLES, brute_force_line, load_tool
 
 bench = load_tool("bench")

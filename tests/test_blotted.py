@@ -11,14 +11,14 @@ from hypothesis import given, settings
 
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
-from satnono.cnf import DEFAULT_ENCODING, ENCODINGS
-from satnono.counting import Approximation, count_solutions
+from satnono.core.model import BLOTTED, Block, Puzzle
+from satnono.encode.cnf import DEFAULT_ENCODING, ENCODINGS
 from satnono.errors import InputError
 from satnono.formats import FORMATS, parse_text, write_puzzles
-from satnono.model import BLOTTED, Block, Puzzle
-from satnono.native import CountKnobs
+from satnono.logic.counted import CountKnobs
+from satnono.pipeline.counting import Approximation, count_solutions
+from satnono.pipeline.solutions import solve
 from satnono.runtime.deadline import Deadline
-from satnono.solutions import solve
 from support import backend_solutions, blotted_puzzles, every_grid
 
 BACKENDS = ["sat", "cpsat", "backtrack", "portfolio"]

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import satnono
-from satnono.certify import CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS, Certificate
-from satnono.model import BLOTTED, Block
-from satnono.proofcheck import check_certificate, check_drup
+from satnono.core.model import BLOTTED, Block
+from satnono.proof.certify import CLUES, CNF, EXCLUDED, PROOF, SOLUTION, SOLUTIONS, Certificate
+from satnono.proof.check import check_certificate, check_drup
 from support import DRAT_TRIM, EXAMPLES, PALETTES, SHARED, run_satnono
 
 README = Certificate.README
@@ -148,7 +148,7 @@ def test_the_unsolvable_examples_need_a_search_and_are_certified(
 ) -> None:
     """examples/unsolvable-N.non (tools/bench_certify.py --unsolvable 5 --seed 34): line
     logic alone finds no contradiction, yet there is no solution, and the proof says so."""
-    from satnono.pipeline import prepare
+    from satnono.pipeline.prepare import prepare
 
     puzzle = satnono.read_puzzle(EXAMPLES / f"unsolvable-{number}.non")
     assert prepare(puzzle).reason is None
@@ -166,7 +166,7 @@ def test_the_engines_checker_agrees_with_the_python_reference() -> None:
 
     from pysat.solvers import Solver
 
-    from satnono import native
+    from satnono.logic import native
 
     rng = random.Random(34)
     compared = 0
@@ -258,8 +258,8 @@ def _puzzles_probing_proves(count: int, seed: int) -> Iterator[satnono.Puzzle]:
     """Random puzzles (black and white and color, some with blotted numbers, some with a
     number made one longer) that line logic leaves open and probing solves or refutes: the
     ones whose proofs are the engine's lemmas. (Small random puzzles almost never need one.)"""
-    from satnono.generate import puzzle_from_grid, random_grid
-    from satnono.native import Engine
+    from satnono.formats.generate import puzzle_from_grid, random_grid
+    from satnono.logic.native import Engine
 
     rng = random.Random(seed)
     made = 0
@@ -300,7 +300,8 @@ def test_a_cnf_past_the_limit_is_refused_and_the_verdict_stands(
     """The whole puzzle's CNF of a random 400x400 puzzle has 97 million clauses (2.4 GB):
     past certify.MAX_CLAUSES the certificate is refused in one line, and the solve's verdict
     is kept."""
-    from satnono import certify, native
+    from satnono.logic import native
+    from satnono.proof import certify
 
     puzzle = satnono.read_puzzle(EXAMPLES / "needs-search-25.non")
     with pytest.raises(satnono.InputError, match="too large to certify"):
@@ -324,7 +325,7 @@ def test_the_checker_stops_at_its_deadline_while_it_reads_a_large_cnf() -> None:
     0.5 s timeout before it was)."""
     import time
 
-    from satnono import native
+    from satnono.logic import native
     from satnono.runtime.deadline import Deadline
 
     dimacs = "p cnf 3 2000000\n" + "1 2 3 0\n-1 -2 -3 0\n" * 1_000_000

@@ -13,9 +13,9 @@ import pytest
 
 from satnono.backends import installed_backends
 from satnono.formats import read_puzzle
+from satnono.pipeline.solutions import solve
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
-from satnono.solutions import solve
 from support import EXAMPLES, children
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")

@@ -11,10 +11,10 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from satnono.components import components
-from satnono.grids import full_domain
-from satnono.model import Puzzle
-from satnono.propagate import Propagator
+from satnono.core.grids import full_domain
+from satnono.core.model import Puzzle
+from satnono.logic.components import components
+from satnono.reference.propagate import Propagator
 from support import puzzles
 
 

@@ -20,15 +20,14 @@ from typer.testing import CliRunner
 
 from satnono.backends import installed_backends
 from satnono.cli import app
-from satnono.counting import Approximation, count_solutions
-from satnono.counting.search import CountingSearch
+from satnono.core.model import Block, Puzzle
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid, switch_board
-from satnono.model import Block, Puzzle
-from satnono.native import CountKnobs
-from satnono.pipeline import prepare
+from satnono.formats.generate import puzzle_from_grid, switch_board
+from satnono.logic.counted import CountKnobs
+from satnono.pipeline.counting import Approximation, count_solutions
+from satnono.pipeline.solutions import count
+from satnono.reference.counting import count_grids as reference_count
 from satnono.runtime.deadline import Deadline
-from satnono.solutions import count
 from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
 
 PERMUTATION_9 = math.factorial(9)
@@ -40,18 +39,6 @@ SEARCH_ONLY = CountKnobs(sweep_width=0, sweep_trial=0)
 SWEEP_FIRST = CountKnobs(sweep_width=10**6, sweep_trial=1 << 30)
 #: A 40x40 permutation square: 40! solutions, in one component no method here finishes.
 PERMUTATION_40 = puzzle_from_grid(tuple(tuple(int(r == c) for c in range(40)) for r in range(40)))
-
-
-def reference_count(puzzle: Puzzle) -> int:
-    """The Python counting search (the reference the engine is held to), component by
-    component."""
-    prepared = prepare(puzzle)
-    if prepared.reason is not None:
-        return 0
-    searcher = CountingSearch(prepared.propagator, prepared.domains, Deadline(None))
-    value, exact = searcher.product(prepared.parts()[::-1], None)
-    assert exact
-    return value
 
 
 def _counts(puzzle: Puzzle) -> list[tuple[int, bool]]:
@@ -271,13 +258,13 @@ def test_ganak_wins_where_it_is_ahead_and_leaves_no_process() -> None:
 def test_a_timeout_while_ganak_runs_kills_it_and_keeps_the_lower_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import satnono.counting.race
+    import satnono.pipeline.counting.race
 
     def stuck(formula: object) -> int:
         time.sleep(60)  # a counter that never answers in time (the child inherits this)
         return 0
 
-    monkeypatch.setattr(satnono.counting.race, "ganak_count", stuck)
+    monkeypatch.setattr(satnono.pipeline.counting.race, "ganak_count", stuck)
     # 20!: beyond the native count within the deadline, which counts some branches by then.
     square = puzzle_from_grid(tuple(tuple(int(r == c) for c in range(20)) for r in range(20)))
     started = time.perf_counter()
@@ -289,12 +276,12 @@ def test_a_timeout_while_ganak_runs_kills_it_and_keeps_the_lower_bound(
 
 
 def test_a_failing_counter_leaves_the_search_to_finish(monkeypatch: pytest.MonkeyPatch) -> None:
-    import satnono.counting.race
+    import satnono.pipeline.counting.race
 
     def broken(formula: object) -> int:
         raise MemoryError("no room")
 
-    monkeypatch.setattr(satnono.counting.race, "ganak_count", broken)
+    monkeypatch.setattr(satnono.pipeline.counting.race, "ganak_count", broken)
     square = puzzle_from_grid(tuple(tuple(int(r == c) for c in range(7)) for r in range(7)))
     # The native count alone needs a moment on a 9x9 square: time for the counter to fail.
     counted = count_solutions(square, head_start=0, knobs=SEARCH_ONLY)
@@ -332,8 +319,8 @@ def test_search_and_ganak_agree_on_the_corpus() -> None:
 
 def test_approxmc_counts_two_when_there_are_two() -> None:
     """The reason pyapproxmc is pinned: 4.3.0 to 4.4.0 answer 1 here (a wrong count)."""
-    from satnono.cnf import CnfFormula
-    from satnono.counting.counters import approxmc_count
+    from satnono.encode.formula import CnfFormula
+    from satnono.pipeline.counting.counters import approxmc_count
 
     formula = CnfFormula(variables=3, clauses=[[1], [2, 3], [-2, -3]])
     formula.cell_literals = {0: ((0, -2), (1, 2)), 1: ((0, -3), (1, 3))}

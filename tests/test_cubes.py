@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 
 import satnono
-from satnono import solutions
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
 from satnono.backends.cubes import simulated_makespan, solve_cube
 from satnono.backends.lookahead import split
-from satnono.grids import domains_to_grid
-from satnono.model import Puzzle
-from satnono.pipeline import prepare
+from satnono.core.grids import domains_to_grid
+from satnono.core.model import Puzzle
+from satnono.pipeline import solutions
+from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, load_tool, puzzles, run_satnono
 
@@ -219,7 +219,7 @@ def _two_regions(folder: Path) -> Path:
     """needs-search-25 (578 cells left, one solution) beside a 2x2 switch (two): a puzzle
     whose large region goes to the cluster and whose small one is searched in-process."""
     from satnono.formats import write_puzzles
-    from satnono.generate import puzzle_from_grid
+    from satnono.formats.generate import puzzle_from_grid
 
     large = satnono.solve(satnono.read_puzzle(str(EXAMPLES / "needs-search-25.non"))).grids[0]
     width = len(large[0])
@@ -252,7 +252,7 @@ def test_the_cube_that_ends_the_run_keeps_its_time(tmp_path: Path) -> None:
     cluster's): the first cube to find two solutions ends the run, and its time is in the
     stats (it was dropped when the solutions were reported before the time was kept)."""
     from satnono.formats import write_puzzles
-    from satnono.generate import puzzle_from_grid
+    from satnono.formats.generate import puzzle_from_grid
 
     identity = tuple(tuple(int(row == column) for column in range(15)) for row in range(15))
     path = tmp_path / "permutation-15.non"
@@ -367,7 +367,7 @@ def test_the_scaling_benchmark_reports_both_worker_counts(
 
 _SCRIPT = """import random
 import satnono
-from satnono.generate import puzzle_from_grid, random_grid
+from satnono.formats.generate import puzzle_from_grid, random_grid
 
 def main():
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))

@@ -16,14 +16,15 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from satnono.backends import SearchOptions
-from satnono.cnf import ENCODINGS, CnfFormula, encode_puzzle
+from satnono.core.grids import initial_domains
+from satnono.core.model import Puzzle
+from satnono.encode.cnf import ENCODINGS, encode_puzzle
+from satnono.encode.formula import CnfFormula
 from satnono.errors import Contradiction, InputError
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid
-from satnono.grids import initial_domains
-from satnono.model import Puzzle
-from satnono.propagate import Propagator
-from satnono.solutions import solve
+from satnono.formats.generate import puzzle_from_grid
+from satnono.pipeline.solutions import solve
+from satnono.reference.propagate import Propagator
 from support import EXAMPLES, PALETTES, brute_force_solutions, grids, puzzles
 
 SPECS = Path(__file__).resolve().parent.parent / "encodings"

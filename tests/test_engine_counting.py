@@ -1,7 +1,8 @@
 """The native engine's counting side held to its references: the Python counting search and
-line logic (satnono.counting.search, satnono.propagate) and brute force over every grid, on
-small black-and-white, color and blotted puzzles: counts, the stream of every solution, the
-colors each cell takes, and the frequencies of exactly uniform draws (a chi-square test).
+line logic (satnono.reference.counting, satnono.reference.propagate) and brute force over
+every grid, on small black-and-white, color and blotted puzzles: counts, the stream of
+every solution, the colors each cell takes, and the frequencies of exactly uniform draws (a
+chi-square test).
 """
 
 from __future__ import annotations
@@ -11,32 +12,21 @@ from collections import Counter
 
 from hypothesis import given, settings
 
-from satnono.counting import count_solutions
-from satnono.counting.search import CountingSearch
-from satnono.generate import puzzle_from_grid
-from satnono.grids import colors_to_grid, decided_colors, palette_domains
-from satnono.model import Grid, Puzzle
-from satnono.native import CountKnobs, Engine
-from satnono.pipeline import prepare
+from satnono.core.grids import colors_to_grid, decided_colors, palette_domains
+from satnono.core.model import Grid, Puzzle
+from satnono.core.verify import VerificationError, Verifier
+from satnono.formats.generate import puzzle_from_grid
+from satnono.logic.counted import CountKnobs
+from satnono.logic.native import Engine
+from satnono.pipeline.counting import count_solutions
+from satnono.pipeline.sampling import Sampling
+from satnono.pipeline.solutions import solve
+from satnono.reference.counting import count_grids as _reference_count
 from satnono.runtime.deadline import Deadline
-from satnono.sampling import Sampling
-from satnono.solutions import solve
-from satnono.verify import VerificationError, Verifier
 from support import blotted_puzzles, brute_force_solutions, every_grid, grids, puzzles
 
 SEARCH_ONLY = CountKnobs(sweep_width=0, sweep_trial=0)
 SWEEP_FIRST = CountKnobs(sweep_width=10**6, sweep_trial=1 << 30)
-
-
-def _reference_count(puzzle: Puzzle) -> int:
-    """The Python counting search, component by component (the reference)."""
-    prepared = prepare(puzzle)
-    if prepared.reason is not None:
-        return 0
-    search = CountingSearch(prepared.propagator, prepared.domains, Deadline(None))
-    value, exact = search.product(prepared.parts()[::-1], None)
-    assert exact
-    return value
 
 
 def _native_count(puzzle: Puzzle, knobs: CountKnobs) -> int:
@@ -173,8 +163,8 @@ def test_streamed_lines_reach_the_reader_at_once_though_flushed_in_bursts() -> N
 
 
 def test_a_streamed_line_is_the_solution_objects_json_whatever_the_palette() -> None:
-    from satnono import contract
-    from satnono.model import BLACK_AND_WHITE, Color
+    from satnono.core.model import BLACK_AND_WHITE, Color
+    from satnono.output import contract
 
     grid = ((0, 1, 2), (2, 1, 0))
     for chars in ("#x", '"\\', "é\t"):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from satnono.extras import packages_of
+from satnono.core.extras import packages_of
 from support import EXAMPLES, run_satnono
 
 DUCK = str(EXAMPLES / "duck.non")
@@ -102,7 +102,7 @@ def test_a_count_that_stops_without_ganak_says_where_ganak_is() -> None:
     import random
 
     from satnono import write_puzzles
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)), keep_goal=False)
     with tempfile.TemporaryDirectory() as place:

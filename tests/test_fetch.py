@@ -22,10 +22,10 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from satnono import sites as fetch
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
-from satnono.sites import endpoint, fetch_webpbn, resolve_puzzle_source
+from satnono.formats import sites as fetch
+from satnono.formats.sites import endpoint, fetch_webpbn, resolve_puzzle_source
 
 # A 3x2 puzzle: rows "##." and ".#.", so columns 1 / 2 / 0.
 PUZZLE_XML = """<?xml version="1.0"?>
@@ -204,7 +204,7 @@ def test_cache_dir_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_importing_the_module_does_not_import_urllib_request() -> None:
-    code = "import sys, satnono.sites; print('urllib.request' in sys.modules)"
+    code = "import sys, satnono.formats.sites; print('urllib.request' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from satnono.core.verify import problems
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid
-from satnono.sites import decode_nonograms_page, fetch_nonograms, resolve_puzzle_source
-from satnono.verify import problems
+from satnono.formats.generate import puzzle_from_grid
+from satnono.formats.sites import decode_nonograms_page, fetch_nonograms, resolve_puzzle_source
 from support import run_satnono
 
 # A black-and-white cross and a two-color flag, as grids of palette indices.

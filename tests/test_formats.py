@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from satnono.core.model import Puzzle
 from satnono.errors import InputError
 from satnono.formats import read_puzzle, read_puzzles, write_puzzles
 from satnono.formats.non import parse_non, write_non
 from satnono.formats.webpbn_xml import parse_xml, write_xml
-from satnono.model import Puzzle
 from support import EXAMPLES, SHARED
 
 DEMO_NON = """\

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
+from satnono.core.verify import problems
 from satnono.formats import read_puzzle
-from satnono.from_image import givens_for_uniqueness, picture_from_image
-from satnono.generate import puzzle_from_grid
-from satnono.verify import problems
+from satnono.formats.generate import puzzle_from_grid
+from satnono.pipeline.from_image import givens_for_uniqueness, picture_from_image
 from support import run_satnono
 
 

@@ -33,12 +33,12 @@ from typer.testing import CliRunner
 
 from satnono.backends import installed_backends
 from satnono.cli import app
+from satnono.core.model import MAX_SIDE, Clue, Puzzle
 from satnono.errors import InputError
 from satnono.formats import FORMATS, MAX_FILE_BYTES, read_puzzles
 from satnono.formats.limits import MAX_COLORS, MAX_LINES
 from satnono.formats.non import parse_non, write_non
 from satnono.formats.webpbn_xml import parse_xml, write_xml
-from satnono.model import MAX_SIDE, Clue, Puzzle
 from support import EXAMPLES
 
 #: Small real puzzles, black-and-white and color, that every writer can hold (color ones only
@@ -612,7 +612,7 @@ HARD = Path(__file__).resolve().parents[2] / "shared/puzzles/corpus/pynogram/fra
 @pytest.mark.skipif(not HARD.is_file(), reason="the shared puzzles are absent")
 @pytest.mark.parametrize("backend", installed_backends())
 def test_timeout_is_honored(backend: str) -> None:
-    from satnono.solutions import solve
+    from satnono.pipeline.solutions import solve
 
     puzzle = read_puzzles(HARD)[0]
     timeout = 1.0
@@ -633,8 +633,8 @@ def test_timeout_is_honored_on_a_wide_residual(backend: str) -> None:
     sat needed 8 s to encode and load its 5 million clauses, whatever the timeout."""
     import random
 
-    from satnono.generate import puzzle_from_grid
-    from satnono.solutions import solve
+    from satnono.formats.generate import puzzle_from_grid
+    from satnono.pipeline.solutions import solve
 
     rng = random.Random(1)
     grid = tuple(tuple(int(rng.random() < 0.5) for _ in range(160)) for _ in range(160))
@@ -648,11 +648,11 @@ def test_timeout_is_honored_on_a_wide_residual(backend: str) -> None:
 
 
 def test_line_logic_stops_at_the_deadline() -> None:
-    from satnono.grids import initial_domains, palette_domains
-    from satnono.pipeline import line_logic
-    from satnono.propagate import Propagator
+    from satnono.core.grids import initial_domains, palette_domains
+    from satnono.pipeline.prepare import line_logic
+    from satnono.pipeline.solutions import solve
+    from satnono.reference.propagate import Propagator
     from satnono.runtime.deadline import Deadline, Timeout
-    from satnono.solutions import solve
 
     puzzle = read_puzzles(EXAMPLES / "rocket-30.non")[0]  # line logic alone solves it
     domains = palette_domains(puzzle)

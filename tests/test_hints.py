@@ -1,6 +1,6 @@
 """`satnono hint` and `solve --line-only`: every step checked by the reference line logic
-(satnono.linesolver and satnono.propagate, which the engine is held to), walks to the end,
-mistakes, partial grids, and the CLI's text, JSON and exit codes."""
+(satnono.reference.linesolver and satnono.reference.propagate, which the engine is held
+to), walks to the end, mistakes, partial grids, and the CLI's text, JSON and exit codes."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import satnono
+from satnono.core.model import LineContradiction
 from satnono.formats import read_puzzle
-from satnono.hints import EVERY_COLOR, Hint, hint, partial_domains
-from satnono.linesolver import LineSolver
-from satnono.model import LineContradiction
-from satnono.propagate import Propagator
+from satnono.pipeline.hints import EVERY_COLOR, Hint, hint, partial_domains
+from satnono.reference.linesolver import LineSolver
+from satnono.reference.propagate import Propagator
 from tests.support import EXAMPLES, SHARED, run_satnono
 
 
@@ -89,7 +89,7 @@ def test_either_way_steps_are_sound_by_the_reference() -> None:
     """A step where no probe contradicts, but every color of one cell leads line logic to the
     same color of another (row 5, column 9 decides row 5, column 2: found among random 12x6
     boards); the walk checks it against the reference propagation."""
-    from satnono.generate import puzzle_from_grid
+    from satnono.formats.generate import puzzle_from_grid
 
     rows = ["....##..##.#", ".###......#.", "#.#..######.", "#......#...#", "........#.#.",
             ".#.......#.#"]  # fmt: skip
@@ -235,7 +235,7 @@ def test_an_interrupted_hint_gives_the_steps_it_found(tmp_path: Path) -> None:
     import signal
 
     from satnono.formats import write_puzzles
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
     from tests.support import in_terminal
 
     hard = tmp_path / "hard.non"  # 150 x 150, dense: hundreds of line steps, 15-20 a second

@@ -121,7 +121,7 @@ def test_a_client_that_never_reads_holds_no_slot_past_its_deadline(server: str) 
 
 def _png_request(timeout: float) -> tuple[str, bytes]:
     from satnono.formats import FORMATS
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     grid = random_grid(200, 200, 2, 0.5, random.Random(1))
     puzzle = puzzle_from_grid(grid)
@@ -315,7 +315,7 @@ def test_sigterm_during_a_solve_answers_it_and_logs_no_traceback(backend: str) -
     import random
 
     from satnono.formats import FORMATS
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
     text = FORMATS["non"].write([hard]).encode()

@@ -36,8 +36,8 @@ def test_an_interrupted_tournament_says_what_it_did(tmp_path: Path) -> None:
     closing line)."""
     import random
 
+    from satnono.formats.generate import puzzle_from_grid, random_grid
     from satnono.formats.tournament import write_tournament
-    from satnono.generate import puzzle_from_grid, random_grid
 
     rng = random.Random(45)  # random 45x45 puzzles of density 0.45: none decided in seconds
     hard = [puzzle_from_grid(random_grid(45, 45, 2, 0.45, rng)) for _ in range(3)]
@@ -96,7 +96,7 @@ def test_an_interrupted_compare_shows_the_runs_that_finished(tmp_path: Path) -> 
     import shutil
 
     from satnono import write_puzzles
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     shutil.copy(EXAMPLES / "duck.non", tmp_path / "a-duck.non")
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
@@ -225,7 +225,7 @@ def test_a_second_ctrl_c_in_a_wide_terminal_keeps_the_grid_and_the_status_line(
     import signal
 
     from satnono.formats import write_puzzles
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     hard = tmp_path / "hard.non"  # random 45x45 at density 0.45: minutes of backtracking
     write_puzzles([puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(7)))], hard)

@@ -120,31 +120,28 @@ def test_star_import_gives_every_public_name() -> None:
 
 
 def test_only_satnono_native_imports_the_engine() -> None:
-    """The native engine's boundary is one module (satnono.native): nothing else reaches the
+    """The native engine's boundary is one module (satnono.logic.native): nothing else reaches the
     extension, so its narrow interface stays the only one."""
-    users = sorted(name for name, imported in GRAPH.items() if "satnono._engine" in imported)
-    assert users == ["satnono.native"]
+    users = sorted(name for name, imported in GRAPH.items() if "satnono.logic._engine" in imported)
+    assert users == ["satnono.logic.native"]
 
 
 #: The layers of the package, lowest first (satnono/__init__.py's map, docs/development.md): a
 #: module may import its own layer and those below it, never one above, lazy imports and
 #: imports for type checking included. Each module is in the layer of its longest prefix.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("core", ("satnono.errors", "satnono.version", "satnono.model", "satnono.grids",
-              "satnono.status", "satnono.progress", "satnono.extras", "satnono.arguments",
-              "satnono.verify")),
+    ("core", ("satnono.errors", "satnono.version", "satnono.core")),
     ("runtime", ("satnono.runtime",)),
-    ("formats", ("satnono.formats", "satnono.sites", "satnono.generate")),
-    ("logic", ("satnono._engine", "satnono.native", "satnono.automaton", "satnono.linesolver",
-               "satnono.propagate", "satnono.components")),
-    ("encodings", ("satnono.cnf",)),
+    ("formats", ("satnono.formats",)),
+    ("logic", ("satnono.logic",)),
+    ("encodings", ("satnono.encode",)),
+    ("reference", ("satnono.reference",)),
     ("backends", ("satnono.backends",)),
-    ("certificates", ("satnono.certify",)),
-    ("pipeline", ("satnono.pipeline", "satnono.solutions", "satnono.counting", "satnono.sampling",
-                  "satnono.backbone", "satnono.analysis", "satnono.streaming", "satnono.hints")),
-    ("puzzles from pictures", ("satnono.from_image",)),
-    ("output", ("satnono.picture", "satnono.terminal", "satnono.contract")),
-    ("checking certificates", ("satnono.proofcheck",)),
+    ("certificates", ("satnono.proof",)),
+    ("pipeline", ("satnono.pipeline",)),
+    ("puzzles from pictures", ("satnono.pipeline.from_image",)),
+    ("output", ("satnono.output",)),
+    ("checking certificates", ("satnono.proof.check",)),
     ("public API", ("satnono", "satnono.calls", "satnono.puzzles")),
     ("archives", ("satnono.archive",)),
     ("front ends", ("satnono.cli", "satnono.serve", "satnono.__main__")),
@@ -171,3 +168,23 @@ def test_every_import_goes_down_the_layers() -> None:
         if _layer(target) > _layer(name)
     ]
     assert upward == []
+
+
+def test_the_python_reference_is_apart_from_the_live_path() -> None:
+    """The Python line solver, propagation and counting search (satnono.reference) are what
+    the tests hold the engine to: nothing outside the reference imports them, so the live path
+    reaches line logic only through the engine."""
+    users = sorted(
+        name
+        for name, imported in GRAPH.items()
+        if not _inside(name, "satnono.reference")
+        and any(_inside(target, "satnono.reference") for target in imported)
+    )
+    assert users == []
+
+
+def test_the_top_level_holds_only_the_faces() -> None:
+    """Every module is in the room its group names (satnono/__init__.py's map); the top level
+    keeps the package's faces: the public calls and puzzles, errors, the version, `-m`."""
+    top = sorted(path.stem for path in PACKAGE.glob("*.py"))
+    assert top == ["__init__", "__main__", "calls", "errors", "puzzles", "version"]

@@ -3,7 +3,7 @@ InputError naming the parameter, never a TypeError, OverflowError or AttributeEr
 inside; an unsolvable or timed-out sample is a status, as a solve is.
 
 Each case below was found raising something else before the arguments were checked once
-(satnono/arguments.py); the list is the audit's, plus its neighbours.
+(satnono/core/arguments.py); the list is the audit's, plus its neighbours.
 """
 
 from __future__ import annotations

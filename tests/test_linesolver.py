@@ -7,10 +7,10 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from satnono.automaton import line_automaton
-from satnono.linesolver import LineSolver
-from satnono.model import Block
-from satnono.verify import runs
+from satnono.core.model import Block
+from satnono.core.verify import runs
+from satnono.encode.automaton import line_automaton
+from satnono.reference.linesolver import LineSolver
 from support import brute_force_line
 
 
@@ -45,7 +45,7 @@ def test_live_states_exist_exactly_when_the_line_fits(
 ) -> None:
     clue, domains, colors = case
     solver = LineSolver(clue, len(domains), colors)
-    live = solver.live_states(domains)
+    live = solver.automaton.live_states(domains)
     assert (live is None) == (brute_force_line(clue, domains, colors) is None)
     if live is not None:
         assert live[0] == 1 and live[-1] == 1 << solver.automaton.accept

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from satnono.core.model import BLACK_AND_WHITE, WHITE, Block, Color, Puzzle
 from satnono.errors import InputError
 from satnono.formats import FORMATS, read_puzzle, read_puzzles, write_puzzles
 from satnono.formats.cwd import parse_cwd
@@ -23,7 +24,6 @@ from satnono.formats.non import parse_non, write_non
 from satnono.formats.olsak import parse_olsak, write_olsak
 from satnono.formats.syro import parse_syro
 from satnono.formats.webpbn_xml import parse_xml, write_xml
-from satnono.model import BLACK_AND_WHITE, WHITE, Block, Color, Puzzle
 from support import EXAMPLES, SHARED, puzzles
 
 NEW_FORMATS = ("g", "mk", "nin", "cwd", "syro", "makhorin")

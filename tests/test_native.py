@@ -10,17 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from satnono import native, pipeline
+from satnono.core.grids import domains_to_grid, initial_domains
+from satnono.core.model import BLOTTED, Block, LineContradiction, Puzzle
+from satnono.core.verify import problems, runs
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid
-from satnono.grids import domains_to_grid, initial_domains
-from satnono.linesolver import LineSolver
-from satnono.model import BLOTTED, Block, LineContradiction, Puzzle
-from satnono.pipeline import prepare
-from satnono.propagate import Propagator, propagate_root
+from satnono.formats.generate import puzzle_from_grid
+from satnono.logic import native
+from satnono.pipeline import prepare as pipeline
+from satnono.pipeline.prepare import prepare
+from satnono.reference.linesolver import LineSolver
+from satnono.reference.propagate import Propagator, propagate_root
 from satnono.runtime.deadline import Deadline, Timeout
-from satnono.verify import problems, runs
 from support import EXAMPLES, PALETTES, brute_force_solutions, puzzles
 
 
@@ -199,10 +200,10 @@ def test_a_line_at_the_largest_size_is_solved() -> None:
 def test_the_native_automaton_cnf_is_the_python_encoders(
     puzzle: Puzzle, data: st.DataObject
 ) -> None:
-    """The CNF certificates are about (engine/src/cnf.rs) is satnono.cnf's automaton encoding
+    """The CNF certificates are about (engine/src/cnf.rs) is satnono.encode.cnf's automaton encoding
     of the whole puzzle, clause for clause, variable for variable: black and white, color,
     blotted numbers, clues that cannot fit."""
-    from satnono.cnf import encode_puzzle
+    from satnono.encode.cnf import encode_puzzle
 
     if data.draw(st.booleans()):
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from satnono.core.grids import grid_to_domains, initial_domains
+from satnono.core.model import Block, Color, Puzzle
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
-from satnono.grids import grid_to_domains, initial_domains
-from satnono.model import Block, Color, Puzzle
-from satnono.picture import HIGHLIGHT, compute_layout, render_svg, write_picture
-from satnono.picture.png import png_scale, render_png
-from satnono.propagate import Propagator
-from satnono.solutions import solve
+from satnono.output.picture import HIGHLIGHT, compute_layout, render_svg, write_picture
+from satnono.output.picture.png import png_scale, render_png
+from satnono.pipeline.solutions import solve
+from satnono.reference.propagate import Propagator
 from support import EXAMPLES
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -223,8 +223,8 @@ def test_a_drawing_keeps_its_deadline() -> None:
     import random
     import time
 
-    from satnono.generate import puzzle_from_grid, random_grid
-    from satnono.picture import picture_bytes
+    from satnono.formats.generate import puzzle_from_grid, random_grid
+    from satnono.output.picture import picture_bytes
     from satnono.runtime.deadline import Deadline, Timeout
 
     big = puzzle_from_grid(random_grid(200, 200, 2, 0.5, random.Random(1)))

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 
 from satnono.backends import DEFAULT_BACKEND, SearchOptions, portfolio
+from satnono.core.model import Puzzle
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid
-from satnono.model import Puzzle
-from satnono.solutions import solve
+from satnono.formats.generate import puzzle_from_grid
+from satnono.pipeline.solutions import solve
 from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -144,8 +144,8 @@ def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
         """
         import sys, time
         from satnono.backends import portfolio
-        from satnono.generate import puzzle_from_grid
-        from satnono.solutions import solve
+        from satnono.formats.generate import puzzle_from_grid
+        from satnono.pipeline.solutions import solve
 
         def slow(*args):
             time.sleep(120)
@@ -204,7 +204,7 @@ def test_the_default_is_the_best_single_configuration() -> None:
     """The race did not pay on the held-out set (BENCHMARKS.md): the default is the single
     configuration the portfolio itself falls back to."""
     from satnono.backends import DEFAULT_SEED
-    from satnono.cnf import DEFAULT_ENCODING
+    from satnono.encode.cnf import DEFAULT_ENCODING
     from satnono.runtime.sat_solvers import DEFAULT_SOLVER
 
     assert DEFAULT_BACKEND == "sat"

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from typer.testing import CliRunner
 
-import satnono.sampling
+import satnono.pipeline.sampling
 from satnono.cli import app
+from satnono.core.model import Puzzle
+from satnono.core.verify import problems
 from satnono.errors import Contradiction
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid, switch_board
-from satnono.model import Puzzle
+from satnono.formats.generate import puzzle_from_grid, switch_board
+from satnono.pipeline.sampling import Sampling
 from satnono.runtime.deadline import Deadline, Timeout
-from satnono.sampling import Sampling
-from satnono.verify import problems
 from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
 
 
@@ -38,8 +38,9 @@ def test_samples_are_solutions(puzzle: Puzzle) -> None:
 def test_the_samplers_give_verified_solutions(
     sampler: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(satnono.sampling, "EXACT_BUDGET", 0)  # no exact count: the samplers
-    monkeypatch.setattr(satnono.sampling, "EXACT_LIMIT", 4)  # send the board to the sampler
+    # No exact count: the samplers get the board.
+    monkeypatch.setattr(satnono.pipeline.sampling, "EXACT_BUDGET", 0)
+    monkeypatch.setattr(satnono.pipeline.sampling, "EXACT_LIMIT", 4)
     board = puzzle_from_grid(switch_board(2, 3))  # 64 solutions
     sampling = Sampling(board, 20, seed=3, sampler=sampler)
     drawn = list(sampling)
@@ -86,7 +87,7 @@ def test_cli_json_lines_on_flag() -> None:
     *samples, summary = lines
     assert len(samples) == 20 and summary["samples"] == 20 and summary["status"] == "sampled"
     puzzle = read_puzzle(path)
-    from satnono.verify import problems
+    from satnono.core.verify import problems
 
     for sample in samples:
         assert problems(puzzle, puzzle.grid_from_rows(sample["solution"])) == []

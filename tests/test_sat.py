@@ -11,16 +11,16 @@ from pysat.solvers import Solver
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
 from satnono.backends.sat import ALL_TRUE
-from satnono.cnf import encode_puzzle
+from satnono.core.grids import initial_domains
+from satnono.core.model import Puzzle
+from satnono.encode.cnf import encode_puzzle
 from satnono.errors import Contradiction
 from satnono.formats import read_puzzle
-from satnono.generate import puzzle_from_grid
-from satnono.grids import initial_domains
-from satnono.model import Puzzle
-from satnono.propagate import Propagator
+from satnono.formats.generate import puzzle_from_grid
+from satnono.pipeline.solutions import solve
+from satnono.reference.propagate import Propagator
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.sat_solvers import NO_PROPAGATE, available_solvers
-from satnono.solutions import solve
 from support import EXAMPLES, PALETTES, backend_solutions, brute_force_solutions, grids, puzzles
 
 

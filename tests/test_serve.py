@@ -383,7 +383,7 @@ def test_count_and_analyze_show_progress_and_cancel(page: object) -> None:
     import random
 
     from satnono.formats import FORMATS
-    from satnono.generate import puzzle_from_grid, random_grid
+    from satnono.formats.generate import puzzle_from_grid, random_grid
 
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
     page.click("#tab-solve")  # type: ignore[attr-defined]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from satnono.core.verify import problems
 from satnono.formats import read_puzzles
-from satnono.solutions import solve
-from satnono.verify import problems
+from satnono.pipeline.solutions import solve
 from support import SHARED
 
 SURVEY = SHARED / "webpbn-survey"

@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 
 from satnono.formats import FORMATS
-from satnono.terminal import PlainConsole, print_domains
+from satnono.output.terminal import PlainConsole, print_domains
 from support import EXAMPLES, run_satnono
 
 TINY = FORMATS["non"].parse("width 3\nheight 2\nrows\n1 1\n3\ncolumns\n2\n1\n2\n")[0]

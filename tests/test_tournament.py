@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 import satnono
+from satnono.core.model import Block, Puzzle
+from satnono.core.verify import problems
+from satnono.formats.generate import puzzle_from_grid
 from satnono.formats.tournament import (
     parse_answers,
     parse_tournament,
     write_answers,
     write_tournament,
 )
-from satnono.generate import puzzle_from_grid
-from satnono.model import Block, Puzzle
-from satnono.verify import problems
 from support import EXAMPLES, SHARED, run_satnono
 
 # A 3x3 puzzle: columns first (left to right), then rows; an empty line is an empty clue.

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from satnono.generate import puzzle_from_grid
-from satnono.model import BLOTTED, Block, Grid, Puzzle
-from satnono.verify import VerificationError, Verifier, verify
+from satnono.core.model import BLOTTED, Block, Grid, Puzzle
+from satnono.core.verify import VerificationError, Verifier, verify
+from satnono.formats.generate import puzzle_from_grid
 from support import PALETTES
 
 

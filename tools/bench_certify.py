@@ -75,10 +75,10 @@ def measure(path: Path, drat_trim: Path | None, scratch: Path) -> Row | None:
 def unsolvable(count: int, seed: int, folder: Path) -> list[Path]:
     """`count` puzzles without a solution that line logic alone does not refute."""
     import satnono
+    from satnono.core.model import Block
     from satnono.formats import FORMATS
-    from satnono.generate import puzzle_from_grid, random_grid
-    from satnono.model import Block
-    from satnono.pipeline import prepare
+    from satnono.formats.generate import puzzle_from_grid, random_grid
+    from satnono.pipeline.prepare import prepare
 
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)

@@ -20,11 +20,11 @@ from pathlib import Path
 
 GANAK_ALONE = """
 import sys
-from satnono.cnf import encode_puzzle
-from satnono.counting.counters import ganak_count
+from satnono.encode.cnf import encode_puzzle
+from satnono.pipeline.counting.counters import ganak_count
 from satnono.formats import read_puzzle
-from satnono.propagate import propagate_root
-from satnono.grids import initial_domains
+from satnono.reference.propagate import propagate_root
+from satnono.core.grids import initial_domains
 puzzle = read_puzzle(sys.argv[1])
 domains = initial_domains(puzzle)
 propagator, reason = propagate_root(puzzle, domains)

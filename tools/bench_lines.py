@@ -1,5 +1,5 @@
 """The exact line solver alone: lines solved per second, by line length and number of blocks,
-on empty lines and on partly decided ones: the native engine's (satnono.native), this
+on empty lines and on partly decided ones: the native engine's (satnono.logic.native), this
 satnono's Python reference, earlier checkouts' and the cell-parallel design of
 tools/line_cells.py, in one run.
 
@@ -27,8 +27,8 @@ from pathlib import Path
 #: Run in the satnono to measure (this one, or a checkout's): prints {"n k kind": lines/s}.
 MEASURE = """
 import json, random, sys, time
-from satnono.linesolver import LineSolver
-from satnono.model import Block
+from satnono.reference.linesolver import LineSolver
+from satnono.core.model import Block
 
 def line(rng, n, k, known):
     while True:
@@ -54,7 +54,7 @@ if design == "cells":
     sys.path.insert(0, sys.argv[4])
     import line_cells
 if design.startswith("native"):
-    from satnono import native
+    from satnono.logic import native
 rates = {}
 for n in (10, 20, 25, 30, 50, 100):
     for k in (1, 3, 6, 12):

@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench import replace_section  # noqa: E402
 
+from satnono.core.verify import problems  # noqa: E402
 from satnono.formats.tournament import parse_answers, parse_tournament  # noqa: E402
-from satnono.verify import problems  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def main() -> None:
     python = str(args.venv / "bin" / "python")
     run("installing the wheel", [python, "-m", "pip", "install", "--quiet", str(wheel)], env=env)
     with tempfile.TemporaryDirectory() as elsewhere:
-        engine = "import satnono._engine as e; print(e.__file__)"
+        engine = "import satnono.logic._engine as e; print(e.__file__)"
         where = run("importing satnono", [python, "-c", engine], env=env, cwd=elsewhere)
         if not where.startswith(str(args.venv)):
             sys.exit(f"check_wheel: the engine came from {where.strip()}, not the wheel")

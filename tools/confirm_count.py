@@ -18,18 +18,19 @@ import time
 from pathlib import Path
 
 from satnono import read_puzzle
-from satnono.grids import initial_domains
-from satnono.native import CountKnobs, Engine
+from satnono.core.grids import initial_domains
+from satnono.logic.counted import CountKnobs
+from satnono.logic.native import Engine
 from satnono.runtime.deadline import Deadline
 
 #: Ganak in a process of its own (pyganak cannot be stopped in-process): path, cell, color.
 GANAK_SIDE = """
 import sys
-from satnono.cnf import encode_puzzle
-from satnono.counting.counters import ganak_count
+from satnono.encode.cnf import encode_puzzle
+from satnono.pipeline.counting.counters import ganak_count
 from satnono.formats import read_puzzle
-from satnono.propagate import propagate_root
-from satnono.grids import initial_domains
+from satnono.reference.propagate import propagate_root
+from satnono.core.grids import initial_domains
 puzzle = read_puzzle(sys.argv[1])
 domains = initial_domains(puzzle)
 domains[int(sys.argv[2])] = 1 << int(sys.argv[3])

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from satnono.core.model import BLOTTED, Clue, Puzzle
 from satnono.formats import write_puzzles
-from satnono.generate import (
+from satnono.formats.generate import (
     CUBES_SEED,
     CUBES_SIDES,
     EASY_DENSITIES,
@@ -34,7 +35,6 @@ from satnono.generate import (
     random_grid,
     random_set,
 )
-from satnono.model import BLOTTED, Clue, Puzzle
 
 #: The thin set's first seed (the counting benchmark's boards).
 THIN_SEED = 9000

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import satnono
-from satnono.model import BLOTTED, Block, Clue
+from satnono.core.model import BLOTTED, Block, Clue
 
 BACKENDS = ("sat", "cpsat", "backtrack")
 SUFFIXES = {".non", ".xml", ".g"}

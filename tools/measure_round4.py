@@ -17,9 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import satnono
-from satnono.generate import puzzle_from_grid, random_grid
-from satnono.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Puzzle
-from satnono.proofcheck import check_certificate
+from satnono.core.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Puzzle
+from satnono.formats.generate import puzzle_from_grid, random_grid
+from satnono.proof.check import check_certificate
 
 #: Palettes of 2 to 4 colors, the background included.
 HUES = (Color("red", "r", "#ff0000"), Color("blue", "b", "#0000ff"), Color("green", "g", "#00ff00"))
@@ -95,7 +95,7 @@ def enumerations(count: int, rng: random.Random) -> None:
 
 
 def fuzz(count: int, rng: random.Random) -> None:
-    from satnono.certify import PROOF
+    from satnono.proof.certify import PROOF
 
     with tempfile.TemporaryDirectory() as place:
         honest = Path(place) / "honest"

@@ -16,7 +16,7 @@ from typing import Any
 from satnono.backends import Residual
 from satnono.backends.portfolio import SMALL_RESIDUAL, Config, config_worker, decides_race
 from satnono.backends.sat import ALL_TRUE
-from satnono.cnf import ENCODINGS
+from satnono.encode.cnf import ENCODINGS
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.race import Race
 
@@ -117,9 +117,9 @@ def measure(
 ) -> Table:
     """CPU seconds of every candidate on every puzzle of `folders` that the portfolio races."""
     from satnono.archive.files import puzzle_files
+    from satnono.core.grids import initial_domains
     from satnono.formats import read_puzzle
-    from satnono.grids import initial_domains
-    from satnono.propagate import propagate_root
+    from satnono.reference.propagate import propagate_root
 
     table: Table = {}
     for path in puzzle_files(list(folders)):

@@ -1,11 +1,11 @@
 //! The regular language of one clue as a small deterministic automaton over palette colors,
-//! as satnono/automaton.py defines it (that module's docstring says why it has this shape),
+//! as satnono/encode/automaton.py defines it (that module's docstring says why it has this shape),
 //! and the states on some accepted path at every boundary of a line: what the certificates'
 //! CNF (`cnf`) unrolls. The engine's line solver (`line`) needs no automaton.
 
 use crate::clue::Block;
 
-/// The automaton of one clue, as satnono/automaton.py builds it: state q >= 1 is entered by
+/// The automaton of one clue, as satnono/encode/automaton.py builds it: state q >= 1 is entered by
 /// `entry[q]`; `loops`: loops on the background; `color_loops`: a blotted block's state
 /// loops on its color; `skips`: q may advance to q + 2; `accepting`: the accepting states.
 pub struct Automaton {
@@ -75,7 +75,7 @@ impl Automaton {
         !self.color_loops.iter().any(|&l| l) && !self.skips.iter().any(|&s| s)
     }
 
-    /// Every (color, next state) out of `state`, in satnono/automaton.py's order.
+    /// Every (color, next state) out of `state`, in satnono/encode/automaton.py's order.
     pub fn transitions(&self, state: usize, out: &mut Vec<(u8, usize)>) {
         out.clear();
         let last = self.entry.len() - 1;

@@ -1,6 +1,6 @@
 //! The automaton CNF of a whole puzzle (encodings/automaton-cnf.md), the formula every
 //! certificate is about. Written here, not only in Python, because a certificate's maker and
-//! its checker both build it from the clues, and the Python encoder (satnono/cnf.py, the
+//! its checker both build it from the clues, and the Python encoder (satnono/encode/cnf.py, the
 //! reference this one is held to clause for clause) took 0.9 s on the survey's larger
 //! puzzles where this takes milliseconds.
 //!
@@ -140,7 +140,7 @@ fn colors_of(domain: u128) -> Vec<u8> {
     (0..128u8).filter(|&c| domain >> c & 1 == 1).collect()
 }
 
-/// The formula being built, as satnono.cnf.CnfFormula builds it.
+/// The formula being built, as satnono.encode.cnf.CnfFormula builds it.
 struct Builder {
     variables: i32,
     literals: Vec<i32>,
@@ -243,7 +243,7 @@ impl Builder {
         }
     }
 
-    /// Unroll the clue's automaton over one line (satnono.cnf.encode_line_automaton, with
+    /// Unroll the clue's automaton over one line (satnono.encode.cnf.encode_line_automaton, with
     /// its `redundant` families: unit propagation on them is line logic).
     fn encode_line(&mut self, automaton: &Automaton, cells: &[usize], domains: &[u128]) {
         let line: Vec<u128> = cells.iter().map(|&cell| domains[cell]).collect();

@@ -1,4 +1,4 @@
-//! The Python surface of counting (satnono/native.py): a count, a draw of samples or the
+//! The Python surface of counting (satnono/logic/native.py): a count, a draw of samples or the
 //! ambiguity map runs in a thread of its own (`Job`), which Python waits on in slices (so a
 //! Ctrl-C is seen), reads the progress of, and cancels; the solutions of a puzzle come in
 //! batches (`Solutions`); samples are drawn in `samples.rs`. As in `lib.rs`: arguments checked, the GIL released while the work
@@ -37,7 +37,7 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// A count, a draw or an ambiguity map under way in a thread of its own.
-#[pyclass(module = "satnono._engine", name = "Job")]
+#[pyclass(module = "satnono.logic._engine", name = "Job")]
 pub struct PyJob {
     control: Arc<Control>,
     /// Where the thread sends its outcome (taken once it has).
@@ -317,7 +317,7 @@ pub fn ambiguity(
 }
 
 /// Every solution of `domains` in turn, in batches.
-#[pyclass(module = "satnono._engine", name = "Solutions")]
+#[pyclass(module = "satnono.logic._engine", name = "Solutions")]
 pub struct PySolutions {
     enumerator: AnyEnumerator,
     as_bytes: bool,

@@ -1,5 +1,5 @@
 //! Checking DRUP proofs by reverse unit propagation, for satnono's certificates (the Python
-//! checker in `satnono/proofcheck.py` is the reference this one is held to). A lemma is
+//! checker in `satnono/proof/check.py` is the reference this one is held to). A lemma is
 //! accepted when unit propagation on the clauses so far refutes its negation; a deletion
 //! removes one copy of a clause (unit clauses are kept, as drat-trim keeps them). The top
 //! level only grows: a literal a deleted clause implied stays implied by the formula, so

@@ -217,7 +217,7 @@ fn verdict(py: Python<'_>, reached: Reached, as_bytes: bool) -> PyResult<Verdict
 
 /// One puzzle: its size, palette size (background included) and clues (rows, then columns).
 #[cfg(feature = "python")]
-#[pyclass(module = "satnono._engine", name = "Engine", frozen)]
+#[pyclass(module = "satnono.logic._engine", name = "Engine", frozen)]
 pub(crate) struct PyEngine {
     pub(crate) engine: Engine,
 }
@@ -419,7 +419,7 @@ impl PyEngine {
 /// A search under way: `run` goes on until the next solution, the end, the deadline or the
 /// budget.
 #[cfg(feature = "python")]
-#[pyclass(module = "satnono._engine", name = "Search")]
+#[pyclass(module = "satnono.logic._engine", name = "Search")]
 struct PySearch {
     search: AnySearch,
     /// Whether the domains came in as bytes (and so go out as bytes).

@@ -1,4 +1,4 @@
-//! The Python surface of certificates (satnono/certify.py, satnono/proofcheck.py): the whole
+//! The Python surface of certificates (satnono/proof/certify.py, satnono/proof/check.py): the whole
 //! puzzle's automaton CNF (`cnf`) and the DRUP proof checker (`drup`). Probing's lemmas are
 //! a method of the engine (`lib.rs`). As in `lib.rs`: arguments checked, the GIL released
 //! while the work runs, a panic made an error.
@@ -40,7 +40,7 @@ type WholeCnf = (
 );
 
 /// The automaton CNF of a whole puzzle (clues as `Engine` takes them) from its initial
-/// domains, as satnono.cnf.encode_puzzle builds it, exported as DIMACS: (variables, clause
+/// domains, as satnono.encode.cnf.encode_puzzle builds it, exported as DIMACS: (variables, clause
 /// count, the clause lines, every undecided cell's literals, the clauses when `clauses`), or
 /// None when `seconds` pass first; a ValueError past `max_clauses`.
 #[pyfunction]

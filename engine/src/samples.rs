@@ -1,4 +1,4 @@
-//! The Python surface of exact sampling (satnono/native.py's Sampler): the count, then
+//! The Python surface of exact sampling (satnono/logic/native.py's Sampler): the count, then
 //! batches of uniform draws as Python asks for them, in a thread of their own that Python
 //! waits on in slices and can cancel; as in `counts.rs`, arguments checked, the GIL released
 //! while the work runs, a panic made an error.
@@ -28,7 +28,7 @@ enum Told {
 
 /// Exactly uniform draws in a thread of their own: the count first, then batches of draws as
 /// `request` asks for them (see `count::sample`).
-#[pyclass(module = "satnono._engine", name = "Sampler")]
+#[pyclass(module = "satnono.logic._engine", name = "Sampler")]
 pub struct PySampler {
     control: Arc<Control>,
     requests: Mutex<Option<Sender<usize>>>,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from satnono.archive.engine import BatchSettings, Job, job_of, run_tasks
 from satnono.archive.store import ResultRow
+from satnono.core.status import FINISHED
 from satnono.errors import InputError
-from satnono.status import FINISHED
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def write_csv(runs: Sequence[SolveRun], path: Path) -> None:
 
 def plot(runs: Sequence[SolveRun], backends: Sequence[str], timeout: float, path: Path) -> None:
     """A log-scale grouped bar chart of seconds per puzzle and backend (timeouts hatched)."""
-    from satnono.extras import require
+    from satnono.core.extras import require
 
     require("matplotlib", "plot")
     import matplotlib

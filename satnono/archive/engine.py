@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from satnono.archive.store import ResultRow
+from satnono.core.model import Clue, Puzzle
 from satnono.errors import InputError
-from satnono.model import Clue, Puzzle
 from satnono.version import __version__
 
 #: Seconds past --timeout before a worker's solver process is killed: the cooperative deadline
@@ -47,7 +47,7 @@ class BatchSettings:
     proof: str | None = None
 
     def __post_init__(self) -> None:
-        from satnono import arguments
+        from satnono.core import arguments
 
         # Checked and capped here, where every archive run's timeout passes: a raw 1e10 s
         # overflowed the solver's poll in every row.

@@ -60,7 +60,7 @@ def _name(row: dict[str, Any]) -> str:
 
 def plot(rows: Sequence[ResultRow], path: Path) -> None:
     """Cumulative puzzles solved against time (log scale), and verdicts by size."""
-    from satnono.extras import require
+    from satnono.core.extras import require
 
     require("matplotlib", "plot")
     import matplotlib

@@ -19,8 +19,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TextIO
 
+from satnono.core.status import FINISHED
 from satnono.errors import InputError
-from satnono.status import FINISHED
 
 
 @dataclass(frozen=True)

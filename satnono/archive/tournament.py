@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import IO
 
 from satnono.calls import solve
+from satnono.core.model import Puzzle
 from satnono.errors import InputError
 from satnono.formats.tournament import puzzle_number, write_answers
-from satnono.model import Puzzle
 
 #: The log's columns (tab-separated, one line per puzzle, then a summary line).
 LOG_HEADER = "puzzle\tseconds\tcpu_seconds\tstatus\tsolver"

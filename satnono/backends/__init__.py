@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from satnono.core.geometry import Geometry
+from satnono.core.model import Puzzle
 from satnono.errors import InputError
-from satnono.model import Puzzle
-from satnono.propagate import Propagator
 from satnono.runtime.deadline import Deadline
 
 #: The phase seed of the default configuration (see DEFAULT_BACKEND below; sat: random
@@ -32,7 +32,7 @@ class SearchOptions:
     solver: str | None = None  # PySAT solver name (sat backend)
     threads: int = 1
     seed: int = DEFAULT_SEED
-    encoding: str | None = None  # CNF encoding variant, a key of satnono.cnf.ENCODINGS
+    encoding: str | None = None  # CNF encoding variant, a key of satnono.encode.cnf.ENCODINGS
     #: Solutions the caller wants at most (0 = all). Backends that stream through on_solution
     #: may ignore it; the portfolio needs it inside its workers, which cannot call back.
     limit: int = 0
@@ -47,13 +47,13 @@ class SearchOptions:
 class Residual:
     """The puzzle after line propagation: what is left for search.
 
-    `lines` narrows the search to one independent component (see satnono.components): only
+    `lines` narrows the search to one independent component (see satnono.logic.components): only
     those rows and columns, and their undecided cells, belong to this search; undecided cells
     elsewhere are other components' business and stay undecided in the reported solutions.
     """
 
     puzzle: Puzzle
-    propagator: Propagator
+    geometry: Geometry
     domains: tuple[int, ...]
     lines: tuple[int, ...] | None = None
 
@@ -66,7 +66,7 @@ class Residual:
         domains = self.domains
         if self.lines is None:
             return [cell for cell, d in enumerate(domains) if d & (d - 1)]
-        cells = self.propagator.cells
+        cells = self.geometry.cells
         return sorted(
             {
                 cell
@@ -222,7 +222,7 @@ def check_backend(name: str) -> str:
             f"unknown backend {name!r}; installed: {', '.join(installed_backends())}", "backend"
         )
     if name not in installed_backends():
-        from satnono.extras import missing
+        from satnono.core.extras import missing
 
         raise missing(str(BACKENDS[name].requires), "backend")
     return name
@@ -239,7 +239,7 @@ def search_options(
     cubes: int | None = None,
 ) -> SearchOptions:
     """Checked search options: a typo fails before any work, even on a line-solvable puzzle."""
-    from satnono import arguments
+    from satnono.core import arguments
 
     check_backend(backend)
     if solver is not None:
@@ -247,7 +247,7 @@ def search_options(
 
         solver = canonical_solver(solver)
     if encoding is not None:
-        from satnono.cnf import check_encoding
+        from satnono.encode.cnf import check_encoding
 
         encoding = check_encoding(encoding)
     threads = arguments.whole_number(threads, "threads", 1, arguments.MOST_THREADS)

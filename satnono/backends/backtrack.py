@@ -1,7 +1,7 @@
 """The backtrack backend: satnono's native search alone, with no SAT or CP library.
 
 Propagation, full probing and a depth-first search that branches on probing scores with Luby
-restarts, in the native engine (satnono.native): the search of the field's standard, so that
+restarts, in the native engine (satnono.logic.native): the search of the field's standard, so that
 `satnono compare` pits the SAT backends against it. Restarts serve finding one or two
 solutions; enumerating more runs without them.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from satnono import native
 from satnono.backends import SearchReport, SearchTask
+from satnono.logic import native
 
 
 class BacktrackBackend:

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from satnono.automaton import LineAutomaton
 from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask
-from satnono.grids import colors_of
+from satnono.core.grids import colors_of
+from satnono.encode.automaton import LineAutomaton, automaton_of_line
 from satnono.runtime.child import Send, can_fork, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.stoppable import Stoppable
@@ -28,7 +28,7 @@ class CellModel:
 
 
 def automaton_transitions(automaton: LineAutomaton) -> list[tuple[int, int, int]]:
-    """The (state, color, next state) triples of the clue automaton (satnono.automaton)."""
+    """The (state, color, next state) triples of the clue automaton (satnono.encode.automaton)."""
     return [
         (state, color, target)
         for state in range(automaton.states)
@@ -70,12 +70,12 @@ def build_model(
         model.add_exactly_one(b for _, b in literals)
         cells[cell] = CellModel(value, literals)
     for line in residual.scope():
-        line_cells = residual.propagator.cells[line]
+        line_cells = residual.geometry.cells[line]
         if not any(cell in cells for cell in line_cells):
             continue
         if deadline is not None and deadline.expired():
             raise Timeout
-        automaton = residual.propagator.solver(line).automaton
+        automaton = automaton_of_line(residual.puzzle, line)
         expressions = [
             cells[cell].expression if cell in cells else domains[cell].bit_length() - 1
             for cell in line_cells

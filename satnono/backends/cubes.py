@@ -18,8 +18,8 @@ from typing import Any, ClassVar, NamedTuple
 
 from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask
 from satnono.backends.lookahead import Cube, split, split_for
-from satnono.model import Puzzle
-from satnono.propagate import Propagator
+from satnono.core.geometry import Geometry
+from satnono.core.model import Puzzle
 from satnono.runtime.deadline import Deadline, Timeout
 
 #: Residuals with fewer undecided cells are searched here by the sat backend, without a
@@ -85,7 +85,7 @@ def solve_cube(
 
     run = Deadline(seconds)
     own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
-    residual = Residual(puzzle, Propagator(puzzle), domains, lines)
+    residual = Residual(puzzle, Geometry(puzzle), domains, lines)
     report = SAT.search_excluding(residual, options, own, keep, excluded)
     stopped = report.timed_out and not run.expired()
     return CubeResult(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from satnono.backends import Residual, SearchOptions, cluster_workers
-from satnono.native import Engine
+from satnono.logic.native import Engine
 from satnono.runtime.deadline import Deadline
 
 #: Cubes per worker when the number is not given: enough that a slow cube does not leave the

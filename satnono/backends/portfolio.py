@@ -22,7 +22,8 @@ from satnono.backends import (
 )
 from satnono.backends.sat import ALL_TRUE, enumerate_models
 from satnono.backends.sat import BACKEND as SAT_BACKEND
-from satnono.cnf import CnfFormula, check_encoding, encode_puzzle
+from satnono.encode.cnf import check_encoding, encode_puzzle
+from satnono.encode.formula import CnfFormula
 from satnono.runtime.child import Send, can_fork
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.race import Entrant, Race
@@ -123,7 +124,7 @@ class PortfolioBackend:
             if sum(c.encoding == encoding for c in configs) > 1:
                 try:
                     shared[encoding] = encode_puzzle(
-                        residual.propagator, residual.domains, residual.lines, encoding, deadline
+                        residual.geometry, residual.domains, residual.lines, encoding, deadline
                     )
                 except Timeout:
                     unfinished = {"solver": "portfolio"}
@@ -230,7 +231,7 @@ def _solve(
     cpu_started = time.process_time()
     if formula is None:
         formula = encode_puzzle(
-            residual.propagator, residual.domains, residual.lines, config.encoding
+            residual.geometry, residual.domains, residual.lines, config.encoding
         )
     stats: dict[str, Any] = {
         "encoding": formula.encoding,

@@ -1,5 +1,5 @@
 """The SAT backend: the native engine probes and searches first; what it leaves after its budget
-is encoded as CNF (satnono.cnf) and solved by a PySAT solver.
+is encoded as CNF (satnono.encode.cnf) and solved by a PySAT solver.
 
 By default (no solver or encoding named) it takes the steps of the field's strongest solvers:
 the native engine propagates and probes the residual and searches it depth first under a probe
@@ -26,9 +26,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from satnono import native
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, SearchTask
-from satnono.cnf import CnfFormula, encode_puzzle
+from satnono.encode.cnf import encode_puzzle
+from satnono.encode.formula import CnfFormula
+from satnono.logic import native
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.collector import collector_paused
 from satnono.runtime.deadline import Deadline, Timeout
@@ -218,7 +219,7 @@ def _enumerate_by_splitting(
     A model found at a node is a solution inside the branch that follows it, so that branch
     needs no solve of its own, only propagation: about one solve per solution instead of
     one per node (7,000 -> 8,400 verified solutions a second from permutation-9's 9! when
-    measured through satnono.solutions.solve on this machine).
+    measured through satnono.pipeline.solutions.solve on this machine).
     """
     stack: list[tuple[list[int], list[int] | None]] = [([], None)]
     deadline = solver.deadline
@@ -332,7 +333,7 @@ def _search(
     with collector_paused():
         try:
             formula = encode_puzzle(
-                residual.propagator, residual.domains, residual.lines, options.encoding, deadline
+                residual.geometry, residual.domains, residual.lines, options.encoding, deadline
             )
         except Timeout:
             return SearchReport(exhausted=False, timed_out=True, stats={"solver": solver_name})
@@ -432,7 +433,7 @@ def guessed_phases(formula: CnfFormula, residual: Residual, deadline: Deadline) 
         for color, literal in options:
             chosen = literal if color == best else -literal
             preferred[abs(chosen)] = chosen
-    cells = residual.propagator.cells
+    cells = residual.geometry.cells
     for line, medians in enumerate(guess.starts):
         blocks = formula.start_variables.get(cells[line]) if medians else None
         for (lo, variables), median in zip(blocks or (), medians, strict=False):

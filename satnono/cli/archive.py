@@ -29,7 +29,7 @@ from satnono.cli.process import (
     say,
 )
 from satnono.cli.shell import DefaultCommandGroup, app
-from satnono.terminal import printable
+from satnono.output.terminal import printable
 
 batch = typer.Typer(
     cls=DefaultCommandGroup,

@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import satnono
-from satnono import contract
 from satnono.cli.process import (
     EXIT_BAD_INPUT,
     EXIT_SOLVED,
@@ -21,7 +20,8 @@ from satnono.cli.process import (
     print_json,
     say,
 )
-from satnono.terminal import printable
+from satnono.output import contract
+from satnono.output.terminal import printable
 
 #: What a command does with one puzzle: (puzzle, its source as named, its deadline, the label
 #: that starts its text output when there are several, else None) -> exit code.

@@ -34,7 +34,7 @@ from satnono.cli.process import (
     say,
 )
 from satnono.cli.shell import app
-from satnono.terminal import labelled, printable
+from satnono.output.terminal import labelled, printable
 
 
 @app.command()

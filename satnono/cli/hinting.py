@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 import satnono
-from satnono import contract
 from satnono.cli.each import each_puzzle, several
 from satnono.cli.options import FormatOpt, IndexOpt, JsonOpt, PuzzlesArg, TimeoutOpt
 from satnono.cli.process import (
@@ -22,7 +21,8 @@ from satnono.cli.process import (
     say,
 )
 from satnono.cli.shell import app
-from satnono.terminal import printable
+from satnono.output import contract
+from satnono.output.terminal import printable
 
 
 @app.command()
@@ -57,7 +57,7 @@ def hint(
     def hint_one(
         puzzle: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
-        from satnono.terminal import domain_rows
+        from satnono.output.terminal import domain_rows
 
         current: Path | list[str] | None = grid
         given_steps: list[satnono.Hint] = []
@@ -92,7 +92,7 @@ def hint(
 
 
 def _print(puzzle: satnono.Puzzle, steps: list[satnono.Hint], label: str | None) -> None:
-    from satnono.terminal import domain_rows
+    from satnono.output.terminal import domain_rows
 
     if label is not None:
         typer.echo(printable(f"{label}:"))

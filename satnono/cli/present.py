@@ -1,4 +1,4 @@
-"""Every line of human-readable text the CLI prints beside the JSON of satnono.contract:
+"""Every line of human-readable text the CLI prints beside the JSON of satnono.output.contract:
 verdicts, counts, samples, analysis reports, batch summaries and the comparison table."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from satnono.terminal import print_domains, printable
+from satnono.output.terminal import print_domains, printable
 
 if TYPE_CHECKING:
     from satnono import Analysis, CountResult, LineOnly, SampleRun, SolveResult

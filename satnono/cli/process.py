@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import satnono
-from satnono import contract
-from satnono.terminal import printable
+from satnono.output import contract
+from satnono.output.terminal import printable
 
 EXIT_SOLVED, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_TIMEOUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130

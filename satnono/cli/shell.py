@@ -2,7 +2,7 @@
 and its usage errors become one line with exit 2 (process.py has the rest of the plumbing).
 
 Commands live in the modules beside this one; each is options -> one library call -> output
-(satnono.contract's JSON, or present.py's text).
+(satnono.output.contract's JSON, or present.py's text).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from satnono.cli.process import (
     say,
     start,
 )
-from satnono.terminal import printable
+from satnono.output.terminal import printable
 
 
 def _backends_help() -> str:

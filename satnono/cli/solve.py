@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import satnono
-from satnono import contract
 from satnono.cli import present
 from satnono.cli.each import each_puzzle, several
 from satnono.cli.process import (
@@ -22,7 +21,8 @@ from satnono.cli.process import (
     say,
     stream_line,
 )
-from satnono.terminal import SolutionPrinter, printable
+from satnono.output import contract
+from satnono.output.terminal import SolutionPrinter, printable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,7 +197,7 @@ def _line_only(
     if args.json_output:
         print_json(contract.line_only_object(source, puzzle, result))
     else:
-        from satnono.terminal import grid_console, labelled, print_domains
+        from satnono.output.terminal import grid_console, labelled, print_domains
 
         console = grid_console()
         if not args.quiet and result.grade != "no solution":

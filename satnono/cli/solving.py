@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 import satnono
-from satnono import contract
 from satnono.cli import present
 from satnono.cli.each import each_puzzle, several
 from satnono.cli.options import (
@@ -40,7 +39,8 @@ from satnono.cli.process import (
 )
 from satnono.cli.shell import app
 from satnono.cli.solve import SolveArgs, run
-from satnono.terminal import SolutionPrinter, labelled, printable
+from satnono.output import contract
+from satnono.output.terminal import SolutionPrinter, labelled, printable
 
 #: `satnono solve`'s defaults, declared once (in SolveArgs); count shares its backend and seed.
 _SOLVE = SolveArgs()

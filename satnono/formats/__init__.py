@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from satnono import model
+from satnono.core import model
+from satnono.core.model import Puzzle
 from satnono.errors import InputError
-from satnono.model import Puzzle
 
 #: Files larger than this are refused before they are read (the largest real puzzle files are
 #: a few hundred kilobytes).

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from satnono.core.model import BLACK_AND_WHITE, MAX_SIDE, Block, Clue, Puzzle
 from satnono.errors import InputError
 from satnono.formats.limits import MAX_LINES, check_blocks, check_lines, shown
-from satnono.model import BLACK_AND_WHITE, MAX_SIDE, Block, Clue, Puzzle
 
 #: (1-based line number, line text without its newline)
 Line = tuple[int, str]

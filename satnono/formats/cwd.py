@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from satnono.core.model import Clue, Puzzle
 from satnono.errors import InputError
 from satnono.formats import _plain
 from satnono.formats.limits import shown
-from satnono.model import Clue, Puzzle
 
 
 def parse_cwd(text: str) -> list[Puzzle]:

@@ -6,7 +6,7 @@ with a few dozen colors at most) and is checked where the number is read, before
 grid or clause set sized by it exists. RELIABILITY.md documents them as the input contract:
 
 - a file: at most MAX_FILE_BYTES (16 MiB, checked in satnono.formats before reading);
-- width and height: 1..MAX_SIDE (1000, satnono.model); a headerless format is refused at its
+- width and height: 1..MAX_SIDE (1000, satnono.core.model); a headerless format is refused at its
   MAX_SIDE + 1st clue line;
 - a block length: 1..MAX_SIDE, and a number is read only when it has at most MAX_DIGITS digits,
   so no parser ever converts a 5000-digit string;
@@ -21,8 +21,8 @@ grid or clause set sized by it exists. RELIABILITY.md documents them as the inpu
 
 from __future__ import annotations
 
+from satnono.core.model import MAX_BLOCKS, MAX_COLORS, MAX_SIDE
 from satnono.errors import InputError, shown
-from satnono.model import MAX_BLOCKS, MAX_COLORS, MAX_SIDE
 
 #: Digits in a number worth converting; any size or length within the limits has fewer.
 MAX_DIGITS = 7

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from satnono.core.model import Clue, Puzzle
 from satnono.errors import InputError
 from satnono.formats import _plain
-from satnono.model import Clue, Puzzle
 
 
 def parse_makhorin(text: str) -> list[Puzzle]:

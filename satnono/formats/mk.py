@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from satnono.core.model import Puzzle
 from satnono.errors import InputError
 from satnono.formats import _plain
-from satnono.model import Puzzle
 
 
 def parse_mk(text: str) -> list[Puzzle]:

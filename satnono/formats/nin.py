@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from satnono.core.model import Puzzle
 from satnono.formats import _plain
-from satnono.model import Puzzle
 
 
 def parse_nin(text: str) -> list[Puzzle]:

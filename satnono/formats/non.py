@@ -10,18 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from satnono.errors import InputError
-from satnono.formats import _plain
-from satnono.formats.limits import (
-    MAX_DIGITS,
-    MAX_LINES,
-    check_blocks,
-    check_colors,
-    check_puzzles,
-    color_char,
-    shown,
-)
-from satnono.model import (
+from satnono.core.model import (
     BLACK,
     BLACK_AND_WHITE,
     BLOTTED,
@@ -35,6 +24,17 @@ from satnono.model import (
     default_rgb,
     make_palette,
     parse_rgb,
+)
+from satnono.errors import InputError
+from satnono.formats import _plain
+from satnono.formats.limits import (
+    MAX_DIGITS,
+    MAX_LINES,
+    check_blocks,
+    check_colors,
+    check_puzzles,
+    color_char,
+    shown,
 )
 
 _STRING_KEYS = {"catalogue": "source", "title": "title", "by": "author", "copyright": "copyright"}

@@ -22,10 +22,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from satnono.errors import InputError
-from satnono.formats import _plain
-from satnono.formats.limits import MAX_DIGITS, check_blocks, check_colors, color_char, shown
-from satnono.model import (
+from satnono.core.model import (
     BLACK,
     BLACK_AND_WHITE,
     MAX_SIDE,
@@ -37,6 +34,9 @@ from satnono.model import (
     default_rgb,
     make_palette,
 )
+from satnono.errors import InputError
+from satnono.formats import _plain
+from satnono.formats.limits import MAX_DIGITS, check_blocks, check_colors, color_char, shown
 
 _HEX = re.compile(r"#((?:[0-9a-fA-F]{3}){1,4})")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")

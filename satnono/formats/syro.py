@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from satnono.core.model import Clue, Puzzle
 from satnono.errors import InputError
 from satnono.formats import _plain
 from satnono.formats.limits import shown
-from satnono.model import Clue, Puzzle
 
 
 def parse_syro(text: str) -> list[Puzzle]:

@@ -19,10 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from satnono.errors import InputError
-from satnono.formats._plain import numbered_lines
-from satnono.formats.limits import check_colors, shown
-from satnono.model import (
+from satnono.core.model import (
     BLACK,
     BLACK_AND_WHITE,
     WHITE,
@@ -33,6 +30,9 @@ from satnono.model import (
     make_palette,
     rgb_of,
 )
+from satnono.errors import InputError
+from satnono.formats._plain import numbered_lines
+from satnono.formats.limits import check_colors, shown
 
 _SECTION = re.compile(r"\[\s*([A-Za-z_][\w-]*)\s*\]")
 _KEY = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(.*)")

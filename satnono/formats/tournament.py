@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from satnono.core.model import MAX_SIDE, Grid, Puzzle
 from satnono.errors import InputError, shown
 from satnono.formats import _plain
 from satnono.formats.limits import MAX_LINES, MAX_PUZZLES
-from satnono.model import MAX_SIDE, Grid, Puzzle
 
 #: A puzzle's number as the files write it after `$`.
 _NUMBER = re.compile(r"[0-9A-Za-z_.-]{1,40}")

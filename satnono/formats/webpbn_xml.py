@@ -14,16 +14,7 @@ from typing import Any
 from xml.etree.ElementTree import Element, ParseError, TreeBuilder
 from xml.sax import saxutils
 
-from satnono.errors import InputError
-from satnono.formats.limits import (
-    MAX_DIGITS,
-    MAX_PUZZLES,
-    check_blocks,
-    check_colors,
-    check_puzzles,
-    shown,
-)
-from satnono.model import (
+from satnono.core.model import (
     BLACK,
     BLOTTED,
     MAX_SIDE,
@@ -36,6 +27,15 @@ from satnono.model import (
     default_rgb,
     make_palette,
     parse_rgb,
+)
+from satnono.errors import InputError
+from satnono.formats.limits import (
+    MAX_DIGITS,
+    MAX_PUZZLES,
+    check_blocks,
+    check_colors,
+    check_puzzles,
+    shown,
 )
 
 _HTML_ENTITIES = {name: chr(code) for name, code in html.entities.name2codepoint.items()}

@@ -36,7 +36,7 @@ class client:  # noqa: N801 - used as a context manager, like distributed.Client
         early end: a thread cannot be killed, and closing waits for its task."""
         import logging
 
-        from satnono.extras import require
+        from satnono.core.extras import require
 
         require("distributed", "dask")
         self.stop_tasks = stop_tasks

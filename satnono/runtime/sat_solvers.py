@@ -112,7 +112,7 @@ class SatSolver(Stoppable):
         with_proof: bool = False,
     ) -> None:
         """`with_proof`: the solver logs a DRUP proof (CaDiCaL, Glucose), read after an
-        unsatisfiable answer with `solver.get_proof()` (certificates, satnono.certify)."""
+        unsatisfiable answer with `solver.get_proof()` (certificates, satnono.proof.certify)."""
         from pysat.solvers import Solver
 
         canonical = solver_names().get(name, name)

@@ -1,7 +1,7 @@
 """`satnono serve`: a local web app (Starlette on uvicorn) over the library API.
 
 One page (satnono/web/, no build step) to open, solve, watch and author puzzles, and a JSON API
-whose answers are exactly the CLI's `--json` objects (satnono.contract). The API takes puzzle
+whose answers are exactly the CLI's `--json` objects (satnono.output.contract). The API takes puzzle
 text, never a path: it gives no access to the server's files. guard (slots, limits, same
 origin), connection (time limits per connection and phase), work (each endpoint's work), live
 (the streamed solve, count and analysis).
@@ -38,7 +38,8 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
     from starlette.staticfiles import StaticFiles
 
     import satnono
-    from satnono import InputError, Timeout, contract
+    from satnono import InputError, Timeout
+    from satnono.output import contract
     from satnono.serve import live, work
     from satnono.serve.guard import (
         BODIES,
@@ -158,7 +159,7 @@ def serve(
     The port is bound here first, so that a port in use is an InputError before anything is
     announced; `on_ready(url)` is told the address then (port 0 picks a free port).
     """
-    from satnono.extras import require
+    from satnono.core.extras import require
 
     for module in ("starlette", "uvicorn"):
         require(module, "serve")

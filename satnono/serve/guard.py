@@ -166,7 +166,7 @@ class SameOrigin:
 
 
 async def _forbidden(send: Send, message: str) -> None:
-    from satnono import contract
+    from satnono.output import contract
 
     body = contract.dumps({"error": message}).encode()
     await send({"type": "http.response.start", "status": 403,

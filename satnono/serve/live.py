@@ -19,7 +19,8 @@ from typing import Any
 from starlette.responses import StreamingResponse
 
 import satnono
-from satnono import InputError, Puzzle, contract
+from satnono import InputError, Puzzle
+from satnono.output import contract
 from satnono.serve import work
 from satnono.serve.guard import Lease, RunSlots, read_body
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import satnono
-from satnono import InputError, Puzzle, Timeout, contract
+from satnono import InputError, Puzzle, Timeout
+from satnono.output import contract
 
 #: Longest timeout a request may ask for, and the one used when it asks for none.
 MAX_TIMEOUT = 120.0
@@ -123,7 +124,7 @@ def analyze(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dic
 def picture(text: str, query: dict[str, str], deadline: satnono.Deadline) -> bytes:
     """An SVG (or PNG with `type=png`): `text` is JSON {"puzzle", "solution", "highlight"} or
     {"puzzle", "partial", ...}, where partial rows mark undecided cells '?' (drawn hatched)."""
-    from satnono.picture import picture_bytes
+    from satnono.output.picture import picture_bytes
 
     shape = '{"puzzle": text, "solution": rows, "highlight": cells, "caption": text}'
     data = _json_object(text, shape)
@@ -192,8 +193,8 @@ def convert(text: str, query: dict[str, str], deadline: satnono.Deadline) -> str
 def author(text: str, query: dict[str, str], deadline: satnono.Deadline) -> dict[str, Any]:
     """The author's mode: a painted grid (JSON {"rows": [...], "palette": [{char, rgb}]}) ->
     its puzzle as .non text, and the analysis (unique? line-solvable? ambiguous cells)."""
+    from satnono.core.model import WHITE, Color, make_palette
     from satnono.formats import FORMATS, MAX_COLORS
-    from satnono.model import WHITE, Color, make_palette
 
     data = _json_object(text, '{"rows": [...], "palette": [{"char", "rgb"}]}')
     try:

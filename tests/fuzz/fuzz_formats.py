@@ -23,11 +23,11 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
+    from satnono.core.model import Puzzle
     from satnono.errors import InputError
     from satnono.formats import FORMATS, format_of
     from satnono.formats.non import parse_non, write_non
     from satnono.formats.webpbn_xml import parse_xml, write_xml
-    from satnono.model import Puzzle
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NAMES = sorted(FORMATS)

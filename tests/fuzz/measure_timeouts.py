@@ -10,9 +10,9 @@ it takes minutes and its numbers depend on the machine's load.
 The puzzle should not be solvable within the timeout; every solution is asked for (limit 0).
 --random SIDE,DENSITY makes the puzzle of a random SIDE x SIDE grid (seed 1) with that share of
 black cells: at 0.5 line logic decides nothing, at 0.85 it decides everything, slowly.
-In-process: the wall time of satnono.solutions.solve() minus the timeout. Whole process: the
-wall time of `satnono solve ... --max-solutions 0` minus the timeout, start-up included, and
-the CLI's own `seconds` field (its clock starts after parsing) minus the timeout.
+In-process: the wall time of satnono.pipeline.solutions.solve() minus the timeout. Whole
+process: the wall time of `satnono solve ... --max-solutions 0` minus the timeout, start-up
+included, and the CLI's own `seconds` field (its clock starts after parsing) minus the timeout.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 from satnono.backends import installed_backends
+from satnono.core.model import BLACK_AND_WHITE
 from satnono.formats import read_puzzle, write_puzzles
-from satnono.generate import puzzle_from_grid
-from satnono.model import BLACK_AND_WHITE
-from satnono.solutions import solve
+from satnono.formats.generate import puzzle_from_grid
+from satnono.pipeline.solutions import solve
 
 DEFAULT = Path(__file__).resolve().parents[3] / "shared/puzzles/corpus/pynogram/frans_faase.non"
 

@@ -1,0 +1,474 @@
+"""The native engine (engine/, Rust, built into satnono.logic._engine by maturin): line logic,
+probing, search and belief propagation at native speed; counting, uniform sampling, every
+solution in turn and the colors each cell takes; and for certificates the whole puzzle's
+automaton CNF and the checker of proofs.
+
+This is the one module that imports the extension. Its boundary is narrow: clues and domains
+go in (a domain is a bitmask of the palette colors a cell may still take), domains, verdicts
+and solutions come out. The engine checks its arguments and turns a panic into an error, so
+nothing here can take the process down; a bad argument becomes InputError. Every call takes
+a Deadline: the engine stops at it, and a search runs in slices so that a cancelled deadline
+or a Ctrl-C is seen within SLICE seconds; a count (a draw, an ambiguity map) runs in a thread
+of the engine's own, which a `Job` waits on in slices and cancels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from satnono.core.model import Puzzle
+from satnono.errors import InputError
+from satnono.logic import _engine
+from satnono.logic.counted import CountedPart, CountKnobs, NativeCount
+from satnono.runtime.deadline import Deadline, Timeout
+
+#: Seconds a search runs in the engine before it looks at the deadline again (a Ctrl-C in
+#: the main thread is seen between two slices).
+SLICE = 0.1
+#: Rounds of belief propagation. On Knotty 5 rounds left CaDiCaL without a solution after
+#: 100 s, 20 gave one in 0.1 s. On the tuning sets, the estimate's time included: taai2011's
+#: 182 hand-overs to CDCL took 15.6 s to their first solutions with 20 or 40 rounds (the
+#: slowest 1.57 s with 20, 0.48 s with 40; 60, 100 and 200 rounds 18.1, 21.2, 25.2 s); the
+#: generated tuning set's and the corpus's 7 hand-overs took 22.1 s to two solutions with 20,
+#: 17.5 with 30 and 110.5 with 40 (one puzzle 102 s). CDCL from forced phases is heavy-tailed
+#: puzzle by puzzle; 20 was the safest (BENCHMARKS.md, "The engine in Rust").
+ESTIMATE_ROUNDS = 20
+
+Status = Literal["fixpoint", "solved", "conflict", "timeout"]
+
+
+@dataclass(frozen=True)
+class Reached:
+    """Where propagation or probing ended: `domains` (every cell's, None after a conflict),
+    the line that showed a conflict when one did, and the work done."""
+
+    status: Status
+    domains: list[int] | None
+    line: int | None = None
+    #: Lines solved (propagation) or cells probed (probing).
+    work: int = 0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Belief propagation's guesses: each cell's most likely color, and for each line each
+    block's median start (the first cell by which it has started with probability 1/2;
+    empty for a line with a blotted number)."""
+
+    colors: list[int]
+    starts: list[list[int]]
+
+
+def _clues(puzzle: Puzzle) -> list[list[int]] | list[list[tuple[int, int]]]:
+    """Every line's clue, rows then columns: plain lengths in black and white (the engine
+    reads them as color 1), (length, color) pairs in color."""
+    lines = (*puzzle.rows, *puzzle.columns)
+    if puzzle.is_black_and_white:
+        return [[block.length for block in clue] for clue in lines]
+    return [[(block.length, block.color) for block in clue] for clue in lines]
+
+
+def _seconds(deadline: Deadline | None) -> float | None:
+    return None if deadline is None else deadline.remaining()
+
+
+#: Palettes up to this size send domains as bytes, one per cell (copied in C both ways; a list
+#: of ints costs a conversion per cell, two thirds of an easy puzzle's call).
+BYTE_PALETTE = 8
+
+
+def _listed(domains: bytes | list[int] | None) -> list[int] | None:
+    return None if domains is None else list(domains)
+
+
+class Engine:
+    """The native engine of one puzzle (cheap to make: the clues are copied once)."""
+
+    __slots__ = ("_engine", "_wire", "puzzle")
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        self._wire: Callable[[Iterable[int]], bytes | list[int]] = (
+            bytes if len(puzzle.palette) <= BYTE_PALETTE else list
+        )
+        try:
+            self._engine = _engine.Engine(
+                puzzle.width, puzzle.height, len(puzzle.palette), _clues(puzzle)
+            )
+        except ValueError as error:  # the model refuses such puzzles first; kept for safety
+            raise InputError(f"the engine refuses the puzzle: {error}") from None
+
+    def propagate(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int] | None = None,
+        deadline: Deadline | None = None,
+    ) -> Reached:
+        """Line logic over `lines` (all by default) to the fixpoint."""
+        (status, reached, line), solves = self._engine.propagate(
+            self._wire(domains), list(lines or ()), _seconds(deadline)
+        )
+        return Reached(status, _listed(reached), line, solves)
+
+    def probe(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int] | None = None,
+        deadline: Deadline | None = None,
+    ) -> Reached:
+        """Line logic, then probing to its fixpoint: every cell it fixes has that color in every
+        solution. "solved" when that decides every cell of `lines`."""
+        (status, reached, line), probes = self._engine.probe(
+            self._wire(domains), list(lines or ()), _seconds(deadline)
+        )
+        return Reached(status, _listed(reached), line, probes)
+
+    def split(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int],
+        count: int,
+        candidates: int,
+        deadline: Deadline | None = None,
+    ) -> tuple[list[tuple[list[tuple[int, int]], list[int]]], int]:
+        """At least `count` cubes of `domains` (at line logic's fixpoint) over `lines` by the
+        engine's lookahead (engine/src/lookahead.rs), `candidates` cells tried at each split:
+        ([(decisions as (cell, color bitmask), domains)], failed literals). Raises Timeout
+        when the deadline passes first."""
+        found = self._engine.split(
+            self._wire(domains), list(lines), count, candidates, _seconds(deadline)
+        )
+        if found is None:
+            raise Timeout
+        cubes, failed = found
+        return [(list(decisions), list(cube)) for decisions, cube in cubes], failed
+
+    def probing_lemmas(
+        self, deadline: Deadline | None = None
+    ) -> tuple[str, list[tuple[int, int, int, int]]]:
+        """Line logic and probing over the whole puzzle from its initial domains, writing
+        down the lemmas a DRUP proof of its automaton CNF needs (engine/src/lemmas.rs): how
+        it ended ("solved", "stable", "conflict" or "timeout") and the lemmas in order, each
+        (cell, color, other cell, other color): "cell has color" rules out "other cell has
+        other color" (other cell -1: the color is ruled out itself)."""
+        ending: str
+        lemmas: list[tuple[int, int, int, int]]
+        ending, lemmas = self._engine.probing_lemmas(_seconds(deadline))
+        return ending, lemmas
+
+    def estimate(self, domains: Sequence[int], rounds: int = ESTIMATE_ROUNDS) -> Estimate:
+        colors, starts = self._engine.estimate(self._wire(domains), rounds)
+        return Estimate(list(colors), starts)
+
+    def count(
+        self, domains: Sequence[int], deadline: Deadline, knobs: CountKnobs | None = None
+    ) -> Job:
+        """Start counting the grids that fit the clues and `domains`; the Job's `counted()`
+        says how many once it has ended (exact, or a lower bound when stopped)."""
+        knobs = knobs or CountKnobs()
+        return Job(_engine.count(self._engine, self._wire(domains), knobs.wire, _seconds(deadline)))
+
+    def sampler(
+        self, domains: Sequence[int], seed: int, deadline: Deadline, knobs: CountKnobs | None = None
+    ) -> Sampler:
+        """Start counting the grids of `domains`, to draw from them: each solution with
+        probability exactly 1/N (seeded); see Sampler."""
+        knobs = knobs or CountKnobs()
+        sampler = _engine.sampler(
+            self._engine, self._wire(domains), seed & (2**64 - 1), knobs.wire, _seconds(deadline)
+        )
+        return Sampler(sampler)
+
+    def ambiguity(
+        self, domains: Sequence[int], deadline: Deadline, knobs: CountKnobs | None = None
+    ) -> Job:
+        """Start finding every color each cell takes in some solution; the Job's
+        `ambiguity()` gives them once it has ended."""
+        knobs = knobs or CountKnobs()
+        job = _engine.ambiguity(self._engine, self._wire(domains), knobs.wire, _seconds(deadline))
+        return Job(job)
+
+    def solutions(self, domains: Sequence[int]) -> Solutions:
+        """Every solution of `domains` in turn, each found once (a depth-first search)."""
+        return Solutions(_engine.solutions(self._engine, self._wire(domains)))
+
+    def search(
+        self,
+        domains: Sequence[int],
+        lines: Sequence[int] | None = None,
+        *,
+        restarts: bool = True,
+        budget: int | None = None,
+        seed: int = 0,
+        excluded: Sequence[Sequence[int]] = (),
+    ) -> Search:
+        """A depth-first search over `lines` (all by default) from `domains`, which reports no
+        solution of `excluded`. With `restarts` it restarts on the Luby sequence (finding a
+        few solutions fast; enumerating all of them runs without); `budget` caps the probes
+        made after the root's (None: no cap)."""
+        search = self._engine.search(
+            self._wire(domains), list(lines or ()), restart_base=RESTART_BASE if restarts else 0,
+            seed=seed & (2**64 - 1), max_probes=budget, excluded=[list(d) for d in excluded],
+        )  # fmt: skip
+        return Search(search)
+
+
+#: Search nodes per unit of the Luby sequence between restarts (nonosolve's 300).
+RESTART_BASE = 300
+
+Event = Literal["solution", "exhausted", "timeout", "budget"]
+
+
+class Search:
+    """A native search under way; `next` goes on to its next event."""
+
+    __slots__ = ("_search", "outcome")
+
+    def __init__(self, search: Any) -> None:
+        self._search = search
+        #: Why `solutions` stopped: "exhausted", "budget" or "timeout" ("solution" while the
+        #: caller stops it early).
+        self.outcome: Event = "solution"
+
+    def next(self, deadline: Deadline) -> tuple[Event, list[int] | None]:
+        """("solution", domains) for a solution not reported before, ("exhausted", None) when
+        every solution has been reported, ("budget", None) when the probe budget is spent,
+        ("timeout", None) when `deadline` passed (the search can go on after that)."""
+        while True:
+            # expired() as well as remaining(): a deadline may end early by its own rule (a
+            # cube of the cubes backend gives way when workers wait).
+            remaining = deadline.remaining()
+            if deadline.expired() or (remaining is not None and remaining <= 0):
+                return "timeout", None
+            seconds = SLICE if remaining is None else min(SLICE, remaining)
+            event, domains = self._search.run(seconds)
+            if event != "paused":
+                return event, _listed(domains)
+
+    def solutions(self, deadline: Deadline) -> Iterator[list[int]]:
+        """Each solution as found; `outcome` then says why the search ended."""
+        while True:
+            event, domains = self.next(deadline)
+            if event != "solution" or domains is None:
+                self.outcome = event
+                return
+            yield domains
+
+    def root_domains(self) -> list[int] | None:
+        """The state probing reached at the root (None before); the search starts over there."""
+        return _listed(self._search.root_domains())
+
+    def implications(
+        self, most: int, deadline: Deadline | None = None
+    ) -> list[tuple[int, int, int, int]] | None:
+        """At most `most` consequences of single assignments at the root, as (cell, color,
+        other cell, other color): the first rules the second out (other cell -1: itself ruled
+        out). None before the root is probed, or when the deadline passes first."""
+        found: list[tuple[int, int, int, int]] | None = self._search.implications(
+            most, _seconds(deadline)
+        )
+        return found
+
+    def stats(self) -> dict[str, int]:
+        stats: dict[str, int] = self._search.stats()
+        return stats
+
+
+class Job:
+    """A count, a draw or an ambiguity map running in the engine's own thread: `wait` for it
+    in slices (a Ctrl-C in between cancels it and is raised again), read its `progress`,
+    `cancel` it (it ends soon with what it has); then read its answer."""
+
+    __slots__ = ("_job",)
+
+    def __init__(self, job: Any) -> None:
+        self._job = job
+
+    def wait(self, seconds: float) -> bool:
+        """Wait at most `seconds`: whether the job has ended."""
+        try:
+            ended: bool = self._job.wait(max(0.0, seconds))
+        except KeyboardInterrupt:
+            self._job.cancel()
+            raise
+        return ended
+
+    def finish(self, deadline: Deadline) -> None:
+        """Wait for the end; at the deadline, cancel and wait for what the job has."""
+        while not self.wait(SLICE):
+            if deadline.expired():
+                self._job.cancel()
+                while not self.wait(SLICE):
+                    pass
+                return
+
+    def cancel(self) -> None:
+        self._job.cancel()
+
+    def ended(self) -> bool:
+        """Whether the job has ended (from any thread, without waiting)."""
+        ended: bool = self._job.ended()
+        return ended
+
+    def progress(self) -> dict[str, int]:
+        found: dict[str, int] = self._job.progress()
+        return found
+
+    def counted(self) -> NativeCount:
+        """The count (once ended)."""
+        count, exact, cells_left, parts, stats, witness = self._job.counted()
+        listed = tuple(
+            CountedPart(tuple(lines), cells, part_count, part_exact, method, round(seconds, 4))
+            for lines, cells, part_count, part_exact, method, seconds in parts
+        )
+        return NativeCount(
+            int(count), bool(exact), cells_left, listed, dict(stats), _listed(witness)
+        )
+
+    def ambiguity(self) -> tuple[bool, list[int], list[int]]:
+        """(whether there is a solution, every cell's colors in the solutions, the cells not
+        settled when stopped) (once ended)."""
+        solvable, colors, unsettled = self._job.ambiguity()
+        return bool(solvable), list(colors), list(unsettled)
+
+
+class Sampler:
+    """Exactly uniform draws from the engine, in its own thread: `total` waits for the count
+    (the number of solutions drawn from), `draw` for a batch of draws; `cancel` (or dropping
+    it) ends the thread."""
+
+    __slots__ = ("_sampler", "ended", "total_count")
+
+    def __init__(self, sampler: Any) -> None:
+        self._sampler = sampler
+        #: How it ended, once it has: "done", "zero" (no solution) or "stopped".
+        self.ended: str | None = None
+        self.total_count: int | None = None
+
+    def _receive(self, deadline: Deadline) -> tuple[str, Any]:
+        while True:
+            remaining = deadline.remaining()
+            seconds = SLICE if remaining is None else min(SLICE, remaining)
+            try:
+                kind, told = self._sampler.receive(seconds)
+            except KeyboardInterrupt:
+                self._sampler.cancel()
+                raise
+            if kind == "ended":
+                self.ended = told
+            if kind != "nothing" or deadline.expired():
+                return kind, told
+
+    def total(self, deadline: Deadline) -> int | None:
+        """The number of solutions, once counted exactly; None when the count ends otherwise
+        (`ended` says how) or the deadline passes first (then it is cancelled)."""
+        if self.total_count is None and self.ended is None:
+            kind, told = self._receive(deadline)
+            if kind == "total":
+                self.total_count = int(told)
+            elif kind == "nothing":
+                self.cancel()
+        return self.total_count
+
+    def draw(self, n: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
+        """`n` more draws (domains, decided); fewer (none) when the deadline passes first."""
+        if self.ended is not None:
+            return []
+        self._sampler.request(n)
+        kind, told = self._receive(deadline)
+        if kind != "samples":
+            self.cancel()
+            return []
+        samples: list[bytes] | list[list[int]] = told
+        return samples
+
+    def cancel(self) -> None:
+        self._sampler.cancel()
+
+
+class Solutions:
+    """Every solution of a puzzle in turn, from the engine in batches."""
+
+    __slots__ = ("_solutions", "done")
+
+    def __init__(self, solutions: Any) -> None:
+        self._solutions = solutions
+        self.done = False
+
+    def batch(self, most: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
+        """Up to `most` more solutions (domains, decided), found within SLICE seconds or the
+        deadline; `done` once there are no more."""
+        remaining = deadline.remaining()
+        seconds = SLICE if remaining is None else min(SLICE, remaining)
+        found, self.done = self._solutions.next_batch(most, seconds)
+        return found  # type: ignore[no-any-return]
+
+
+def solve_lines(
+    colors: int,
+    lines: Sequence[tuple[Sequence[tuple[int, int]], Sequence[int]]],
+    repeat: int = 1,
+) -> list[list[int] | None]:
+    """Lines solved alone (the line solver, for tests and benchmarks): for each (clue as
+    (length, color) pairs, length -1 blotted; domains), the narrowed domains, or None when
+    the clue cannot fit. `colors` counts the palette, the background included. Each line is
+    solved `repeat` (1..100000) times on its state, made once (tools/bench_lines.py times so)."""
+    try:
+        solved: list[list[int] | None] = _engine.solve_lines(
+            colors,
+            [([(n, c) for n, c in clue], list(domains)) for clue, domains in lines],
+            repeat,
+        )
+    except (ValueError, OverflowError) as error:  # Overflow: a repeat past any integer
+        why = error.args[0] if isinstance(error, ValueError) else f"repeat {repeat}"
+        raise InputError(why) from None
+    return solved
+
+
+def check_drup(dimacs: str, proof: str, deadline: Deadline | None = None) -> tuple[str, int]:
+    """A DRUP proof (its text) checked against a CNF (its DIMACS text) by reverse unit
+    propagation in the engine: ("", lemmas checked) when it derives the empty clause, else
+    (why, lemmas checked). The same check as satnono.proof.check.check_drup (its reference),
+    at native speed; a CNF that cannot be read is an InputError."""
+    try:
+        return _engine.check_drup(dimacs, proof, _seconds(deadline))
+    except ValueError as error:
+        raise InputError(f"not a CNF: {error}") from None
+
+
+@dataclass(frozen=True)
+class AutomatonCnf:
+    """The whole puzzle's automaton CNF as the engine builds it (engine/src/cnf.rs, held clause
+    for clause to satnono.encode.cnf.encode_puzzle): the variable count, the clause lines of its
+    DIMACS text, every undecided cell's (color, literal) pairs, and the clauses themselves
+    when asked for."""
+
+    variables: int
+    clause_count: int
+    body: str
+    cell_literals: dict[int, tuple[tuple[int, int], ...]]
+    clauses: list[list[int]] | None
+
+
+def automaton_cnf(
+    puzzle: Puzzle,
+    deadline: Deadline | None = None,
+    clauses: bool = False,
+    max_clauses: int = 10_000_000,
+) -> AutomatonCnf:
+    """The automaton CNF of the whole puzzle from its initial domains; Timeout when the
+    deadline passes first, InputError when it would have over `max_clauses` clauses."""
+    try:
+        built = _engine.automaton_cnf(
+            puzzle.width, puzzle.height, len(puzzle.palette), _clues(puzzle),
+            _seconds(deadline), clauses, max_clauses,
+        )  # fmt: skip
+    except ValueError as error:  # too large (the model refuses bad clues first)
+        raise InputError(str(error), "proof") from None
+    if built is None:
+        raise Timeout
+    variables, count, body, literals, listed = built
+    cells = {cell: tuple(options) for cell, options in literals}
+    return AutomatonCnf(variables, count, body, cells, listed)

@@ -1,0 +1,419 @@
+"""Counting one puzzle: line logic, then the native engine's count (each independent component
+by a sweep or by the counting search, engine/src/count/) racing the field's counters, and the
+result types.
+
+Every count is a Python int, exact however large; a count stopped early is a true lower bound
+(made only of what was counted to the end), and `stopped` says why. Every nonzero count rests
+on at least one grid the independent verifier has checked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from satnono.backends import SearchOptions, SearchTask, load_backend
+from satnono.core.grids import domains_to_grid
+from satnono.core.model import Grid, Puzzle
+from satnono.core.progress import Progress
+from satnono.core.verify import verify
+from satnono.logic.counted import CountKnobs, NativeCount
+from satnono.logic.native import SLICE, Engine, Job
+from satnono.pipeline.counting.counters import (
+    APPROXMC,
+    GANAK,
+    Estimate,
+    installed,
+    share_of_guarantee,
+)
+from satnono.pipeline.counting.race import CounterRace
+from satnono.pipeline.prepare import Prepared, prepare
+from satnono.runtime.child import can_fork
+from satnono.runtime.deadline import Deadline, Timeout
+
+#: Solutions the backend lists (a SAT solver, a blocking clause each) while the engine counts:
+#: a puzzle with this many or fewer is counted by listing them, which is far ahead of any
+#: counting on hard puzzles with a handful of solutions (Thing: 3, the engine's count did not
+#: finish in 30 s); past that the listing stops and the count goes on.
+ENUMERATION_LIMIT = 64
+#: Seconds the native count runs alone before Ganak (and ApproxMC) join the race in forked
+#: children. The native count settles every example, the corpus and all but four survey
+#: puzzles in well under a second (BENCHMARKS.md, counting section); a child forked sooner
+#: would only cost its fork there.
+RACE_HEAD_START = 1.0
+#: Seconds at most spent finding a witness (a verified grid) for a count stopped early with
+#: a nonzero lower bound (an exact count draws its witness from the counts at once).
+WITNESS_SECONDS = 0.5
+#: Why a count is not exact: the --limit was reached, the deadline passed, or an estimate
+#: answered first (with an approximation asked for).
+Stopped = Literal["limit", "timeout", "estimate"]
+#: How a factor was counted (`"method"` in `satnono count --json`).
+Method = Literal["enumerate", "search", "sweep", "ganak", "approxmc", "cubes"]
+ENUMERATE: Method = "enumerate"
+SEARCH: Method = "search"
+CUBES: Method = "cubes"
+BY_GANAK: Method = "ganak"
+BY_APPROXMC: Method = "approxmc"
+
+
+@dataclass(frozen=True)
+class Approximation:
+    """The guarantee asked of an estimate: within a factor 1 + epsilon of the true count
+    with probability at least 1 - delta (ApproxMC's defaults)."""
+
+    epsilon: float = 0.8
+    delta: float = 0.2
+
+    def __post_init__(self) -> None:
+        # Written as "not (a < x)" so that NaN fails too.
+        if not self.epsilon > 0:
+            raise ValueError(f"epsilon must be positive, got {self.epsilon}")
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta must be between 0 and 1, got {self.delta}")
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One independent component: its count and the method that produced it.
+
+    `count` is exact when `exact`, else a lower bound (solutions really counted). `estimate`
+    is ApproxMC's, within 1 + `epsilon` with probability 1 - `delta`, when it is the method.
+    """
+
+    lines: tuple[int, ...]
+    cells: int
+    count: int
+    exact: bool
+    method: Method
+    seconds: float
+    estimate: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A count: exact, or a lower bound when `stopped` says why the counting ended early."""
+
+    count: int
+    exact: bool
+    stopped: Stopped | None = None
+    #: One verified solution, when there is at least one and the count got that far.
+    witness: Grid | None = None
+    #: Why there is no solution, when the count is exactly 0.
+    reason: str | None = None
+    solver: str | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    #: The independent components, in the order they were counted (smallest first).
+    factors: tuple[Factor, ...] = ()
+    #: The estimate, when an approximation was asked for and ApproxMC gave one.
+    estimate: int | None = None
+    approximation: Approximation | None = None
+
+
+def default_methods(approximate: bool = False) -> tuple[str, ...]:
+    """The methods that race here: the backend's listing of the first solutions, satnono's own
+    count, and whichever counters are installed when this platform can fork a child to run
+    them in."""
+    counters = (GANAK, APPROXMC) if approximate else (GANAK,)
+    forking = can_fork()
+    return (ENUMERATE, SEARCH, *(c for c in counters if forking and installed(c)))
+
+
+def count_solutions(
+    puzzle: Puzzle,
+    *,
+    backend: str = "sat",
+    limit: int = 0,
+    deadline: Deadline | None = None,
+    options: SearchOptions | None = None,
+    methods: Sequence[str] | None = None,
+    approximation: Approximation | None = None,
+    head_start: float = RACE_HEAD_START,
+    domains: Sequence[int] | None = None,
+    progress: Progress | None = None,
+    knobs: CountKnobs | None = None,
+) -> Counted:
+    """Count the solutions of `puzzle`; `limit` > 0 caps the count (then reported as exactly
+    `limit`, the true count being at least that).
+
+    `methods` are what may count ("enumerate": the backend lists the first solutions, which
+    count a puzzle with few; "search": satnono's own count, in the engine; "ganak";
+    "approxmc"; default: see default_methods): the first exact answer wins. `domains`
+    (default: nothing decided) restricts the count to the grids they allow (a cube's count, the
+    cubes backend, which `backend="cubes"` counts with on a cluster). `progress` is kept
+    current: the phase, the components counted, the count so far.
+    """
+    if methods is None:
+        methods = default_methods(approximation is not None)
+    progress = progress or Progress()
+    deadline = deadline or Deadline(None)
+    progress.cells, progress.phase = puzzle.width * puzzle.height, "line logic"
+    stats: dict[str, Any] = {"cells": puzzle.width * puzzle.height}
+    try:
+        prepared = prepare(puzzle, deadline, None if domains is None else list(domains))
+    except Timeout:
+        return Counted(0, False, "timeout", stats=stats, approximation=approximation)
+    if prepared.reason is not None:
+        return Counted(0, True, reason=prepared.reason, stats=stats, approximation=approximation)
+    stats["cells_left"] = prepared.cells_left
+    progress.cells_left, progress.domains = prepared.cells_left, tuple(prepared.domains)
+    if not prepared.cells_left:
+        witness = verify(puzzle, domains_to_grid(puzzle, prepared.domains))
+        return _capped(Counted(1, True, witness=witness, stats=stats), limit, approximation)
+    if backend == "cubes":
+        counted = _count_by_cubes(prepared, options or SearchOptions(), deadline, stats)
+    else:
+        race = _Race(prepared, deadline, approximation, head_start, knobs, progress, stats)
+        counted = race.run(tuple(methods), backend, options or SearchOptions(), limit)
+    return _capped(counted, limit, approximation)
+
+
+def _capped(counted: Counted, limit: int, approximation: Approximation | None) -> Counted:
+    """The count with the --limit applied: a count past it is reported as the limit."""
+    counted = replace(counted, approximation=approximation)
+    if limit and counted.count >= limit and (counted.count > limit or not counted.exact):
+        return replace(counted, count=limit, exact=False, stopped="limit")
+    return counted
+
+
+class _Race:
+    """One count's race: the backend lists the first solutions while the engine counts, and
+    the counters join after the head start; the first exact answer wins."""
+
+    def __init__(
+        self,
+        prepared: Prepared,
+        deadline: Deadline,
+        approximation: Approximation | None,
+        head_start: float,
+        knobs: CountKnobs | None,
+        progress: Progress,
+        stats: dict[str, Any],
+    ) -> None:
+        self.prepared = prepared
+        self.deadline = deadline
+        self.approximation = approximation
+        self.head_start = head_start
+        self.knobs = knobs
+        self.progress = progress
+        self.stats = stats
+        self.engine = Engine(prepared.puzzle)
+        self.started = time.perf_counter()
+        #: Solutions the backend listed, and the first of them (verified): a lower bound and
+        #: its witness, whatever the count comes to.
+        self.listed = 0
+        self.witness: Grid | None = None
+
+    def run(
+        self, methods: tuple[str, ...], backend: str, options: SearchOptions, limit: int
+    ) -> Counted:
+        prepared, deadline = self.prepared, self.deadline
+        job = None
+        if SEARCH in methods:
+            job = self.engine.count(prepared.domains, deadline, self.knobs)
+        self.progress.phase = "counting"
+        try:
+            if ENUMERATE in methods:
+                listed = self._listed(job, backend, options, limit)
+                if listed is not None:
+                    return listed
+            return self._counted(methods, job)
+        finally:
+            if job is not None:
+                job.cancel()
+
+    def _listed(
+        self, job: Job | None, backend: str, options: SearchOptions, limit: int
+    ) -> Counted | None:
+        """The count by listing, when the backend lists every solution (at most
+        ENUMERATION_LIMIT) or as many as the --limit asks before the engine has counted.
+        Otherwise what it listed stays a lower bound (`listed`, with its first as a witness)."""
+        prepared, progress = self.prepared, self.progress
+        cap = ENUMERATION_LIMIT if not limit else min(limit, ENUMERATION_LIMIT)
+        until = _UntilEnded(self.deadline, job)
+        first: list[Grid] = []
+
+        def keep(decided: list[int]) -> bool:
+            if not first:
+                first.append(verify(prepared.puzzle, domains_to_grid(prepared.puzzle, decided)))
+            self.listed += 1
+            progress.solutions = max(progress.solutions, self.listed)
+            return self.listed < cap
+
+        task = SearchTask(prepared.residual(), replace(options, limit=cap), until, keep)
+        report = load_backend(backend).search(task)
+        self.witness = first[0] if first else None
+        found = self.listed
+        # Else the engine's count is in, and the limit is applied to it.
+        reached = 0 < limit <= found and (job is None or not job.ended())
+        if not (report.exhausted or reached):
+            return None
+        seconds = round(time.perf_counter() - self.started, 4)
+        lines = tuple(range(prepared.puzzle.line_count))
+        factor = Factor(lines, prepared.cells_left, found, report.exhausted, ENUMERATE, seconds)
+        if not found:
+            why = "search proved that no grid fits the clues"
+            return Counted(0, True, reason=why, stats=self.stats, factors=(factor,))
+        return Counted(found, report.exhausted, None if report.exhausted else "limit",
+                       witness=self.witness, stats=self.stats, factors=(factor,))  # fmt: skip
+
+    def _counted(self, methods: tuple[str, ...], job: Job | None) -> Counted:
+        """The engine's count, or a counter's answer when one comes first."""
+        prepared, deadline, approximation = self.prepared, self.deadline, self.approximation
+        lines = tuple(range(prepared.puzzle.line_count))
+        counters = tuple(method for method in methods if method in (GANAK, APPROXMC))
+        guarantee = None
+        if approximation is not None and APPROXMC in counters:
+            guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, 1)
+        race = CounterRace(prepared, deadline, lines, counters, guarantee, self.head_start)
+        answer: int | Estimate | None = None
+        try:
+            if job is None:
+                race.start()
+                answer = race.wait()
+            else:
+                while not job.wait(SLICE):
+                    _follow(job.progress(), self.progress)
+                    if counters and race.tick():
+                        answer = race.answer
+                        break
+                    if deadline.expired():
+                        job.cancel()
+                        job.finish(Deadline(None))
+                        break
+        finally:
+            race.close()
+            if race.errors:
+                self.stats["counter_errors"] = race.errors
+        seconds = round(time.perf_counter() - self.started, 4)
+        cells = prepared.cells_left
+        if isinstance(answer, Estimate):
+            epsilon, delta = guarantee or (None, None)
+            exact = answer.exact
+            factor = Factor(lines, cells, answer.value, exact, BY_APPROXMC, seconds,
+                            answer.value, epsilon, delta)  # fmt: skip
+            # Not exact: the count is the lower bound a witness gives (1), the estimate apart.
+            counted = Counted(
+                answer.value if exact else 1, exact, None if exact else "estimate",
+                stats=self.stats, factors=(factor,), estimate=answer.value,
+            )  # fmt: skip
+            return self._witnessed(counted)
+        if answer is not None:
+            factor = Factor(lines, cells, answer, True, BY_GANAK, seconds)
+            return self._witnessed(Counted(answer, True, stats=self.stats, factors=(factor,)))
+        if job is None:  # no count of the engine's, and no counter answered
+            stopped: Stopped = "timeout" if deadline.expired() else "limit"
+            return self._witnessed(Counted(self.listed, False, stopped, stats=self.stats))
+        native = job.counted()
+        _follow(job.progress(), self.progress)
+        self.stats.update(native.stats)
+        self.stats["components"] = len(native.parts)
+        factors = tuple(
+            Factor(part.lines, part.cells, part.count, part.exact, _method(part.method),
+                   part.seconds)
+            for part in native.parts
+        )  # fmt: skip
+        counted = Counted(
+            native.count, native.exact, None if native.exact else "timeout", stats=self.stats,
+            factors=factors,
+        )  # fmt: skip
+        if native.count == 0 and native.exact:
+            return replace(counted, reason="search proved that no grid fits the clues")
+        if not native.exact and self.listed > native.count:  # the listing counted more
+            counted = replace(counted, count=self.listed)
+        return self._witnessed(counted, native)
+
+    def _witnessed(self, counted: Counted, native: NativeCount | None = None) -> Counted:
+        """`counted` with a verified grid: the listing's first, the native count's own when it
+        is exact (drawn from its counts), else one the engine's search finds within
+        WITNESS_SECONDS. A nonzero count without one is reported as a lower bound of 0."""
+        self.progress.solutions = max(self.progress.solutions, counted.count)
+        if self.witness is not None:
+            return replace(counted, witness=self.witness)
+        return _witnessed(self.engine, self.prepared, counted, native)
+
+
+class _UntilEnded(Deadline):
+    """A deadline that also passes once the engine's count has ended: the listing running
+    beside it stops then (its solver is interrupted within a moment, see runtime.stoppable)."""
+
+    __slots__ = ("job", "outer")
+
+    def __init__(self, outer: Deadline, job: Job | None) -> None:
+        super().__init__(None)
+        self.outer = outer
+        self.job = job
+
+    def remaining(self) -> float | None:
+        return self.outer.remaining()
+
+    def expired(self) -> bool:
+        return self.outer.expired() or (self.job is not None and self.job.ended())
+
+
+def _method(name: str) -> Method:
+    return "sweep" if name == "sweep" else SEARCH
+
+
+def _follow(native: dict[str, int], progress: Progress) -> None:
+    """Show the native count's progress: its components, and the one it is on."""
+    progress.components = native["components"]
+    progress.component = min(native["components"], native["components_done"] + 1)
+
+
+def _witnessed(
+    engine: Engine, prepared: Prepared, counted: Counted, native: NativeCount | None = None
+) -> Counted:
+    """`counted` with a verified grid: the native count's own when it is exact (drawn from its
+    counts), else one the engine's search finds within WITNESS_SECONDS. A nonzero count
+    without one is reported as a lower bound of 0."""
+    if counted.count == 0:
+        return counted
+    grid = None if native is None else native.witness
+    if grid is None:
+        search = engine.search(prepared.domains, restarts=True)
+        for solution in search.solutions(Deadline(WITNESS_SECONDS)):
+            grid = solution
+            break
+    if grid is None:
+        return replace(counted, count=0, exact=False, stopped=counted.stopped or "timeout")
+    return replace(counted, witness=verify(prepared.puzzle, domains_to_grid(prepared.puzzle, grid)))
+
+
+def _count_by_cubes(
+    prepared: Prepared, options: SearchOptions, deadline: Deadline, stats: dict[str, Any]
+) -> Counted:
+    """The cubes backend: each independent component split into cubes on a Dask cluster,
+    every cube counted by a worker (this module's count, from the cube's domains), and the
+    cubes' counts added up; the components' counts multiplied."""
+    from satnono.pipeline.counting.cubes import count_by_cubes
+
+    total, exact = 1, True
+    factors: list[Factor] = []
+    for lines in prepared.parts():
+        started = time.perf_counter()
+        residual = prepared.residual(lines)
+        value, part_exact, cube_stats = count_by_cubes(residual, options, deadline, count_cube)
+        stats.setdefault("cubes", []).append(cube_stats)
+        seconds = round(time.perf_counter() - started, 4)
+        factors.append(Factor(lines, len(residual.cells()), value, part_exact, CUBES, seconds))
+        total *= value
+        exact = exact and part_exact
+        if value == 0 or deadline.expired():
+            break
+    counted = Counted(total, exact, None if exact else "timeout", stats=stats,
+                      factors=tuple(factors))  # fmt: skip
+    if total == 0 and exact:
+        return replace(counted, reason="search proved that no grid fits the clues")
+    return _witnessed(Engine(prepared.puzzle), prepared, counted)
+
+
+def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) -> tuple[int, bool]:
+    """A Dask task: the solutions of the grid allowed by one cube's domains, and whether that
+    count is exact (else a lower bound), by the native count."""
+    counted = count_solutions(puzzle, domains=domains, deadline=Deadline(seconds),
+                              methods=(SEARCH,))  # fmt: skip
+    return counted.count, counted.exact

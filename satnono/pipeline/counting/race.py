@@ -1,0 +1,93 @@
+"""The counters racing the counting search on one component: Ganak (exact) and ApproxMC (an
+estimate), each in a forked child on the satnono.runtime.race; the first answer wins."""
+
+from __future__ import annotations
+
+import time
+
+from satnono.encode.cnf import encode_puzzle
+from satnono.pipeline.counting.counters import (
+    APPROXMC,
+    GANAK,
+    Estimate,
+    approxmc_count,
+    ganak_count,
+)
+from satnono.pipeline.prepare import Prepared
+from satnono.runtime.child import Send
+from satnono.runtime.deadline import Deadline
+from satnono.runtime.race import Race
+
+
+class CounterRace:
+    """The counters racing the search on one component, each in a forked child
+    (satnono.runtime.race): the first count that arrives wins, an int from Ganak or an
+    Estimate from ApproxMC.
+
+    They start once the search has had its head start (`tick`, called by the search every
+    64 nodes), or at once (`start`) when the search does not run.
+    """
+
+    def __init__(
+        self,
+        prepared: Prepared,
+        deadline: Deadline,
+        lines: tuple[int, ...],
+        methods: tuple[str, ...],
+        guarantee: tuple[float, float] | None,
+        head_start: float,
+    ) -> None:
+        self.prepared = prepared
+        self.deadline = deadline
+        self.lines = lines
+        self.methods = methods
+        self.guarantee = guarantee
+        self.head_start = head_start
+        self.started_at = time.perf_counter()
+        #: The component's state at its root: the search narrows prepared.domains in place.
+        self.root = tuple(prepared.domains)
+        self.race: Race[str] = Race(lambda _, answer: True)
+        self.started = False
+
+    @property
+    def answer(self) -> int | Estimate | None:
+        winner = self.race.winner
+        return None if winner is None else winner.messages[-1]
+
+    @property
+    def errors(self) -> list[str]:
+        return self.race.errors
+
+    def start(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        geometry, root, lines = self.prepared.geometry, self.root, self.lines
+        if GANAK in self.methods:
+
+            def run_ganak(send: Send) -> None:
+                send(ganak_count(encode_puzzle(geometry, root, lines)))
+
+            self.race.enter(GANAK, run_ganak, "Ganak counter", quiet=True)
+        if APPROXMC in self.methods and self.guarantee is not None:
+            epsilon, delta = self.guarantee
+
+            def run_approxmc(send: Send) -> None:
+                formula = encode_puzzle(geometry, root, lines)
+                send(approxmc_count(formula, epsilon, delta))
+
+            self.race.enter(APPROXMC, run_approxmc, "ApproxMC counter", quiet=True)
+
+    def tick(self) -> bool:
+        """Start the counters when the head start is over; True once an answer is in."""
+        if not self.started and time.perf_counter() - self.started_at >= self.head_start:
+            self.start()
+        return self.race.poll() is not None
+
+    def wait(self) -> int | Estimate | None:
+        """Wait for the first answer; None at the deadline or when every counter failed."""
+        self.race.collect(self.deadline)
+        return self.answer
+
+    def close(self) -> None:
+        self.race.close()

@@ -1,0 +1,318 @@
+"""Random solutions, exactly uniform wherever the count is exact.
+
+The native engine counts the solutions (engine/src/count/) and draws each one with probability
+exactly 1/N from the counts: a color is chosen at each branch with probability (solutions
+with it) / (solutions of the node), in exact integers, and independent components are drawn
+independently. Where no exact count finishes within EXACT_BUDGET, each independent component
+is sampled on its own: one with few solutions is enumerated and drawn from exactly uniformly,
+a larger one goes to a sampler from the field (CMSGen or UniGen3, see SAMPLERS for what each
+guarantees) running on its CNF in a forked child. Every grid is checked by the independent
+verifier before it is handed out.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from satnono.backends import Residual, SearchOptions, load_backend
+from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid
+from satnono.core.model import Grid, Puzzle
+from satnono.core.verify import Verifier
+from satnono.encode.cnf import encode_puzzle
+from satnono.encode.formula import CnfFormula
+from satnono.errors import Contradiction
+from satnono.logic.native import Engine, Sampler
+from satnono.pipeline.counting.counters import sampling_set
+from satnono.pipeline.prepare import Assignment, Prepared, enumerate_part, no_grid, prepare
+from satnono.runtime.child import Send, stream_from_child
+from satnono.runtime.deadline import Deadline, Timeout
+
+#: Seconds the exact count may take before the samplers take over (never past the deadline).
+EXACT_BUDGET = 10.0
+#: Draws asked of the engine at a time.
+DRAW_BATCH = 256
+#: Where no exact count finishes: components with at most this many solutions are enumerated
+#: and drawn from exactly uniformly (enumeration costs about 0.1-0.3 ms a solution).
+EXACT_LIMIT = 1000
+
+#: What each sampler guarantees, as docs/cli.md and `satnono sample` state it.
+SAMPLERS = {
+    "cmsgen": "CMSGen: fast, uniform-like, with no formal guarantee (it passes the Barbarik "
+    "uniformity tests in its authors' FMCAD 2021 evaluation)",
+    "unigen": "UniGen3: almost-uniform, every solution drawn with probability within a "
+    "constant factor (1 + epsilon, set by its kappa) of 1/N, with hashing-based proof; slow",
+}
+DEFAULT_SAMPLER = "cmsgen"
+
+
+@dataclass(frozen=True)
+class ComponentSampling:
+    """How one component is sampled: "exact" (enumerated) or the sampler's name."""
+
+    cells: int
+    solutions: int | None  # known when enumerated
+    method: str
+
+
+class Sampling:
+    """`n` random verified solutions of a puzzle, produced lazily by iterating.
+
+    `methods` (filled once iteration starts) says how each component is sampled.
+    Raises Contradiction when the puzzle has no solution, Timeout at the deadline.
+    """
+
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        n: int,
+        *,
+        seed: int = 0,
+        sampler: str = DEFAULT_SAMPLER,
+        deadline: Deadline | None = None,
+    ) -> None:
+        if sampler not in SAMPLERS:
+            raise ValueError(f"unknown sampler {sampler!r}; choose one of: {', '.join(SAMPLERS)}")
+        self.puzzle = puzzle
+        self.n = n
+        self.seed = seed
+        self.sampler = sampler
+        self.deadline = deadline or Deadline(None)
+        self.methods: list[ComponentSampling] = []
+
+    def __iter__(self) -> Iterator[Grid]:
+        puzzle, deadline = self.puzzle, self.deadline
+        prepared = prepare(puzzle, deadline)
+        if prepared.reason is not None:
+            raise Contradiction(prepared.reason)
+        exact = self._exactly(prepared)
+        if exact is not None:
+            yield from exact
+            return
+        if deadline.expired():
+            raise Timeout
+        yield from self._by_components(prepared)
+
+    def _exactly(self, prepared: Prepared) -> Iterator[Grid] | None:
+        """The draws from the engine's exact count, when it finishes within EXACT_BUDGET;
+        None when it does not (the samplers take over), or when the budget is 0 (off: a count
+        that ends at once would otherwise still race a zero budget)."""
+        if EXACT_BUDGET <= 0:
+            return None
+        puzzle, deadline = self.puzzle, self.deadline
+        sampler = Engine(puzzle).sampler(prepared.domains, self.seed, deadline)
+        total = sampler.total(deadline.sooner(EXACT_BUDGET))
+        if total is None:
+            sampler.cancel()
+            if sampler.ended == "zero":
+                raise Contradiction("search proved that no grid fits the clues")
+            return None
+        self.methods.append(ComponentSampling(prepared.cells_left, total, "exact"))
+        return self._drawn_exactly(sampler)
+
+    def _drawn_exactly(self, sampler: Sampler) -> Iterator[Grid]:
+        puzzle, deadline = self.puzzle, self.deadline
+        verify = Verifier(puzzle)
+        drawn = 0
+        try:
+            while drawn < self.n:
+                batch = sampler.draw(min(DRAW_BATCH, self.n - drawn), deadline)
+                if not batch:
+                    raise Timeout
+                for domains in batch:
+                    colors = decided_colors(domains)
+                    yield verify(colors_to_grid(puzzle.width, colors), colors)
+                    drawn += 1
+        finally:
+            sampler.cancel()
+
+    def _by_components(self, prepared: Prepared) -> Iterator[Grid]:
+        """Each component drawn on its own: enumerated and drawn from when it has few
+        solutions, by the sampler otherwise."""
+        puzzle, deadline = self.puzzle, self.deadline
+        domains = prepared.domains
+        rng = random.Random(self.seed)
+        streams: list[Iterator[Assignment]] = []
+        sat = load_backend("sat")
+        for lines in prepared.parts():
+            residual = prepared.residual(lines)
+            cells = residual.cells()
+            found = enumerate_part(sat, residual, SearchOptions(), deadline, EXACT_LIMIT + 1)
+            if found.report.timed_out:
+                raise Timeout
+            if not found.solutions:
+                raise Contradiction(no_grid(puzzle, lines))
+            if found.complete and len(found.solutions) <= EXACT_LIMIT:
+                self.methods.append(ComponentSampling(len(cells), len(found.solutions), "exact"))
+                streams.append(_drawn(found.solutions, rng))
+            else:
+                self.methods.append(ComponentSampling(len(cells), None, self.sampler))
+                streams.append(self._sampled(residual, cells, rng.randrange(1, 2**31)))
+        verify = Verifier(puzzle)
+        try:
+            for _ in range(self.n):
+                if deadline.expired():  # drawing from enumerated components takes no time
+                    raise Timeout  # per sample, but a million samples do
+                grid = list(domains)
+                for stream in streams:
+                    for cell, domain in next(stream):
+                        grid[cell] = domain
+                yield verify(domains_to_grid(puzzle, grid))
+        finally:
+            for stream in streams:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()  # ends a sampler's child now, not when collected
+
+    def _sampled(self, residual: Residual, cells: list[int], seed: int) -> Iterator[Assignment]:
+        """The sampler's solutions of one component, from a forked child."""
+        geometry, domains, lines = residual.geometry, residual.domains, residual.lines
+        sampler, n = self.sampler, self.n
+
+        def run(send: Send) -> None:
+            formula = encode_puzzle(geometry, domains, lines)
+            for true in sample_cells(formula, sampler, n, seed):
+                send(formula.decode(true, domains))
+
+        for decided in stream_from_child(run, self.deadline, f"{sampler} sampler", quiet=True):
+            yield tuple((cell, decided[cell]) for cell in cells)
+        raise RuntimeError(f"{sampler} gave fewer samples than asked for")
+
+
+def _drawn(solutions: list[Assignment], rng: random.Random) -> Iterator[Assignment]:
+    while True:
+        yield rng.choice(solutions)
+
+
+class Samples(list[list[str]]):
+    """`satnono.sample`'s answer: the samples drawn (each a list of row strings), and how the
+    drawing ended, as a solve says it: `status` ("sampled", "unsolvable" with `reason`, or
+    "timeout" with the samples drawn before it) and `guarantee`, what the samples promise."""
+
+    def __init__(self, drawn: list[list[str]], status: str, reason: str | None, guarantee: str):
+        super().__init__(drawn)
+        self.status = status
+        self.reason = reason
+        self.guarantee = guarantee
+
+    def __repr__(self) -> str:
+        return f"Samples({len(self)} drawn, status={self.status!r})"
+
+
+class SampleRun:
+    """Random verified solutions drawn in the background, handed over as they are drawn.
+
+    Iterate for the grids; afterwards `status` is "sampled", "unsolvable" (`reason` says why)
+    or "timeout", `drawn` how many were handed over, `methods` how each component was
+    sampled and `guarantee` what the samples promise, in words. Leaving a `with` block (or
+    `cancel()`) stops the drawing.
+    """
+
+    def __init__(self, puzzle: Puzzle, n: int, seed: int, sampler: str, deadline: Deadline):
+        import time
+
+        from satnono.runtime.background import Background, HandOver
+
+        self.puzzle = puzzle
+        self.n = n
+        self.seed = seed
+        self.sampler = sampler
+        self.deadline = deadline
+        self.status = "sampled"
+        self.reason: str | None = None
+        self.drawn = 0
+        self._started = time.perf_counter()
+        self._ended: float | None = None
+        self._sampling = Sampling(puzzle, n, seed=seed, sampler=sampler, deadline=deadline)
+        self._handed: HandOver[Grid] = HandOver()
+
+        def work() -> None:
+            from satnono.runtime.stoppable import stop_watcher
+
+            try:
+                for grid in self._sampling:
+                    if not self._handed.put(grid):
+                        break
+            except Contradiction as error:
+                self.status, self.reason = "unsolvable", str(error)
+            except Timeout:
+                self.status = "timeout"
+            finally:
+                self._ended = time.perf_counter()
+                stop_watcher()
+                self._handed.finish()
+
+        self._background = Background(work, self.cancel, "satnono sample")
+
+    def __iter__(self) -> Iterator[Grid]:
+        for grid in self._handed:
+            self.drawn += 1
+            yield grid
+        self._background.result()  # raises what the drawing raised
+
+    @property
+    def methods(self) -> list[ComponentSampling]:
+        return self._sampling.methods
+
+    @property
+    def guarantee(self) -> str:
+        """What the samples promise: exact uniformity where the count is exact, and each
+        sampler's own guarantee on the components it drew from."""
+        used = sorted({m.method for m in self.methods} - {"exact"})
+        if not used and len(self.methods) == 1 and self.methods[0].solutions is not None:
+            total = self.methods[0].solutions
+            return f"exactly uniform: each of the {total} solutions with probability 1/{total}"
+        return "; ".join(
+            [f"components with at most {EXACT_LIMIT} solutions: exactly uniform"]
+            + [SAMPLERS[name] for name in used]
+        )
+
+    @property
+    def seconds(self) -> float:
+        import time
+
+        return (self._ended or time.perf_counter()) - self._started
+
+    def cancel(self) -> None:
+        self._handed.close()
+        self.deadline.cancel()
+
+    def __enter__(self) -> SampleRun:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.cancel()
+        self._background.wait()
+
+
+def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> Iterator[list[int]]:
+    """Yield `count` models, each as the true literals of the formula's cell variables.
+
+    CMSGen yields one model per solver call; UniGen3 computes its hash cells first (an
+    ApproxMC count) and then yields all its samples at once.
+    """
+    variables = sampling_set(formula)
+    if sampler == "cmsgen":
+        import pycmsgen
+
+        solver = pycmsgen.Solver(seed=seed)
+        solver.add_clauses(formula.clauses)
+        for _ in range(count):
+            satisfiable, model = solver.solve()
+            if not satisfiable:
+                return
+            yield [v if model[v] else -v for v in variables]
+        return
+    if sampler == "unigen":
+        import pyunigen
+
+        unigen = pyunigen.Sampler(seed=max(1, seed))
+        for clause in formula.clauses:
+            unigen.add_clause(clause)
+        _, _, samples = unigen.sample(num=count, sampling_set=variables)
+        wanted = set(variables)
+        for sample in samples:
+            yield [literal for literal in sample if abs(literal) in wanted]
+        return
+    raise ValueError(f"unknown sampler {sampler!r}")
