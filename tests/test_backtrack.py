@@ -71,9 +71,14 @@ def _search_whole_grid(puzzle: Puzzle) -> list[Grid]:
     return found
 
 
-@settings(max_examples=60, deadline=None)
-@given(ambiguous_puzzles(max_side=6, colors=2))
-def test_branching_in_black_and_white_matches_brute_force(puzzle: Puzzle) -> None:
+@settings(max_examples=160, deadline=None)
+@given(
+    ambiguous_puzzles(max_side=6, colors=2)
+    | ambiguous_puzzles(max_side=4, colors=3)
+    | ambiguous_puzzles(max_side=4, colors=4)
+)
+def test_branching_matches_brute_force(puzzle: Puzzle) -> None:
+    """Black and white up to 6x6, color up to 4x4: every solution once, and the counts."""
     expected = brute_force_solutions(puzzle)
     found = _search_whole_grid(puzzle)
     assert len(found) == len(set(found)) == len(expected)
@@ -81,25 +86,12 @@ def test_branching_in_black_and_white_matches_brute_force(puzzle: Puzzle) -> Non
     _check_against_brute_force(puzzle)
 
 
-@settings(max_examples=100, deadline=None)
-@given(ambiguous_puzzles(max_side=4, colors=3) | ambiguous_puzzles(max_side=4, colors=4))
-def test_branching_in_color_matches_brute_force(puzzle: Puzzle) -> None:
-    expected = brute_force_solutions(puzzle)
-    found = _search_whole_grid(puzzle)
-    assert len(found) == len(set(found)) == len(expected)
-    assert set(found) == expected
-    _check_against_brute_force(puzzle)
-
-
-@settings(max_examples=100, deadline=None)
-@given(puzzles(max_width=5, max_height=5, max_colors=2))
-def test_black_and_white_counts_match_brute_force(puzzle: Puzzle) -> None:
-    _check_against_brute_force(puzzle)
-
-
-@settings(max_examples=60, deadline=None)
-@given(puzzles(max_width=4, max_height=4, max_colors=4))
-def test_color_counts_match_brute_force(puzzle: Puzzle) -> None:
+@settings(max_examples=160, deadline=None)
+@given(
+    puzzles(max_width=5, max_height=5, max_colors=2)
+    | puzzles(max_width=4, max_height=4, max_colors=4)
+)
+def test_counts_match_brute_force(puzzle: Puzzle) -> None:
     _check_against_brute_force(puzzle)
 
 

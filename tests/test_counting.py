@@ -67,17 +67,13 @@ def _approximate(puzzle: Puzzle, expected: int) -> None:
         assert expected / 1.8 <= counted.estimate <= expected * 1.8
 
 
-@settings(max_examples=60, deadline=None)
-@given(puzzles(max_width=5, max_height=5, max_colors=2))
-def test_black_and_white_counts_match_brute_force(puzzle: Puzzle) -> None:
-    expected = len(brute_force_solutions(puzzle))
-    assert _counts(puzzle) == [(expected, True)] * 6
-    _approximate(puzzle, expected)
-
-
-@settings(max_examples=40, deadline=None)
-@given(puzzles(max_width=4, max_height=4, max_colors=4))
-def test_color_counts_match_brute_force(puzzle: Puzzle) -> None:
+@settings(max_examples=100, deadline=None)
+@given(
+    puzzles(max_width=5, max_height=5, max_colors=2)
+    | puzzles(max_width=4, max_height=4, max_colors=4)
+)
+def test_counts_match_brute_force(puzzle: Puzzle) -> None:
+    """Black and white up to 5x5, color up to 4x4 with four colors: every method exact."""
     expected = len(brute_force_solutions(puzzle))
     assert _counts(puzzle) == [(expected, True)] * 6
     _approximate(puzzle, expected)

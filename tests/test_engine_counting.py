@@ -65,21 +65,14 @@ def _check(puzzle: Puzzle) -> None:
         assert colors == _all_colors(puzzle, expected)
 
 
-@settings(max_examples=60, deadline=None)
-@given(puzzles(max_width=5, max_height=4, max_colors=2))
-def test_black_and_white(puzzle: Puzzle) -> None:
-    _check(puzzle)
-
-
-@settings(max_examples=40, deadline=None)
-@given(puzzles(max_width=4, max_height=3, max_colors=3))
-def test_color(puzzle: Puzzle) -> None:
-    _check(puzzle)
-
-
-@settings(max_examples=40, deadline=None)
-@given(blotted_puzzles())
-def test_blotted(puzzle: Puzzle) -> None:
+@settings(max_examples=140, deadline=None)
+@given(
+    puzzles(max_width=5, max_height=4, max_colors=2)
+    | puzzles(max_width=4, max_height=3, max_colors=3)
+    | blotted_puzzles()
+)
+def test_the_engine_counts_as_the_references_do(puzzle: Puzzle) -> None:
+    """Black and white up to 5x4, three colors up to 4x3, blotted clues."""
     _check(puzzle)
 
 

@@ -9,6 +9,7 @@
 pub mod colors;
 pub mod enumerate;
 pub mod find;
+pub mod lines;
 pub mod number;
 pub mod sample;
 pub mod search;

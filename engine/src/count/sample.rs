@@ -83,28 +83,7 @@ impl<const W: usize> Counter<'_, W> {
     /// with any), counted or read from the store; None when the count was stopped.
     fn weigh(&mut self, cells: &[u32]) -> Option<Weighed> {
         let cell = self.pick(cells);
-        let domain = self.board.grid.domain(self.puzzle(), cell);
-        let mut weights: Vec<(u32, Count)> = Vec::new();
-        let mut left = domain;
-        while left != 0 {
-            let color = left.trailing_zeros();
-            left &= left - 1;
-            let mark = self.board.mark();
-            self.board.grid.clock += 1;
-            self.board.assign(self.puzzle(), cell, 1u128 << color);
-            if self.board.propagate(self.puzzle(), None) == Outcome::Fixpoint {
-                let parts = self.components(cells);
-                let counted = self.product(&parts);
-                if !counted.exact {
-                    self.board.undo(mark);
-                    return None;
-                }
-                if !counted.count.is_zero() {
-                    weights.push((color, counted.count));
-                }
-            }
-            self.board.undo(mark);
-        }
+        let weights = self.branch_counts(cells, cell).ok()?;
         Some((cell, weights))
     }
 }

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
 use crate::clue::Puzzle;
+use crate::count::lines::Lines;
 use crate::count::number::Count;
-use crate::count::search::Lines;
 use crate::count::segments::{Analysis, Machine, NONE};
 use crate::count::Control;
 use crate::grid::Grid;

@@ -13,9 +13,9 @@ use num_bigint::BigUint;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+use super::counts::{options, panic_message, Knobs};
+use super::{checked_domains, deadline_in, domains_out, DomainsIn, PyEngine};
 use crate::count::{self as counting, Control, Drawn};
-use crate::counts::{options, panic_message, Knobs};
-use crate::{checked_domains, deadline_in, domains_out, DomainsIn, PyEngine};
 
 /// What a sampler's thread tells: the number of solutions once counted, each batch drawn, and
 /// how it ended.

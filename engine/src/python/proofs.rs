@@ -6,8 +6,9 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use super::{blocks, deadline_in, guarded, Clue};
 use crate::clue::Puzzle;
-use crate::{blocks, cnf, deadline_in, drup, guarded, Clue};
+use crate::{cnf, drup};
 
 /// Check a DRUP `proof` (its text) against the CNF `dimacs` (its text) by reverse unit
 /// propagation, within `seconds`: (why it fails, or "" when it derives the empty clause; the

@@ -15,10 +15,10 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
+use super::{checked_domains, deadline_in, domains_out, guarded, DomainsIn, PyEngine};
 use crate::count::enumerate::Step;
 use crate::count::{self as counting, Ambiguity, Control, Counted, Method};
 use crate::engine::{AnyEnumerator, Engine};
-use crate::{checked_domains, deadline_in, domains_out, guarded, DomainsIn, PyEngine};
 
 /// What a job came to.
 enum Outcome {
