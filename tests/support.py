@@ -9,15 +9,27 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from hypothesis import strategies as st
 
 from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask, load_backend
 from satnono.core.grids import domains_to_grid, initial_domains
-from satnono.core.model import BLACK_AND_WHITE, BLOTTED, Block, Color, Grid, Puzzle
+from satnono.core.model import (
+    BLACK_AND_WHITE,
+    BLOTTED,
+    Block,
+    Color,
+    Grid,
+    LineContradiction,
+    Puzzle,
+)
 from satnono.core.verify import problems, runs
+from satnono.encode.formula import CnfFormula
+from satnono.errors import InputError
 from satnono.formats.generate import puzzle_from_grid
 from satnono.reference.propagate import Propagator
 from satnono.runtime.deadline import Deadline
@@ -41,6 +53,25 @@ PALETTES = {
         Color("green", "g", "#00ff00"),
     ),
 }
+
+
+#: A line to solve: its clue, its cells' domains, the palette's size (background included).
+LineCase = tuple[tuple[Block, ...], tuple[int, ...], int]
+
+
+@st.composite
+def line_cases(draw: st.DrawFn, max_length: int = 9, blotted: bool = True) -> LineCase:
+    """A clue read off a random line (some numbers blotted), and random partial domains
+    (often inconsistent)."""
+    colors = draw(st.integers(2, 4))
+    length = draw(st.integers(1, max_length))
+    line = draw(st.lists(st.integers(0, colors - 1), min_size=length, max_size=length))
+    clue = tuple(
+        Block(BLOTTED if blotted and draw(st.integers(0, 3)) == 0 else n, c) for n, c in runs(line)
+    )
+    full = (1 << colors) - 1
+    domains = tuple(draw(st.one_of(st.just(full), st.integers(1, full))) for _ in range(length))
+    return clue, domains, colors
 
 
 def arrangements(clue: tuple[Block, ...], length: int, colors: int) -> list[tuple[int, ...]]:
@@ -265,3 +296,31 @@ def blotted_puzzles(draw: st.DrawFn) -> Puzzle:
 
     return Puzzle(width, height, tuple(map(blot, puzzle.rows)),
                   tuple(map(blot, puzzle.columns)), palette)  # fmt: skip
+
+
+def assume_a_few_cells(
+    data: st.DataObject, formula: CnfFormula, propagator: Propagator, domains: list[int]
+) -> tuple[list[int], list[int] | None]:
+    """Up to three residual cells of `formula` assumed to take a color (drawn, not necessarily
+    a solution's): the assumptions as literals, and what Python line logic makes of them (the
+    domains it reaches, None on a contradiction), for comparing propagation on the CNF."""
+    cells = sorted(formula.cell_literals)
+    chosen = data.draw(st.lists(st.sampled_from(cells), max_size=3, unique=True))
+    assumptions = []
+    assumed = list(domains)
+    for cell in chosen:
+        color, literal = data.draw(st.sampled_from(formula.cell_literals[cell]))
+        assumptions.append(literal)
+        assumed[cell] = 1 << color
+    try:
+        propagator.propagate(assumed)
+    except LineContradiction:
+        return assumptions, None
+    return assumptions, assumed
+
+
+def refusal(parse: Callable[[str], object], text: str) -> InputError:
+    """The InputError `parse` raises on `text` (the test fails when it raises none)."""
+    with pytest.raises(InputError) as caught:
+        parse(text)
+    return caught.value

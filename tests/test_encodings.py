@@ -25,7 +25,14 @@ from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid
 from satnono.pipeline.solutions import solve
 from satnono.reference.propagate import Propagator
-from support import EXAMPLES, PALETTES, brute_force_solutions, grids, puzzles
+from support import (
+    EXAMPLES,
+    PALETTES,
+    assume_a_few_cells,
+    brute_force_solutions,
+    grids,
+    puzzles,
+)
 
 SPECS = Path(__file__).resolve().parent.parent / "encodings"
 #: The specification that documents each variant's clause families.
@@ -83,19 +90,7 @@ def test_unit_propagation_is_sound_and_as_strong_as_specified(
     formula = encode_puzzle(propagator, domains, encoding=encoding)
     if not formula.cell_literals:
         return
-    cells = sorted(formula.cell_literals)
-    chosen = data.draw(st.lists(st.sampled_from(cells), max_size=3, unique=True))
-    assumptions = []
-    assumed = list(domains)
-    for cell in chosen:
-        color, literal = data.draw(st.sampled_from(formula.cell_literals[cell]))
-        assumptions.append(literal)
-        assumed[cell] = 1 << color
-    try:
-        propagator.propagate(assumed)
-        lines: list[int] | None = assumed
-    except Contradiction:
-        lines = None
+    assumptions, lines = assume_a_few_cells(data, formula, propagator, domains)
     units = _unit_propagation(formula, assumptions)
     if lines is None:
         if encoding in LINE_COMPLETE:
@@ -104,6 +99,7 @@ def test_unit_propagation_is_sound_and_as_strong_as_specified(
     # Each line's clauses deduce nothing its exact line solver would not: never a conflict
     # where line logic sees none, never a color removed that line logic keeps.
     assert units is not None
+    cells = formula.cell_literals
     if encoding in LINE_COMPLETE:
         assert all(units[cell] == lines[cell] for cell in cells)
     else:

@@ -4,44 +4,11 @@ from __future__ import annotations
 
 from itertools import product
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from satnono.core.model import Block
 from satnono.core.verify import runs
 from satnono.encode.automaton import line_automaton
 from satnono.reference.linesolver import LineSolver
 from support import brute_force_line
-
-
-@st.composite
-def lines(draw: st.DrawFn) -> tuple[tuple[Block, ...], tuple[int, ...], int]:
-    """A clue taken from a random line, and random partial domains (often inconsistent)."""
-    colors = draw(st.integers(2, 4))
-    length = draw(st.integers(1, 8))
-    line = draw(st.lists(st.integers(0, colors - 1), min_size=length, max_size=length))
-    clue = tuple(Block(n, c) for n, c in runs(line))
-    full = (1 << colors) - 1
-    domains = tuple(draw(st.one_of(st.just(full), st.integers(1, full))) for _ in range(length))
-    return clue, domains, colors
-
-
-@settings(max_examples=400, deadline=None)
-@given(lines())
-def test_line_solver_matches_brute_force(
-    case: tuple[tuple[Block, ...], tuple[int, ...], int],
-) -> None:
-    clue, domains, colors = case
-    solver = LineSolver(clue, len(domains), colors)
-    expected = brute_force_line(clue, domains, colors)
-    assert solver.solve(domains) == expected
-    # The cached answer is the same answer.
-    assert solver.solve(domains) == expected
-    # The encoders' live states exist exactly when the line fits.
-    live = solver.automaton.live_states(domains)
-    assert (live is None) == (expected is None)
-    if live is not None:
-        assert live[0] == 1 and live[-1] == 1 << solver.automaton.accept
 
 
 def test_black_and_white_overlap() -> None:

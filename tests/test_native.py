@@ -22,23 +22,15 @@ from satnono.pipeline.prepare import prepare
 from satnono.reference.linesolver import LineSolver
 from satnono.reference.propagate import Propagator, propagate_root
 from satnono.runtime.deadline import Deadline, Timeout
-from support import EXAMPLES, PALETTES, brute_force_solutions, puzzles
-
-
-@st.composite
-def lines(
-    draw: st.DrawFn, max_length: int = 9, blotted: bool = True
-) -> tuple[tuple[Block, ...], tuple[int, ...], int]:
-    """A clue read off a random line (some numbers blotted), and random partial domains."""
-    colors = draw(st.integers(2, 4))
-    length = draw(st.integers(1, max_length))
-    line = draw(st.lists(st.integers(0, colors - 1), min_size=length, max_size=length))
-    clue = tuple(
-        Block(BLOTTED if blotted and draw(st.integers(0, 3)) == 0 else n, c) for n, c in runs(line)
-    )
-    full = (1 << colors) - 1
-    domains = tuple(draw(st.one_of(st.just(full), st.integers(1, full))) for _ in range(length))
-    return clue, domains, colors
+from support import (
+    EXAMPLES,
+    PALETTES,
+    LineCase,
+    brute_force_line,
+    brute_force_solutions,
+    line_cases,
+    puzzles,
+)
 
 
 def _native_line(clue: tuple[Block, ...], domains: tuple[int, ...], colors: int) -> object:
@@ -46,16 +38,24 @@ def _native_line(clue: tuple[Block, ...], domains: tuple[int, ...], colors: int)
     return None if solved is None else tuple(solved)
 
 
-@settings(max_examples=600, deadline=None)
-@given(lines())
-def test_the_native_line_solver_is_the_python_one(
-    case: tuple[tuple[Block, ...], tuple[int, ...], int],
-) -> None:
-    """Black and white, color and blotted clues: the same narrowed domains, or both None."""
+@settings(max_examples=800, deadline=None)
+@given(line_cases())
+def test_the_line_solvers_agree(case: LineCase) -> None:
+    """Black and white, color and blotted clues: the native and the Python line solver give the
+    same narrowed domains (or both None), the Python one's cached answer is the same, brute
+    force agrees where no number is blotted, and the encoders' live states exist exactly when
+    the line fits."""
     clue, domains, colors = case
-    assert _native_line(clue, domains, colors) == LineSolver(clue, len(domains), colors).solve(
-        domains
-    )
+    solver = LineSolver(clue, len(domains), colors)
+    solved = solver.solve(domains)
+    assert _native_line(clue, domains, colors) == solved
+    assert solver.solve(domains) == solved
+    if not any(block.blotted for block in clue):
+        assert solved == brute_force_line(clue, domains, colors)
+    live = solver.automaton.live_states(domains)
+    assert (live is None) == (solved is None)
+    if live is not None:
+        assert live[0] == 1 and live[-1] & solver.automaton.accepting == live[-1]
 
 
 @pytest.mark.parametrize("length", [63, 64, 65, 127, 128, 200, 1000])

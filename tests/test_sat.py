@@ -14,14 +14,21 @@ from satnono.backends.sat import ALL_TRUE
 from satnono.core.grids import initial_domains
 from satnono.core.model import Puzzle
 from satnono.encode.cnf import encode_puzzle
-from satnono.errors import Contradiction
 from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid
 from satnono.pipeline.solutions import solve
 from satnono.reference.propagate import Propagator
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.sat_solvers import NO_PROPAGATE, available_solvers
-from support import EXAMPLES, PALETTES, backend_solutions, brute_force_solutions, grids, puzzles
+from support import (
+    EXAMPLES,
+    PALETTES,
+    assume_a_few_cells,
+    backend_solutions,
+    brute_force_solutions,
+    grids,
+    puzzles,
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -74,20 +81,7 @@ def test_unit_propagation_equals_line_propagation(case: tuple, data: st.DataObje
     formula = encode_puzzle(propagator, domains, encoding="automaton")
     if not formula.cell_literals:
         return
-    # Assume a few residual cells take a color (not necessarily the picture's).
-    cells = sorted(formula.cell_literals)
-    chosen = data.draw(st.lists(st.sampled_from(cells), max_size=3, unique=True))
-    assumptions = []
-    assumed = list(domains)
-    for cell in chosen:
-        color, literal = data.draw(st.sampled_from(formula.cell_literals[cell]))
-        assumptions.append(literal)
-        assumed[cell] = 1 << color
-    try:
-        propagator.propagate(assumed)
-        line_result: list[int] | None = assumed
-    except Contradiction:
-        line_result = None
+    assumptions, line_result = assume_a_few_cells(data, formula, propagator, domains)
     with Solver(name="minisat22", bootstrap_with=formula.clauses) as solver:
         ok, implied = solver.propagate(assumptions=assumptions)
     if line_result is None:

@@ -28,6 +28,15 @@ pub enum Reached {
     Timeout(Vec<u128>),
 }
 
+/// Where a call starts: every cell's domain, the lines it covers (all when empty), and when
+/// it must stop.
+#[derive(Clone, Copy)]
+pub struct Start<'a> {
+    pub domains: &'a [u128],
+    pub scope: &'a [usize],
+    pub deadline: Option<Instant>,
+}
+
 /// Cheap to clone: the puzzle is shared (a count runs in a thread of its own with a clone).
 #[derive(Clone)]
 pub struct Engine {
@@ -48,13 +57,13 @@ fn words_for(cells: usize) -> usize {
 
 /// Run `$body` with `W` bound to the engine's word count.
 macro_rules! with_words {
-    ($words:expr, $body:ident ( $($arg:expr),* )) => {
+    ($words:expr, $($body:ident)::+ ( $($arg:expr),* )) => {
         match $words {
-            1 => $body::<1>($($arg),*),
-            2 => $body::<2>($($arg),*),
-            4 => $body::<4>($($arg),*),
-            8 => $body::<8>($($arg),*),
-            _ => $body::<16>($($arg),*),
+            1 => $($body)::+::<1>($($arg),*),
+            2 => $($body)::+::<2>($($arg),*),
+            4 => $($body)::+::<4>($($arg),*),
+            8 => $($body)::+::<8>($($arg),*),
+            _ => $($body)::+::<16>($($arg),*),
         }
     };
 }
@@ -63,10 +72,13 @@ macro_rules! with_words {
 /// Err(what was reached instead, a conflict or the deadline, and the lines solved).
 fn propagated<const W: usize>(
     puzzle: &Puzzle,
-    domains: &[u128],
-    scope: &[usize],
-    deadline: Option<Instant>,
+    start: Start<'_>,
 ) -> Result<(Board<W>, Vec<usize>), (Reached, u64)> {
+    let Start {
+        domains,
+        scope,
+        deadline,
+    } = start;
     let mut board =
         Board::<W>::new(puzzle, domains).map_err(|line| (Reached::Conflict(Some(line)), 0))?;
     let cells = board.set_scope(puzzle, scope);
@@ -78,13 +90,8 @@ fn propagated<const W: usize>(
     Err((stopped, board.propagator.solves))
 }
 
-fn propagate<const W: usize>(
-    puzzle: &Puzzle,
-    domains: &[u128],
-    scope: &[usize],
-    deadline: Option<Instant>,
-) -> (Reached, u64) {
-    match propagated::<W>(puzzle, domains, scope, deadline) {
+fn propagate<const W: usize>(puzzle: &Puzzle, start: Start<'_>) -> (Reached, u64) {
+    match propagated::<W>(puzzle, start) {
         Ok((board, _)) if board.grid.known == puzzle.cells() => (
             Reached::Solved(board.grid.domains(puzzle)),
             board.propagator.solves,
@@ -97,13 +104,9 @@ fn propagate<const W: usize>(
     }
 }
 
-fn probe<const W: usize>(
-    puzzle: &Puzzle,
-    domains: &[u128],
-    scope: &[usize],
-    deadline: Option<Instant>,
-) -> (Reached, u64) {
-    let (mut board, cells) = match propagated::<W>(puzzle, domains, scope, deadline) {
+fn probe<const W: usize>(puzzle: &Puzzle, start: Start<'_>) -> (Reached, u64) {
+    let deadline = start.deadline;
+    let (mut board, cells) = match propagated::<W>(puzzle, start) {
         Ok(propagated) => propagated,
         Err((stopped, _)) => return (stopped, 0),
     };
@@ -151,37 +154,8 @@ fn search<const W: usize>(
     )))
 }
 
-fn count_words<const W: usize>(
-    puzzle: &Puzzle,
-    domains: &[u128],
-    options: count::Options,
-    control: &Control,
-) -> Counted {
-    count::count::<W>(puzzle, domains, options, control)
-}
-
 /// What `Engine::sample` asks of its caller after the count and each batch of draws.
 pub type NextDraws<'a> = &'a mut dyn FnMut(&count::number::Count, Vec<Vec<u128>>) -> Option<usize>;
-
-fn sample_words<const W: usize>(
-    puzzle: &Puzzle,
-    domains: &[u128],
-    seed: u64,
-    options: count::Options,
-    control: &Control,
-    next: NextDraws<'_>,
-) -> Drawn {
-    count::sample::<W>(puzzle, domains, seed, options, control, next)
-}
-
-fn ambiguity_words<const W: usize>(
-    puzzle: &Puzzle,
-    domains: &[u128],
-    options: count::Options,
-    control: &Control,
-) -> Ambiguity {
-    count::ambiguity::<W>(puzzle, domains, options, control)
-}
 
 impl Engine {
     pub fn new(puzzle: Puzzle) -> Self {
@@ -198,44 +172,24 @@ impl Engine {
 
     /// Line logic from `domains` over the `scope` lines (all when empty), "solved" when it
     /// decides every cell of the grid; also returns the number of lines solved.
-    pub fn propagate(
-        &self,
-        domains: &[u128],
-        scope: &[usize],
-        deadline: Option<Instant>,
-    ) -> (Reached, u64) {
-        with_words!(
-            self.words,
-            propagate(&self.puzzle, domains, scope, deadline)
-        )
+    pub fn propagate(&self, start: Start<'_>) -> (Reached, u64) {
+        with_words!(self.words, propagate(&self.puzzle, start))
     }
 
     /// At least `count` cubes of `domains` (at line logic's fixpoint) over `scope`, by the
     /// lookahead of `lookahead.rs` trying `candidates` cells at each split.
-    pub fn split(
-        &self,
-        domains: &[u128],
-        scope: &[usize],
-        count: usize,
-        candidates: usize,
-        deadline: Option<Instant>,
-    ) -> Split {
+    pub fn split(&self, start: Start<'_>, count: usize, candidates: usize) -> Split {
         with_words!(
             self.words,
-            lookahead_split(&self.puzzle, domains, scope, count, candidates, deadline)
+            lookahead_split(&self.puzzle, start, count, candidates)
         )
     }
 
     /// Line logic, then probing to its fixpoint; every cell it fixes has that color in every
     /// solution (a probe that finds a solution counts as a branch that fits). Also returns
     /// the number of probes made.
-    pub fn probe(
-        &self,
-        domains: &[u128],
-        scope: &[usize],
-        deadline: Option<Instant>,
-    ) -> (Reached, u64) {
-        with_words!(self.words, probe(&self.puzzle, domains, scope, deadline))
+    pub fn probe(&self, start: Start<'_>) -> (Reached, u64) {
+        with_words!(self.words, probe(&self.puzzle, start))
     }
 
     /// Line logic and probing over the whole puzzle from its initial domains, writing down
@@ -249,7 +203,7 @@ impl Engine {
     pub fn count(&self, domains: &[u128], options: count::Options, control: &Control) -> Counted {
         with_words!(
             self.words,
-            count_words(&self.puzzle, domains, options, control)
+            count::count(&self.puzzle, domains, options, control)
         )
     }
 
@@ -264,7 +218,7 @@ impl Engine {
     ) -> Drawn {
         with_words!(
             self.words,
-            sample_words(&self.puzzle, domains, seed, options, control, next)
+            count::sample(&self.puzzle, domains, seed, options, control, next)
         )
     }
 
@@ -277,7 +231,7 @@ impl Engine {
     ) -> Ambiguity {
         with_words!(
             self.words,
-            ambiguity_words(&self.puzzle, domains, options, control)
+            count::ambiguity(&self.puzzle, domains, options, control)
         )
     }
 

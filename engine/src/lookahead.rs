@@ -10,6 +10,7 @@ use std::cmp::Reverse;
 use std::time::Instant;
 
 use crate::clue::Puzzle;
+use crate::engine::Start;
 use crate::propagate::{Board, Outcome};
 
 /// A part of the search space: the colors decided on the way down (cell, color as a bitmask)
@@ -27,12 +28,15 @@ pub type Split = Option<(Vec<Cube>, u64)>;
 /// when empty), fewer when the space is smaller; `candidates` cells tried at each split.
 pub fn split<const W: usize>(
     puzzle: &Puzzle,
-    domains: &[u128],
-    scope: &[usize],
+    start: Start<'_>,
     count: usize,
     candidates: usize,
-    deadline: Option<Instant>,
 ) -> Split {
+    let Start {
+        domains,
+        scope,
+        deadline,
+    } = start;
     let Ok(mut board) = Board::<W>::new(puzzle, domains) else {
         return Some((Vec::new(), 0));
     };

@@ -136,42 +136,46 @@ def batch_bar(stderr_console: Any) -> Iterator[Callable[[Any, int, int], None]]:
 
 
 @contextlib.contextmanager
-def compare_bar(stderr_console: Any, total: int) -> Iterator[Callable[[Any], None]]:
-    """A progress bar over (puzzle, backend) runs; yields the callback for each finished run.
-    Drawn only when stderr is a terminal."""
+def _counting_bar(
+    stderr_console: Any, total: int, description: str
+) -> Iterator[Callable[[str], None] | None]:
+    """A progress bar to `total`, drawn only when stderr is a terminal: yields a callback
+    that advances it by one with a new description (None when not drawn)."""
     if not stderr_console.is_terminal:
-        yield lambda *_: None
+        yield None
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=stderr_console, transient=True) as bar:
-        task = bar.add_task("solving", total=total)
+        task = bar.add_task(description, total=total)
+        yield lambda described: bar.update(task, advance=1, description=described)
 
-        def done(run: Any) -> None:
-            bar.update(task, advance=1, description=f"{run.puzzle} / {run.backend}")
 
-        yield done
+@contextlib.contextmanager
+def compare_bar(stderr_console: Any, total: int) -> Iterator[Callable[[Any], None]]:
+    """A progress bar over (puzzle, backend) runs; yields the callback for each finished run.
+    Drawn only when stderr is a terminal."""
+    with _counting_bar(stderr_console, total, "solving") as advance:
+        if advance is None:
+            yield lambda *_: None
+            return
+        yield lambda run: advance(f"{run.puzzle} / {run.backend}")
 
 
 @contextlib.contextmanager
 def tournament_bar(stderr_console: Any, total: int) -> Iterator[Callable[[Any], None]]:
     """A progress bar over a tournament's puzzles: answered so far, the last puzzle and its
     time; yields the callback for each finished puzzle. Drawn only when stderr is a terminal."""
-    if not stderr_console.is_terminal:
-        yield lambda *_: None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=stderr_console, transient=True) as bar:
-        task = bar.add_task("tournament", total=total)
+    with _counting_bar(stderr_console, total, "tournament") as advance:
+        if advance is None:
+            yield lambda *_: None
+            return
         answered = 0
 
         def done(entry: Any) -> None:
             nonlocal answered
             answered += entry.answered
-            described = f"{answered} answered; ${entry.number} {entry.seconds:.2f} s"
-            bar.update(task, advance=1, description=described)
+            advance(f"{answered} answered; ${entry.number} {entry.seconds:.2f} s")
 
         yield done

@@ -15,11 +15,12 @@ class Engine:
         colors: int,
         clues: list[list[int]] | list[list[tuple[int, int]]],
     ) -> None: ...
-    def propagate(
-        self, domains: Domains, scope: list[int], seconds: float | None = None
-    ) -> tuple[Verdict, int]: ...
-    def probe(
-        self, domains: Domains, scope: list[int], seconds: float | None = None
+    def reach(
+        self,
+        domains: Domains,
+        scope: list[int],
+        seconds: float | None = None,
+        probing: bool = False,
     ) -> tuple[Verdict, int]: ...
     def split(
         self,
@@ -92,7 +93,11 @@ class Solutions:
     def next_batch(self, most: int, seconds: float | None = None) -> tuple[list[Domains], bool]: ...
 
 def count(
-    engine: Engine, domains: Domains, knobs: tuple[int, int, int, int], seconds: float | None = None
+    engine: Engine,
+    domains: Domains,
+    knobs: tuple[int, int, int, int],
+    seconds: float | None = None,
+    colors: bool = False,
 ) -> Job: ...
 
 class Sampler:
@@ -107,7 +112,4 @@ def sampler(
     knobs: tuple[int, int, int, int],
     seconds: float | None = None,
 ) -> Sampler: ...
-def ambiguity(
-    engine: Engine, domains: Domains, knobs: tuple[int, int, int, int], seconds: float | None = None
-) -> Job: ...
 def solutions(engine: Engine, domains: Domains) -> Solutions: ...

@@ -107,7 +107,7 @@ class Engine:
         deadline: Deadline | None = None,
     ) -> Reached:
         """Line logic over `lines` (all by default) to the fixpoint."""
-        (status, reached, line), solves = self._engine.propagate(
+        (status, reached, line), solves = self._engine.reach(
             self._wire(domains), list(lines or ()), _seconds(deadline)
         )
         return Reached(status, _listed(reached), line, solves)
@@ -120,8 +120,8 @@ class Engine:
     ) -> Reached:
         """Line logic, then probing to its fixpoint: every cell it fixes has that color in every
         solution. "solved" when that decides every cell of `lines`."""
-        (status, reached, line), probes = self._engine.probe(
-            self._wire(domains), list(lines or ()), _seconds(deadline)
+        (status, reached, line), probes = self._engine.reach(
+            self._wire(domains), list(lines or ()), _seconds(deadline), probing=True
         )
         return Reached(status, _listed(reached), line, probes)
 
@@ -187,7 +187,9 @@ class Engine:
         """Start finding every color each cell takes in some solution; the Job's
         `ambiguity()` gives them once it has ended."""
         knobs = knobs or CountKnobs()
-        job = _engine.ambiguity(self._engine, self._wire(domains), knobs.wire, _seconds(deadline))
+        job = _engine.count(
+            self._engine, self._wire(domains), knobs.wire, _seconds(deadline), colors=True
+        )
         return Job(job)
 
     def solutions(self, domains: Sequence[int]) -> Solutions:

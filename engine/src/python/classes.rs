@@ -6,7 +6,7 @@ use pyo3::types::PyDict;
 use std::time::Instant;
 
 use crate::clue::Puzzle;
-use crate::engine::{AnySearch, Engine, Reached};
+use crate::engine::{AnySearch, Engine, Reached, Start};
 use crate::lemmas::Lemma;
 use crate::search::{Event, Options};
 
@@ -22,26 +22,42 @@ pub(crate) struct PyEngine {
 }
 
 /// A step of line logic or probing, as the engine runs it.
-type Step = fn(&Engine, &[u128], &[usize], Option<Instant>) -> (Reached, u64);
+type Step = fn(&Engine, Start<'_>) -> (Reached, u64);
+
+/// What a call from Python starts from, checked: the domains (and whether they came as
+/// bytes, to go back the same way), the lines and the deadline.
+struct Checked {
+    domains: Vec<u128>,
+    as_bytes: bool,
+    scope: Vec<usize>,
+    deadline: Option<Instant>,
+}
+
+impl Checked {
+    fn start(&self) -> Start<'_> {
+        Start {
+            domains: &self.domains,
+            scope: &self.scope,
+            deadline: self.deadline,
+        }
+    }
+}
 
 impl PyEngine {
-    /// `step` on checked domains and scope, without the GIL, a panic made an error: the
-    /// verdict and the step's count (lines solved or probes).
-    fn reach(
+    fn checked(
         &self,
-        py: Python<'_>,
         domains: DomainsIn<'_>,
         scope: Vec<usize>,
         seconds: Option<f64>,
-        step: Step,
-    ) -> PyResult<(Verdict, u64)> {
+    ) -> PyResult<Checked> {
         let (domains, as_bytes) = domains.read();
         checked_domains(&self.engine, &domains)?;
-        let scope = checked_scope(&self.engine, scope)?;
-        let deadline = deadline_in(seconds)?;
-        let (reached, count) =
-            py.detach(|| guarded(|| Ok(step(&self.engine, &domains, &scope, deadline))))?;
-        Ok((verdict(py, reached, as_bytes)?, count))
+        Ok(Checked {
+            domains,
+            as_bytes,
+            scope: checked_scope(&self.engine, scope)?,
+            deadline: deadline_in(seconds)?,
+        })
     }
 }
 
@@ -87,17 +103,26 @@ impl PyEngine {
     }
 
     /// Line logic over `scope` (all lines when empty), from `domains` (one color bitmask per
-    /// cell, row-major), until the fixpoint, a conflict or `seconds`. Returns the verdict and
-    /// the number of lines solved.
-    #[pyo3(signature = (domains, scope, seconds=None))]
-    fn propagate(
+    /// cell, row-major), until the fixpoint, a conflict or `seconds`; with `probing`, then
+    /// probing to its fixpoint (every cell it fixes holds in every solution). Returns the
+    /// verdict and the number of lines solved (of probes, when probing).
+    #[pyo3(signature = (domains, scope, seconds=None, probing=false))]
+    fn reach(
         &self,
         py: Python<'_>,
         domains: DomainsIn<'_>,
         scope: Vec<usize>,
         seconds: Option<f64>,
+        probing: bool,
     ) -> PyResult<(Verdict, u64)> {
-        self.reach(py, domains, scope, seconds, Engine::propagate)
+        let step: Step = if probing {
+            Engine::probe
+        } else {
+            Engine::propagate
+        };
+        let call = self.checked(domains, scope, seconds)?;
+        let (reached, count) = py.detach(|| guarded(|| Ok(step(&self.engine, call.start()))))?;
+        Ok((verdict(py, reached, call.as_bytes)?, count))
     }
 
     /// At least `count` cubes of `domains` (at line logic's fixpoint) over `scope` (all lines
@@ -113,14 +138,10 @@ impl PyEngine {
         candidates: usize,
         seconds: Option<f64>,
     ) -> PyResult<Option<(Vec<CubeOut>, u64)>> {
-        let (domains, as_bytes) = domains.read();
-        checked_domains(&self.engine, &domains)?;
-        let scope = checked_scope(&self.engine, scope)?;
-        let deadline = deadline_in(seconds)?;
+        let call = self.checked(domains, scope, seconds)?;
         let engine = &self.engine;
-        let split = py.detach(|| {
-            guarded(|| Ok(engine.split(&domains, &scope, count, candidates, deadline)))
-        })?;
+        let split = py.detach(|| guarded(|| Ok(engine.split(call.start(), count, candidates))))?;
+        let as_bytes = call.as_bytes;
         let Some((cubes, failed)) = split else {
             return Ok(None);
         };
@@ -129,19 +150,6 @@ impl PyEngine {
             .map(|cube| Ok((cube.decisions, domains_out(py, cube.domains, as_bytes)?)))
             .collect::<PyResult<Vec<_>>>()?;
         Ok(Some((cubes, failed)))
-    }
-
-    /// Line logic, then probing to its fixpoint: every cell it fixes holds in every solution.
-    /// Returns the verdict and the number of probes.
-    #[pyo3(signature = (domains, scope, seconds=None))]
-    fn probe(
-        &self,
-        py: Python<'_>,
-        domains: DomainsIn<'_>,
-        scope: Vec<usize>,
-        seconds: Option<f64>,
-    ) -> PyResult<(Verdict, u64)> {
-        self.reach(py, domains, scope, seconds, Engine::probe)
     }
 
     /// Belief propagation for `rounds` rounds from `domains`: each cell's most likely color,

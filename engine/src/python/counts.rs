@@ -278,40 +278,28 @@ fn start_job(
     })
 }
 
-/// Count the grids that fit the clues and `domains`, in a thread (see `Job`).
+/// Count the grids that fit the clues and `domains`, in a thread (see `Job`); with `colors`,
+/// find every color each cell takes in some solution instead (the ambiguity map, from the
+/// counts).
 #[pyfunction]
-#[pyo3(signature = (engine, domains, knobs, seconds=None))]
+#[pyo3(signature = (engine, domains, knobs, seconds=None, colors=false))]
 pub fn count(
     engine: PyRef<'_, PyEngine>,
     domains: DomainsIn<'_>,
     knobs: Knobs,
     seconds: Option<f64>,
+    colors: bool,
 ) -> PyResult<PyJob> {
     start_job(
         &engine,
         domains,
         seconds,
         move |engine, domains, control| {
-            Outcome::Counted(engine.count(domains, options(knobs), control))
-        },
-    )
-}
-
-/// Every color each cell takes in some solution, in a thread (see `Job`).
-#[pyfunction]
-#[pyo3(signature = (engine, domains, knobs, seconds=None))]
-pub fn ambiguity(
-    engine: PyRef<'_, PyEngine>,
-    domains: DomainsIn<'_>,
-    knobs: Knobs,
-    seconds: Option<f64>,
-) -> PyResult<PyJob> {
-    start_job(
-        &engine,
-        domains,
-        seconds,
-        move |engine, domains, control| {
-            Outcome::Ambiguity(engine.ambiguity(domains, options(knobs), control))
+            if colors {
+                Outcome::Ambiguity(engine.ambiguity(domains, options(knobs), control))
+            } else {
+                Outcome::Counted(engine.count(domains, options(knobs), control))
+            }
         },
     )
 }

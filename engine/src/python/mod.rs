@@ -212,7 +212,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(counts::count, module)?)?;
     module.add_class::<samples::PySampler>()?;
     module.add_function(wrap_pyfunction!(samples::sampler, module)?)?;
-    module.add_function(wrap_pyfunction!(counts::ambiguity, module)?)?;
     module.add_function(wrap_pyfunction!(counts::solutions, module)?)?;
     Ok(())
 }
