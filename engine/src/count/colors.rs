@@ -135,23 +135,15 @@ impl<const W: usize> Counter<'_, W> {
 mod tests {
     use super::*;
     use crate::count::enumerate::{Enumerator, Step};
-    use crate::count::tests::random_puzzle;
+    use crate::count::tests::mixed_puzzle;
     use crate::count::Control;
-    use crate::line::tests::pseudo_random;
     use crate::propagate::Board;
 
     #[test]
     fn the_colors_are_those_of_the_solutions() {
         let mut seed = 0x5EED_0030u64;
         for case in 0..150 {
-            let (colors, blot) = match case % 3 {
-                0 => (2, false),
-                1 => (3, false),
-                _ => (2, true),
-            };
-            let (width, height) = if colors == 2 { (6, 5) } else { (4, 4) };
-            let density = 30 + pseudo_random(&mut seed) % 40;
-            let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+            let puzzle = mixed_puzzle(case, 3, (6, 5), (4, 4), &mut seed);
             // The union of every solution, listed.
             let mut expected = vec![0u128; puzzle.cells()];
             let mut enumerator = Enumerator::<1>::new(&puzzle, &puzzle.initial_domains());

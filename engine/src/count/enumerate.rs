@@ -136,22 +136,14 @@ impl<const W: usize> Enumerator<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::tests::{brute_force, random_puzzle};
-    use crate::line::tests::pseudo_random;
+    use crate::count::tests::{brute_force, mixed_puzzle};
     use std::collections::HashSet;
 
     #[test]
     fn every_solution_once() {
         let mut seed = 0x5EED_0010u64;
         for case in 0..200 {
-            let (colors, blot) = match case % 3 {
-                0 => (2, false),
-                1 => (3, false),
-                _ => (2, true),
-            };
-            let (width, height) = if colors == 2 { (4, 4) } else { (3, 3) };
-            let density = 30 + pseudo_random(&mut seed) % 40;
-            let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+            let puzzle = mixed_puzzle(case, 3, (4, 4), (3, 3), &mut seed);
             let mut found = HashSet::new();
             let mut enumerator = Enumerator::<1>::new(&puzzle, &puzzle.initial_domains());
             loop {

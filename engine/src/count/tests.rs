@@ -36,6 +36,29 @@ pub fn brute_force(puzzle: &Puzzle) -> u128 {
     }
 }
 
+/// The `case`-th puzzle of the mixed stream the counting tests run on: of every `kinds` cases,
+/// the last is black and white with blotted numbers, the one before it three colors, the rest
+/// black and white; `two` and `three` are the sizes (width, height) for two and three colors.
+pub fn mixed_puzzle(
+    case: usize,
+    kinds: usize,
+    two: (usize, usize),
+    three: (usize, usize),
+    seed: &mut u64,
+) -> Puzzle {
+    let kind = case % kinds;
+    let (colors, blot) = if kind + 1 == kinds {
+        (2, true)
+    } else if kind + 2 == kinds {
+        (3, false)
+    } else {
+        (2, false)
+    };
+    let (width, height) = if colors == 2 { two } else { three };
+    let density = 30 + pseudo_random(seed) % 40;
+    random_puzzle(width, height, colors, density, blot, seed)
+}
+
 /// Whether every line of the decided `domains` has its clue.
 pub fn fits(puzzle: &Puzzle, domains: &[u128]) -> bool {
     (0..puzzle.lines()).all(|line| {
@@ -102,14 +125,7 @@ fn counted(puzzle: &Puzzle, probe: bool, probe_from: usize) -> Counted {
 fn counts_match_brute_force_on_small_puzzles() {
     let mut seed = 0x5EED_0001u64;
     for case in 0..300 {
-        let (colors, blot) = match case % 4 {
-            0 | 1 => (2, false),
-            2 => (3, false),
-            _ => (2, true),
-        };
-        let (width, height) = if colors == 2 { (4, 4) } else { (3, 3) };
-        let density = 30 + pseudo_random(&mut seed) % 40;
-        let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+        let puzzle = mixed_puzzle(case, 4, (4, 4), (3, 3), &mut seed);
         let expected = brute_force(&puzzle);
         for (probe, probe_from) in [(false, usize::MAX), (true, usize::MAX), (true, 1)] {
             let got = counted(&puzzle, probe, probe_from);
@@ -176,14 +192,7 @@ fn swept(puzzle: &Puzzle, by_columns: bool) -> Option<Count> {
 fn the_sweep_matches_brute_force_in_both_directions() {
     let mut seed = 0x5EED_0004u64;
     for case in 0..300 {
-        let (colors, blot) = match case % 4 {
-            0 | 1 => (2, false),
-            2 => (3, false),
-            _ => (2, true),
-        };
-        let (width, height) = if colors == 2 { (5, 3) } else { (3, 3) };
-        let density = 30 + pseudo_random(&mut seed) % 40;
-        let puzzle = random_puzzle(width, height, colors, density, blot, &mut seed);
+        let puzzle = mixed_puzzle(case, 4, (5, 3), (3, 3), &mut seed);
         let expected = Count::from(brute_force(&puzzle));
         for by_columns in [false, true] {
             assert_eq!(
