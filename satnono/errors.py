@@ -6,6 +6,7 @@ are different exception types; the CLI maps each to its exit code without a trac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -44,6 +45,16 @@ class InputError(ValueError):
     def at(self, path: str | Path) -> InputError:
         """The same error attributed to a file, for parsers that work on text."""
         return InputError(self.message, path, self.line, hint=self.hint)
+
+
+def accepted(check: Callable[[], object]) -> bool:
+    """Whether `check` runs without an InputError: for the questions that only ask whether
+    input is usable (a format's sniffer, a cached download, a file's suffix)."""
+    try:
+        check()
+    except InputError:
+        return False
+    return True
 
 
 class Contradiction(Exception):  # noqa: N818 - a contradiction is a result, not an error

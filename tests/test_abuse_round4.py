@@ -351,3 +351,21 @@ def test_a_mangled_certificate_is_checked_or_refused_within_its_timeout(
             if checked.verified:  # only a change that keeps the meaning (a comment, a blank)
                 assert name != SOLUTION or mangled.split() == honest[SOLUTION].split()
         assert time.monotonic() - started < 2 + 1
+
+
+@pytest.mark.parametrize("separator", [b"\x1e", b"\x1c", b"\x85", b"\x0b", b"\x0c"])
+def test_a_solution_s_rows_end_only_at_a_line_end(
+    honest: dict[str, bytes], tmp_path: Path, separator: bytes
+) -> None:
+    """Found by the mangling test above: a row end flipped to a record separator (0x1e) was
+    read as a line end (Python's str.splitlines() takes 0x1c-0x1e, 0x85, vertical tab and
+    form feed for line ends), so the mangled solution.txt was VERIFIED. Only \\n, \\r\\n and
+    \\r end a row, as in every format satnono reads."""
+    for file, content in honest.items():
+        mangled = content.replace(b"\n", separator, 1) if file == SOLUTION else content
+        (tmp_path / file).write_bytes(mangled)
+    try:
+        checked = check_certificate(tmp_path, timeout=10)
+    except InputError:
+        return
+    assert not checked.verified, checked

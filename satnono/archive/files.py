@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from satnono.errors import InputError
+from satnono.errors import InputError, accepted
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,4 @@ def _not_readable(path: Path) -> str | None:
 def _has_puzzle_suffix(path: Path) -> bool:
     from satnono.formats import format_of
 
-    try:
-        format_of(path)
-    except InputError:
-        return False
-    return True
+    return accepted(lambda: format_of(path))

@@ -83,7 +83,7 @@ def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
         puzzle: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
     ) -> int:
         if args.line_only:
-            return _line_only(puzzle, source, args=args, within=within, label=label)
+            return _line_only(puzzle, source, args, within.remaining(), label)
         return _solve_one(puzzle, source, args=args, within=within, label=label)
 
     return each_puzzle(puzzles, args.fmt, args.index, args.timeout, json_for, solve_one)
@@ -182,18 +182,13 @@ def _check_line_only(args: SolveArgs) -> None:
 
 
 def _line_only(
-    puzzle: satnono.Puzzle,
-    source: str,
-    *,
-    args: SolveArgs,
-    within: satnono.Deadline,
-    label: str | None = None,
+    puzzle: satnono.Puzzle, source: str, args: SolveArgs, seconds: float | None, label: str | None
 ) -> int:
-    """Solve one puzzle without guessing and grade it; the exit code: 0 with a grade, 1 when
-    there is no solution, 3 when the timeout came first."""
+    """Solve one puzzle without guessing, within `seconds`, and grade it; the exit code: 0
+    with a grade, 1 when there is no solution, 3 when the timeout came first."""
     from satnono.cli.process import EXIT_SOLVED, EXIT_TIMEOUT, EXIT_UNSOLVABLE
 
-    result = satnono.line_only(puzzle, within.remaining())
+    result = satnono.line_only(puzzle, seconds)
     if args.json_output:
         print_json(contract.line_only_object(source, puzzle, result))
     else:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from satnono.core.model import BLACK_AND_WHITE, MAX_SIDE, Block, Clue, Puzzle
-from satnono.errors import InputError
+from satnono.errors import InputError, accepted
 from satnono.formats.limits import MAX_LINES, check_blocks, check_lines, shown
 
 #: (1-based line number, line text without its newline)
@@ -175,10 +175,6 @@ def sniffer(parse: Callable[[str], list[Puzzle]]) -> Callable[[str], bool]:
     """Content sniffing by parsing: these formats have no magic words, only structure."""
 
     def sniff(text: str) -> bool:
-        try:
-            parse(text)
-        except InputError:
-            return False
-        return True
+        return accepted(lambda: parse(text))
 
     return sniff

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from satnono.errors import InputError
+from satnono.errors import InputError, accepted
 from satnono.version import __version__
 
 #: The sites `fetch` downloads from.
@@ -105,11 +105,11 @@ def _cache_is_valid(path: Path, puzzle_id: int) -> bool:
     or written by something else is downloaded again rather than served."""
     from satnono.formats import read_text
 
-    try:
-        _validated_text(read_text(path).encode("utf-8"), "utf-8", puzzle_id, str(path), "cache")
-    except InputError:
-        return False
-    return True
+    return accepted(
+        lambda: _validated_text(
+            read_text(path).encode("utf-8"), "utf-8", puzzle_id, str(path), "cache"
+        )
+    )
 
 
 #: webpbn's ids are below a million; twelve digits leave room and keep file names short.
@@ -363,11 +363,7 @@ def fetch_nonograms(
 def _cached_non_is_valid(path: Path) -> bool:
     from satnono.formats import read_puzzles
 
-    try:
-        read_puzzles(path, "non")
-    except InputError:
-        return False
-    return True
+    return accepted(lambda: read_puzzles(path, "non"))
 
 
 def decode_nonograms_page(html: str, url: str, source: str) -> Any:

@@ -72,7 +72,7 @@ def check_certificate(folder: str | Path, timeout: float | None = None) -> Check
     (puzzle,) = parse_text(clues, certify.CLUES)[:1]
     several, single = text(certify.SOLUTIONS), text(certify.SOLUTION)
     if several is not None:
-        grids = [_grid(puzzle, block) for block in several.strip().split("\n\n")]
+        grids = [_grid(puzzle, block) for block in several.strip(_BLANK).split("\n\n")]
         for grid in grids:
             problem = _problem(puzzle, grid)
             if problem:
@@ -298,10 +298,19 @@ def _body(dimacs: str) -> str:
 
 
 def _grid(puzzle: Puzzle, block: str) -> Grid:
+    """The grid of a solution's rows. Only a line end (\n, \r\n, \r) ends a row, as in every
+    format satnono reads: str.splitlines() also ends one at a record separator (0x1c-0x1e),
+    0x85, a vertical tab or a form feed, so a row end mangled into one of those passed."""
+    from satnono.formats._plain import split_lines
     from satnono.output.contract import grid_of_rows
 
-    rows = [row for row in block.strip().splitlines() if row]
+    rows = [row for row in split_lines(block.strip(_BLANK)) if row]
     return grid_of_rows(puzzle, rows, "certificate")
+
+
+#: What may stand around a solution's rows: spaces, tabs and line ends (str.strip() would also
+#: take the separators and control characters that no row may hold).
+_BLANK = " \t\r\n"
 
 
 def _problem(puzzle: Puzzle, grid: Grid) -> str:

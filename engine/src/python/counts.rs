@@ -8,14 +8,14 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use num_bigint::BigUint;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use super::{checked_domains, deadline_in, domains_out, guarded, DomainsIn, PyEngine};
+use super::{checked_domains, deadline_in, domains_out, guarded, wait_of, DomainsIn, PyEngine};
 use crate::count::enumerate::Step;
 use crate::count::{self as counting, Ambiguity, Control, Counted, Method};
 use crate::engine::{AnyEnumerator, Engine};
@@ -130,12 +130,7 @@ impl PyJob {
         if self.outcome.is_some() {
             return Ok(true);
         }
-        if !(seconds.is_finite() && seconds >= 0.0) {
-            return Err(PyValueError::new_err(format!(
-                "seconds must be >= 0, got {seconds}"
-            )));
-        }
-        let wait = Duration::from_secs_f64(seconds.min(3.15e7));
+        let wait = wait_of(seconds)?;
         let receiver = &self.receiver;
         let received = py.detach(|| {
             let guard = receiver

@@ -37,17 +37,9 @@ pub(crate) fn guarded<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 
 /// `seconds` from now (None: no deadline).
 pub(crate) fn deadline_in(seconds: Option<f64>) -> PyResult<Option<Instant>> {
-    match seconds {
-        None => Ok(None),
-        Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
-            // A year stands for "no deadline worth the name"; Instant cannot hold much more.
-            let wait = Duration::from_secs_f64(seconds.min(3.15e7));
-            Ok(Instant::now().checked_add(wait))
-        }
-        Some(seconds) => Err(PyValueError::new_err(format!(
-            "seconds must be >= 0, got {seconds}"
-        ))),
-    }
+    seconds.map_or(Ok(None), |seconds| {
+        Ok(Instant::now().checked_add(wait_of(seconds)?))
+    })
 }
 
 /// A clue number as the surface takes it: a length (color 1, as black and white puzzles
@@ -159,6 +151,17 @@ fn verdict(py: Python<'_>, reached: Reached, as_bytes: bool) -> PyResult<Verdict
         .map(|domains| domains_out(py, domains, as_bytes))
         .transpose()?;
     Ok((status, domains, line))
+}
+
+/// A wait of `seconds`, or a ValueError when that is no wait. A year stands for "no deadline
+/// worth the name": Instant cannot hold much more.
+pub(crate) fn wait_of(seconds: f64) -> PyResult<Duration> {
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "seconds must be >= 0, got {seconds}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(seconds.min(3.15e7)))
 }
 
 /// Times a line may be solved again in one call: a benchmark's 100,000 solves of the longest

@@ -7,14 +7,13 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use num_bigint::BigUint;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 use super::counts::{options, panic_message, Knobs};
-use super::{checked_domains, deadline_in, domains_out, DomainsIn, PyEngine};
+use super::{checked_domains, deadline_in, domains_out, wait_of, DomainsIn, PyEngine};
 use crate::count::{self as counting, Control, Drawn};
 
 /// What a sampler's thread tells: the number of solutions once counted, each batch drawn, and
@@ -69,12 +68,7 @@ impl PySampler {
     /// solutions), ("samples", [domains...]), ("ended", "done" | "zero" | "stopped"), or
     /// ("nothing", None).
     fn receive(&self, py: Python<'_>, seconds: f64) -> PyResult<(&'static str, Py<PyAny>)> {
-        if !(seconds.is_finite() && seconds >= 0.0) {
-            return Err(PyValueError::new_err(format!(
-                "seconds must be >= 0, got {seconds}"
-            )));
-        }
-        let wait = Duration::from_secs_f64(seconds.min(3.15e7));
+        let wait = wait_of(seconds)?;
         let told = &self.told;
         let received = py.detach(|| {
             let guard = told.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

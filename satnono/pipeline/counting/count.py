@@ -179,33 +179,27 @@ def _capped(counted: Counted, limit: int, approximation: Approximation | None) -
     return counted
 
 
+@dataclass
 class _Race:
     """One count's race: the backend lists the first solutions while the engine counts, and
     the counters join after the head start; the first exact answer wins."""
 
-    def __init__(
-        self,
-        prepared: Prepared,
-        deadline: Deadline,
-        approximation: Approximation | None,
-        head_start: float,
-        knobs: CountKnobs | None,
-        progress: Progress,
-        stats: dict[str, Any],
-    ) -> None:
-        self.prepared = prepared
-        self.deadline = deadline
-        self.approximation = approximation
-        self.head_start = head_start
-        self.knobs = knobs
-        self.progress = progress
-        self.stats = stats
-        self.engine = Engine(prepared.puzzle)
-        self.started = time.perf_counter()
-        #: Solutions the backend listed, and the first of them (verified): a lower bound and
-        #: its witness, whatever the count comes to.
-        self.listed = 0
-        self.witness: Grid | None = None
+    prepared: Prepared
+    deadline: Deadline
+    approximation: Approximation | None
+    head_start: float
+    knobs: CountKnobs | None
+    progress: Progress
+    stats: dict[str, Any]
+    engine: Engine = field(init=False)
+    started: float = field(default_factory=time.perf_counter, init=False)
+    #: Solutions the backend listed, and the first of them (verified): a lower bound and
+    #: its witness, whatever the count comes to.
+    listed: int = field(default=0, init=False)
+    witness: Grid | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.engine = Engine(self.prepared.puzzle)
 
     def run(
         self, methods: tuple[str, ...], backend: str, options: SearchOptions, limit: int

@@ -4,6 +4,7 @@ estimate), each in a forked child on the satnono.runtime.race; the first answer 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 from satnono.encode.cnf import encode_puzzle
 from satnono.pipeline.counting.counters import (
@@ -19,6 +20,7 @@ from satnono.runtime.deadline import Deadline
 from satnono.runtime.race import Race
 
 
+@dataclass
 class CounterRace:
     """The counters racing the search on one component, each in a forked child
     (satnono.runtime.race): the first count that arrives wins, an int from Ganak or an
@@ -28,26 +30,20 @@ class CounterRace:
     64 nodes), or at once (`start`) when the search does not run.
     """
 
-    def __init__(
-        self,
-        prepared: Prepared,
-        deadline: Deadline,
-        lines: tuple[int, ...],
-        methods: tuple[str, ...],
-        guarantee: tuple[float, float] | None,
-        head_start: float,
-    ) -> None:
-        self.prepared = prepared
-        self.deadline = deadline
-        self.lines = lines
-        self.methods = methods
-        self.guarantee = guarantee
-        self.head_start = head_start
-        self.started_at = time.perf_counter()
-        #: The component's state at its root: the search narrows prepared.domains in place.
-        self.root = tuple(prepared.domains)
-        self.race: Race[str] = Race(lambda _, answer: True)
-        self.started = False
+    prepared: Prepared
+    deadline: Deadline
+    lines: tuple[int, ...]
+    methods: tuple[str, ...]
+    guarantee: tuple[float, float] | None
+    head_start: float
+    started_at: float = field(default_factory=time.perf_counter, init=False)
+    #: The component's state at its root: the search narrows prepared.domains in place.
+    root: tuple[int, ...] = field(init=False)
+    race: Race[str] = field(default_factory=lambda: Race(lambda _, answer: True), init=False)
+    started: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        self.root = tuple(self.prepared.domains)
 
     @property
     def answer(self) -> int | Estimate | None:
