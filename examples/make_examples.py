@@ -125,22 +125,19 @@ rrwwrrrwwwwrrwrr
 ................
 """
 
+
+def palette(*colors: str) -> tuple[Color, ...]:
+    """The background, then each color written as "name char #rrggbb"."""
+    return (WHITE, *(Color(*color.split()) for color in colors))
+
+
 PALETTES = {
-    "heart-color": (WHITE, Color("red", "r", "#d01c2a"), Color("pink", "p", "#ff9bb0")),
-    "sailboat-color": (
-        WHITE,
-        Color("sail", "w", "#f0e6c8"),
-        Color("mast", "k", "#3b2a1a"),
-        Color("hull", "n", "#8b4513"),
-        Color("sea", "b", "#1f6fd0"),
-        Color("sun", "y", "#ffd21f"),
+    "heart-color": palette("red r #d01c2a", "pink p #ff9bb0"),
+    "sailboat-color": palette(
+        "sail w #f0e6c8", "mast k #3b2a1a", "hull n #8b4513", "sea b #1f6fd0", "sun y #ffd21f"
     ),
-    "mushroom-color": (
-        WHITE,
-        Color("cap", "r", "#c81e1e"),
-        Color("spot", "w", "#f4f4f4"),
-        Color("gill", "k", "#5a3b24"),
-        Color("stem", "c", "#e8d7b0"),
+    "mushroom-color": palette(
+        "cap r #c81e1e", "spot w #f4f4f4", "gill k #5a3b24", "stem c #e8d7b0"
     ),
 }
 

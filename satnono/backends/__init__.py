@@ -116,13 +116,17 @@ class Backend(Protocol):
 @dataclass(frozen=True)
 class BackendInfo:
     name: str
-    module: str
     requires: str | None  # import name that must be installed, None: satnono's own code
     summary: str
     #: Residuals of at most this many cells are searched by the native search (backtrack)
     #: in the caller's thread, unless a solver or an encoding is named: the thread a search
     #: otherwise runs in costs more than such a search (SMALL_RESIDUAL).
     branch_below: int = 0
+
+    @property
+    def module(self) -> str:
+        """The module that holds the backend: one per backend, named after it."""
+        return f"satnono.backends.{self.name}"
 
 
 #: Undecided cells up to which searching in the caller's thread pays: measured when the
@@ -136,29 +140,23 @@ BACKENDS: dict[str, BackendInfo] = {
     for info in (
         BackendInfo(
             "sat",
-            "satnono.backends.sat",
             "pysat",
             "the native search under a budget, then CaDiCaL on the probed residual",
             branch_below=SMALL_RESIDUAL,
         ),
         BackendInfo(
             "portfolio",
-            "satnono.backends.portfolio",
             "pysat",
             "several sat configurations race in parallel processes; the first answer wins",
         ),
-        BackendInfo(
-            "cpsat", "satnono.backends.cpsat", "ortools", "OR-tools CP-SAT, one automaton per line"
-        ),
+        BackendInfo("cpsat", "ortools", "OR-tools CP-SAT, one automaton per line"),
         BackendInfo(
             "cubes",
-            "satnono.backends.cubes",
             "distributed",
             "cube-and-conquer: lookahead splits the puzzle, Dask workers solve the parts",
         ),
         BackendInfo(
             "backtrack",
-            "satnono.backends.backtrack",
             None,
             "the native search alone: probing, depth-first search, restarts",
         ),

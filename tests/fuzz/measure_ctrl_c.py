@@ -15,7 +15,6 @@ holds a traceback or a C library abort, and whether any process of the group sur
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
@@ -25,7 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from satnono.backends import installed_backends
+from measuring import command_line
 
 DEFAULT = Path(__file__).resolve().parents[2] / "examples/permutation-9.non"
 ABORTS = ("Traceback", "free():", "double free", "Segmentation", "Aborted", "core dumped")
@@ -67,11 +66,8 @@ def one_run(puzzle: Path, backend: str, after: float) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("puzzle", nargs="?", type=Path, default=DEFAULT)
+    parser = command_line(__doc__, DEFAULT, runs=8)
     parser.add_argument("--after", type=float, default=2.5)
-    parser.add_argument("--runs", type=int, default=8)
-    parser.add_argument("--backends", default=",".join(installed_backends()))
     args = parser.parse_args()
     print(f"{args.puzzle.name}: SIGINT after about {args.after} s, {args.runs} runs each")
     for backend in args.backends.split(","):

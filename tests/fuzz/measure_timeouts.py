@@ -27,7 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from satnono.backends import installed_backends
+from measuring import command_line
+
 from satnono.core.model import BLACK_AND_WHITE
 from satnono.formats import read_puzzle, write_puzzles
 from satnono.formats.generate import puzzle_from_grid
@@ -69,11 +70,8 @@ def random_puzzle(spec: str, directory: str) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("puzzle", nargs="?", type=Path, default=DEFAULT)
+    parser = command_line(__doc__, DEFAULT, runs=3)
     parser.add_argument("--timeout", type=float, default=2.0)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--backends", default=",".join(installed_backends()))
     parser.add_argument("--random", metavar="SIDE,DENSITY", help="a random puzzle instead")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
