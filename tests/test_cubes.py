@@ -406,3 +406,29 @@ def test_a_plain_script_on_the_cubes_backend_works_or_gets_one_clear_line(
             'script: put its work under `if __name__ == "__main__":`'
         ]
         assert done.stderr == "" and time.monotonic() - started < 5
+
+
+def test_a_local_cluster_is_given_longer_to_start_on_a_loaded_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """8 workers took 10.5 s to start on 2 cores busy with 6 other processes (1.4-2.0 s idle):
+    the time a cubes run must have left before it starts one grows with the load."""
+    import os
+
+    from satnono.backends import cubes
+
+    monkeypatch.setattr("satnono.backends.usable_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert cubes.cluster_start() == cubes.CLUSTER_START
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 6.0, 6.0))
+    assert cubes.cluster_start() == 4 * cubes.CLUSTER_START
+
+
+def test_no_cluster_is_started_for_work_already_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from satnono.runtime import dask
+
+    def no_cluster(*_: object) -> None:
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(dask, "client", no_cluster)
+    assert not dask.run_on_cluster("local", 8, print, [()], lambda *_: True, lambda: True)

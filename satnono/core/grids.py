@@ -1,9 +1,8 @@
 """A grid as the search sees it: each cell's domain (a bitmask of the palette colors it may
 still take, cell = row * width + column), and the grids of decided domains and back.
 
-Shared by the live path and the Python reference line logic (satnono.reference.linesolver,
-satnono.reference.propagate): neither owns these, and the live path reaches line logic only through
-the engine.
+Shared by the live path and the Python reference line logic (satnono.reference): neither
+owns these, and the live path reaches line logic only through the engine.
 """
 
 from __future__ import annotations

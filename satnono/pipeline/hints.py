@@ -8,8 +8,8 @@ color would lead line logic to a contradiction, so it has another. Among the lin
 something, the simplest reason wins, then the most cells: that is the step a person sees first.
 
 Every deduction comes from the engine's exact line solver (satnono.logic.native), which the
-reference line solver (satnono.reference.linesolver) holds to in the property tests; the hint tests
-check each step against the reference again.
+reference line solver (satnono.reference.linesolver) holds to in the property tests; the hint
+tests check each step against the reference again.
 """
 
 from __future__ import annotations

@@ -305,9 +305,16 @@ def run_on_cluster(
     `stop_tasks`). When it ends early, the tasks still running are not waited for: a cluster
     of this call's own is killed; on a shared one they end at whatever deadline they were
     given."""
+    if stopped is not None and stopped():
+        return False
     cluster = client(scheduler, workers, threads, stop_tasks)
     with cluster as dask:
         own = cluster.cluster is not None  # killed when the work ends early: not cancelled
+        # A local cluster's start cannot be cut short (10 s for 8 workers on 2 cores busy
+        # with 6 other processes): looked at before any task is submitted.
+        if stopped is not None and stopped():
+            cluster.abandoned = True
+            return False
         finished = each_result(
             dask, function, arguments, on_result, stopped, in_flight, cancel=not own
         )
