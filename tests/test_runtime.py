@@ -188,6 +188,23 @@ def test_cadical_without_interrupt_stops_at_its_deadline_between_slices() -> Non
         assert solver.solve([-3]) is False
 
 
+@pytest.mark.parametrize(("seconds", "most"), [(2, 2_000), (60, 10_000)])
+def test_cadical_s_first_slice_fits_a_near_deadline(seconds: float, most: int) -> None:
+    """Before its speed is known, CaDiCaL's first slice is sized for a slow machine when the
+    deadline is near: its tuned 10,000 conflicts took 8.7 s past a 4 s timeout with 6 other
+    processes on 2 cores. A distant deadline keeps the tuned slice."""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import SatSolver
+
+    budgets: list[int] = []
+    with SatSolver("cadical195", Deadline(seconds), PHP(12).clauses) as solver:
+        real = solver.solver.conf_budget
+        solver.solver.conf_budget = lambda n: (budgets.append(n), real(n))[1]
+        assert solver.solve_for(0.05) is None
+    assert most // 2 <= budgets[0] <= most
+
+
 def test_a_race_keeps_the_solver_that_answers_and_ends_at_its_deadline() -> None:
     """After its head start in conflicts the first solver takes turns with a rival; the one
     that answers goes on as the adapter's solver, and two that cannot answer stop at the

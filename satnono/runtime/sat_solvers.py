@@ -46,6 +46,11 @@ SLICED = frozenset({"cadical195"})
 SLICE_SECONDS = 0.2
 FIRST_SLICE = 10_000
 SMALLEST_SLICE = 1_000
+#: Conflicts a second a slice is sized by before its solver's speed is known, when the deadline
+#: is near: a slow machine's (CaDiCaL met 1,150 a second at a fifth of a core, with 6 other
+#: processes on 2 cores, and its first slice of 10,000 took 8.7 s past a 4 s timeout). A
+#: deadline 10 s away or more keeps the first slice of FIRST_SLICE the solver was tuned with.
+SAFE_RATE = 1_000
 
 
 def solver_names() -> dict[str, str]:
@@ -119,6 +124,8 @@ class SatSolver(Stoppable):
         super().__init__(deadline, canonical in INTERRUPTIBLE)
         self.name = name
         self.slice = FIRST_SLICE if canonical in SLICED else None
+        #: Whether a slice has shown this solver's speed here (the slices are sized by it).
+        self.measured = False
         self.solver: Any = Solver(
             name=name, bootstrap_with=clauses if clauses else None, with_proof=with_proof
         )
@@ -161,6 +168,9 @@ class SatSolver(Stoppable):
             self.slice = FIRST_SLICE
         spent = 0.0
         until = None if conflicts is None else self.conflicts() + conflicts
+        remaining = self.deadline.remaining()
+        if remaining is not None and not self.measured:  # no speed known yet: a safe slice
+            self.slice = min(self.slice, max(SMALLEST_SLICE, int(remaining * SAFE_RATE)))
         while True:
             started = time.perf_counter()
             budget = self.slice if until is None else min(self.slice, until - self.conflicts())
@@ -175,6 +185,7 @@ class SatSolver(Stoppable):
             if until is not None and self.conflicts() >= until:
                 return None
             # Grown at most 4-fold: conflicts slow down as learned clauses pile up.
+            self.measured = True
             scaled = int(self.slice * min(SLICE_SECONDS / took, 4.0))
             self.slice = max(SMALLEST_SLICE, min(scaled, 10**7))
 
@@ -200,7 +211,7 @@ class SatSolver(Stoppable):
                 result = rival.solve_for(SLICE_SECONDS)
                 if result is not None:  # swapped, so that the loser is the one deleted below
                     self.solver, rival.solver = rival.solver, self.solver
-                    self.name, self.slice = rival.name, rival.slice
+                    self.name, self.slice, self.measured = rival.name, rival.slice, True
                     return result
                 result = self.solve_for(SLICE_SECONDS)
                 if result is not None:
