@@ -41,40 +41,43 @@ pub fn split<const W: usize>(
         return Some((Vec::new(), 0));
     };
     let cells = board.set_scope(puzzle, scope);
-    let scope: Vec<usize> = board_scope(puzzle, scope);
-    let open = |domains: &[u128]| cells.iter().filter(|&&c| open_domain(domains[c])).count();
-    let mut cubes = vec![Cube {
+    let open = |cube: Cube| {
+        (
+            cells
+                .iter()
+                .filter(|&&c| open_domain(cube.domains[c]))
+                .count(),
+            cube,
+        )
+    };
+    // Each cube with its undecided cells, counted once when it is made.
+    let mut cubes = vec![open(Cube {
         decisions: Vec::new(),
         domains: domains.to_vec(),
-    }];
+    })];
     let mut failed = 0;
     while cubes.len() < count {
         // The cube with the most undecided cells is split next: likely the hardest.
-        cubes.sort_by_key(|cube| open(&cube.domains));
-        let Some(cube) = cubes.pop() else { break };
-        if open(&cube.domains) == 0 {
-            cubes.push(cube);
+        cubes.sort_by_key(|(undecided, _)| *undecided);
+        let Some((undecided, cube)) = cubes.pop() else {
+            break;
+        };
+        if undecided == 0 {
+            cubes.push((undecided, cube));
             break;
         }
         let (children, found) =
-            split_cube::<W>(puzzle, &cube, &cells, &scope, candidates, deadline)?;
+            split_cube::<W>(puzzle, &cube, &cells, scope, candidates, deadline)?;
         failed += found;
-        cubes.extend(children);
+        cubes.extend(children.into_iter().map(open));
         if cubes.is_empty() {
             break;
         }
     }
     // The most open cubes first: they take longest (longest processing time first).
-    cubes.sort_by_key(|cube| Reverse(open(&cube.domains)));
+    cubes.sort_by_key(|(undecided, _)| Reverse(*undecided));
+    let cubes = cubes.into_iter().map(|(_, cube)| cube).collect();
     Some((cubes, failed))
-}
-
-fn board_scope(puzzle: &Puzzle, scope: &[usize]) -> Vec<usize> {
-    if scope.is_empty() {
-        (0..puzzle.lines()).collect()
-    } else {
-        scope.to_vec()
-    }
 }
 
 fn open_domain(domain: u128) -> bool {
