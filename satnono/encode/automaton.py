@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from satnono.core.grids import colors_of
 from satnono.core.model import BACKGROUND, Block, Puzzle
 
 
@@ -92,11 +93,9 @@ class LineAutomaton:
     def step(self, domain: int) -> tuple[int, int]:
         """(advance, loop) for a cell whose colors are `domain`: the states entered by one of
         its colors from the state before, and the states that may stay where they are."""
-        advance, color = 0, 0
-        while domain >> color:
-            if domain >> color & 1:
-                advance |= self.entry_masks[color]
-            color += 1
+        advance = 0
+        for color in colors_of(domain):
+            advance |= self.entry_masks[color]
         loop = self.loops if domain & 1 else 0
         return advance, loop | (self.color_loops & advance)  # a blotted block loops on its color
 
