@@ -251,6 +251,17 @@ def test_ganak_wins_where_it_is_ahead_and_leaves_no_process() -> None:
     assert children() == []
 
 
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/puzzles is absent")
+def test_a_frame_is_swept_band_by_band() -> None:
+    """Center's residual is a frame of bands three and four cells wide: swept row by row or
+    column by column it holds about 40 lines' states at once and gave way to the search (4 s)
+    and Ganak; cut into bands, each taken its own way, the sweep counts it at once."""
+    center = read_puzzle(SHARED / "webpbn-survey" / "10810-center.non")
+    counted = count_solutions(center, methods=("search",), deadline=Deadline(30))
+    assert (counted.count, counted.exact) == (5222571924721419, True)
+    assert [factor.method for factor in counted.factors] == ["sweep"]
+
+
 def test_a_timeout_while_ganak_runs_kills_it_and_keeps_the_lower_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

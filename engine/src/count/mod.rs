@@ -11,6 +11,7 @@ pub mod enumerate;
 pub mod find;
 pub mod lines;
 pub mod number;
+pub mod order;
 pub mod sample;
 pub mod search;
 pub mod segments;

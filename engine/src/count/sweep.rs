@@ -1,6 +1,7 @@
 //! Counting a narrow component by a dynamic program that sweeps along it.
 //!
-//! The cells are taken column by column (row by row for a component taller than wide), and the
+//! The cells are taken column by column, row by row, or band by band (`order`: whichever
+//! keeps the state narrowest; for a component wider than tall, column by column), and the
 //! state between two cells is, for every stretch of a line the sweep has entered and not yet
 //! left, the class of its live automaton state there (`segments`): every filling of the cells
 //! behind the sweep that leaves the same classes has the same completions, so it is counted
@@ -14,6 +15,7 @@ use std::sync::atomic::Ordering;
 use crate::clue::Puzzle;
 use crate::count::lines::Lines;
 use crate::count::number::Count;
+use crate::count::order::{self, Spot};
 use crate::count::segments::{Analysis, Machine, NONE};
 use crate::count::Control;
 use crate::grid::Grid;
@@ -33,14 +35,9 @@ pub enum Swept {
 struct Stretch {
     colors: Vec<u8>,
     steps: Vec<Vec<u16>>,
-    /// Where in a state this stretch's class is kept, and its bit width there.
-    slot: usize,
-}
-
-/// Per cell of the sweep: its row stretch and column stretch, and its place in each.
-struct Spot {
-    cell: usize,
-    stretches: [(usize, usize); 2],
+    /// Where in a state this stretch's class is kept (`order::Plan`), and its bit width.
+    shift: u32,
+    bits: usize,
 }
 
 /// Where each state of the layer being built is, by its key: open addressing on a table at
@@ -117,7 +114,8 @@ impl StateMap {
 }
 
 /// Count the component `cells` (sorted row by row, all undecided, nothing outside joined to
-/// them) by sweeping along it, in at most `budget` bytes.
+/// them) by sweeping along it, in at most `budget` bytes; `by_columns`: the plain order tried
+/// first.
 pub fn sweep<const W: usize>(
     puzzle: &Puzzle,
     grid: &Grid<W>,
@@ -127,18 +125,9 @@ pub fn sweep<const W: usize>(
     budget: usize,
     control: &Control,
 ) -> Swept {
-    let Some((stretches, spots, widths)) = plan(puzzle, grid, lines, cells, by_columns) else {
+    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, by_columns) else {
         return Swept::TooWide;
     };
-    let mut offsets = Vec::with_capacity(widths.len());
-    let mut total_bits = 0;
-    for &width in &widths {
-        offsets.push(total_bits);
-        total_bits += width;
-    }
-    if total_bits > 128 {
-        return Swept::TooWide;
-    }
     // Counts as fixed-width numbers, `words` words each, in one arena per layer: no count can
     // pass colors^cells, and adding two of them is a loop over words, no allocation.
     let bits_per_cell = usize::BITS as usize - (puzzle.colors - 1).leading_zeros() as usize;
@@ -158,9 +147,8 @@ pub fn sweep<const W: usize>(
         let domain = grid.domain(puzzle, spot.cell);
         let [(first, first_at), (second, second_at)] = spot.stretches;
         let (a, b) = (&stretches[first], &stretches[second]);
-        let (slot_a, slot_b) = (a.slot, b.slot);
-        let (shift_a, mask_a) = (offsets[slot_a], (1u128 << widths[slot_a]) - 1);
-        let (shift_b, mask_b) = (offsets[slot_b], (1u128 << widths[slot_b]) - 1);
+        let (shift_a, mask_a) = (a.shift, (1u128 << a.bits) - 1);
+        let (shift_b, mask_b) = (b.shift, (1u128 << b.bits) - 1);
         let (steps_a, steps_b) = (&a.steps[first_at], &b.steps[second_at]);
         let (count_a, count_b) = (a.colors.len(), b.colors.len());
         // The line colors' positions, for each palette color the cell may take.
@@ -231,21 +219,17 @@ fn add(sum: &mut [u64], value: &[u64]) {
     }
 }
 
-/// The stretches the component's cells lie on, the cells in sweep order, and each slot's bit
-/// width; None when a line's analysis fails (propagation rules that out first).
-#[allow(clippy::type_complexity)]
+/// The stretches the component's cells lie on, each with its place in the state, and the
+/// cells in the sweep's order (`order::choose`); None when a line's analysis fails
+/// (propagation rules that out first) or no order fits the state's 128 bits.
 fn plan<const W: usize>(
     puzzle: &Puzzle,
     grid: &Grid<W>,
     lines: &mut Lines<W>,
     cells: &[u32],
     by_columns: bool,
-) -> Option<(Vec<Stretch>, Vec<Spot>, Vec<usize>)> {
-    let (width, height) = (puzzle.width, puzzle.height);
-    let mut order: Vec<usize> = cells.iter().map(|&cell| cell as usize).collect();
-    if by_columns {
-        order.sort_unstable_by_key(|&cell| (cell % width, cell / width));
-    }
+) -> Option<(Vec<Stretch>, Vec<Spot>)> {
+    let width = puzzle.width;
     // The cells on each line, in order along it.
     let mut on_line: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
     for &cell in cells {
@@ -258,28 +242,16 @@ fn plan<const W: usize>(
             .push((cell / width, cell));
     }
     let mut stretches: Vec<Stretch> = Vec::new();
+    let mut lengths: Vec<usize> = Vec::new();
     // Per cell: (row stretch, place), (column stretch, place).
     let mut place: HashMap<usize, [(usize, usize); 2]> = HashMap::new();
-    // Slots: one per row (sweeping by columns) or per column, and one for the line swept.
-    let crossing = if by_columns { height } else { width };
-    let mut widths = vec![0usize; crossing + 1];
     let mut lines_sorted: Vec<usize> = on_line.keys().copied().collect();
     lines_sorted.sort_unstable();
     for line in lines_sorted {
         let mut spots = on_line.remove(&line).unwrap_or_default();
         spots.sort_unstable();
         let (machine, analysis) = lines.with_machine(puzzle, grid, line)?;
-        let is_row = puzzle.is_row(line);
-        let slot = if is_row == by_columns {
-            if is_row {
-                line
-            } else {
-                line - height
-            }
-        } else {
-            crossing // the line the sweep runs along
-        };
-        let side = usize::from(!is_row);
+        let side = usize::from(!puzzle.is_row(line));
         let mut first = 0;
         while first < spots.len() {
             let mut last = first;
@@ -289,26 +261,32 @@ fn plan<const W: usize>(
             let positions: Vec<usize> = spots[first..=last].iter().map(|s| s.0).collect();
             let (steps, classes) = steps(puzzle, grid, line, machine, analysis, &positions);
             let bits = usize::BITS as usize - classes.saturating_sub(1).leading_zeros() as usize;
-            widths[slot] = widths[slot].max(bits);
             for (k, &(_, cell)) in spots[first..=last].iter().enumerate() {
                 place.entry(cell).or_insert([(0, 0); 2])[side] = (stretches.len(), k);
             }
+            lengths.push(positions.len());
             stretches.push(Stretch {
                 colors: machine.colors().to_vec(),
                 steps,
-                slot,
+                shift: 0,
+                bits,
             });
             first = last + 1;
         }
     }
-    let spots = order
-        .into_iter()
-        .map(|cell| Spot {
-            cell,
-            stretches: place[&cell],
+    let spots: Vec<Spot> = cells
+        .iter()
+        .map(|&cell| Spot {
+            cell: cell as usize,
+            stretches: place[&(cell as usize)],
         })
         .collect();
-    Some((stretches, spots, widths))
+    let bits: Vec<usize> = stretches.iter().map(|stretch| stretch.bits).collect();
+    let plan = order::choose(&spots, &lengths, &bits, width, by_columns)?;
+    for (stretch, shift) in stretches.iter_mut().zip(plan.shifts) {
+        stretch.shift = shift;
+    }
+    Some((stretches, plan.spots))
 }
 
 /// A stretch's step tables (see `Stretch`) for its cells at `positions`, and the most
