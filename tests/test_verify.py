@@ -4,6 +4,7 @@ on right and wrong grids, black-and-white and color, blotted clues, first and re
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -91,6 +92,52 @@ def test_the_verifier_accepts_exactly_the_grids_that_follow_the_rules(
         assert _accepts(Verifier(puzzle), other) == follows_the_clues(puzzle, other)
         assert _accepts(repeated, other) == follows_the_clues(puzzle, other)
         assert (not verify_problems(puzzle, other)) == follows_the_clues(puzzle, other)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases(), st.randoms(use_true_random=False))
+def test_a_batch_is_all_right_exactly_when_every_grid_follows_the_rules(
+    case: tuple[Puzzle, Grid, list[Grid]], random: Any
+) -> None:
+    """`all_right` (the solution stream checks its batches so) against the rules, grid by
+    grid: a batch of the right grid repeated, with a wrong one put anywhere in it, or two."""
+    puzzle, grid, others = case
+
+    def flat(each: Grid) -> bytes | None:
+        try:
+            return bytes(cell for row in each for cell in row)
+        except ValueError:  # a cell past a byte: no engine hands such bytes over
+            return None
+
+    right = flat(grid)
+    assert right is not None
+    batch = [right] * random.randint(1, 5)
+    checker = Verifier(puzzle)
+    # A puzzle without a pattern (colors, blotted numbers) is never checked by the batch.
+    assert checker.all_right(batch) == (checker.pattern is not None)
+    for other in others:
+        wrong = flat(other)
+        if wrong is None:
+            continue
+        mixed = list(batch)
+        mixed.insert(random.randint(0, len(mixed)), wrong)
+        expected = checker.pattern is not None and follows_the_clues(puzzle, other)
+        assert checker.all_right(mixed) == expected
+    # Wrong in its columns alone (a row's cells moved one place along it, its runs kept), or
+    # in its rows alone (the same down a column): each half of the check must see it.
+    for turned in (False, True):
+        lines = [list(line) for line in (zip(*grid, strict=True) if turned else grid)]
+        for line in lines:
+            if line and not line[-1]:
+                line.insert(0, line.pop())  # its last cell is background: its runs move right
+                break
+        moved = tuple(zip(*lines, strict=True)) if turned else tuple(map(tuple, lines))
+        wrong = flat(moved)
+        assert wrong is not None
+        expected = checker.pattern is not None and follows_the_clues(puzzle, moved)
+        assert checker.all_right([*batch, wrong]) == expected
+    assert not checker.all_right([])
+    assert not checker.all_right([right[:-1]])  # a grid of the wrong size
 
 
 def verify_problems(puzzle: Puzzle, grid: Grid) -> bool:

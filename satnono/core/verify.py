@@ -16,6 +16,7 @@ from satnono.core.model import MAX_SIDE, Block, Grid, Puzzle
 #: 2 translate to " ", "1" and "|").
 _SEPARATOR = b"|"
 _WRITTEN = bytes.maketrans(b"\x00\x01\x02", b" 1|")
+_SEPARATOR_CELL = b"\x02"
 #: A block of each length as black cells (a blotted number, length -1, has none: KeyError).
 _BLOCKS = {length: b"1" * length for length in range(1, MAX_SIDE + 1)}
 
@@ -104,6 +105,12 @@ class Verifier:
                 self.pattern = _SEPARATOR.join(
                     b" ".join([_BLOCKS[block.length] for block in clue]) for clue in self.expected
                 )
+        #: The same, rows and columns apart, each line's clue followed by _SEPARATOR (`all_right`).
+        self.row_pattern = self.column_pattern = b""
+        if self.pattern is not None:
+            lines = [line + _SEPARATOR for line in self.pattern.split(_SEPARATOR)]
+            self.row_pattern = b"".join(lines[: puzzle.height])
+            self.column_pattern = b"".join(lines[puzzle.height :])
         if self.pattern is None:
             for clue in self.expected:
                 wanted = [(block.length, block.color) for block in clue]
@@ -142,6 +149,42 @@ class Verifier:
             good.add(key)
         return grid
 
+    def all_right(self, grids: Sequence[bytes]) -> bool:
+        """Whether every grid of `grids` (each its cells row by row, as bytes) is right, all
+        checked at once: the rows of all of them written out as `pattern` writes clues, one
+        comparison in C, then the columns. The lines are gathered by strided slices, as many
+        per call as the grid has columns (rows) or cells (columns), however many grids: a
+        stream checks a batch of hundreds for the cost of a few (`_flat_pattern` cuts every
+        line of every grid apart). False when a grid is wrong or the puzzle has no pattern
+        (not black and white, or blotted): then check each grid alone, which names the lines.
+        """
+        if self.pattern is None or not grids:
+            return False
+        width, height = self.puzzle.width, self.puzzle.height
+        cells = width * height
+        if any(len(grid) != cells for grid in grids):
+            return False
+        data = b"".join(grids)
+        if data.translate(None, b"\x00\x01"):  # only white and black cells
+            return False
+        many = len(grids)
+        # Every row of every grid in turn, each followed by a separator.
+        rows = bytearray((width + 1) * height * many)
+        rows[width :: width + 1] = _SEPARATOR_CELL * (height * many)
+        for column in range(width):
+            rows[column :: width + 1] = data[column::width]
+        if _written(bytes(rows)) != self.row_pattern * many:
+            return False
+        # Every column of every grid in turn, each followed by a separator: cell (row, column)
+        # of every grid at once.
+        lines = bytearray((height + 1) * width * many)
+        lines[height :: height + 1] = _SEPARATOR_CELL * (width * many)
+        stride = width * (height + 1)
+        for row in range(height):
+            for column in range(width):
+                lines[column * (height + 1) + row :: stride] = data[row * width + column :: cells]
+        return _written(bytes(lines)) == self.column_pattern * many
+
     def _in_palette(self, grid: Grid) -> bool:
         """Every cell a palette index."""
         colors = len(self.puzzle.palette)
@@ -175,9 +218,14 @@ def _flat_pattern(colors: bytes, width: int) -> bytes | None:
 
 def _lines_pattern(lines: list[bytes]) -> bytes | None:
     """Lines of cells (0 and 1) written out as Verifier.pattern writes clues."""
-    data = b"\x02".join(lines)
-    if data.translate(None, b"\x00\x01\x02") or data.count(b"\x02") != len(lines) - 1:
+    data = _SEPARATOR_CELL.join(lines)
+    if data.translate(None, b"\x00\x01\x02") or data.count(_SEPARATOR_CELL) != len(lines) - 1:
         return None
+    return _written(data)
+
+
+def _written(data: bytes) -> bytes:
+    """Cells 0 and 1 and separators (2) written out as Verifier.pattern writes clues."""
     # White as spaces: split() collapses their runs and drops them at the ends, in C, in one
     # piece per block (splitting at every white cell made one per cell: twice the time).
     written = b" ".join(data.translate(_WRITTEN).split())

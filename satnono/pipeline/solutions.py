@@ -123,9 +123,12 @@ def solve(
 
     verify = Verifier(puzzle)
 
-    def accept(grid: Grid, colors: bytes | None = None) -> bool:
+    def accept(grid: Grid, colors: bytes | None = None, checked: bool = False) -> bool:
+        """Take a solution: verified here, unless `checked` says verify.all_right passed its
+        batch."""
         nonlocal found
-        verify(grid, colors)
+        if not checked:
+            verify(grid, colors)
         found += 1
         progress.solutions = found
         if keep is None or len(kept) < keep:
@@ -221,7 +224,7 @@ def solve(
     ):  # a few cells: the classic search, here (see BackendInfo.branch_below)
         return search_phase("backtrack")
     if _streams(backend, limit, searched):
-        return _stream(prepared, deadline, accept, progress, finish)
+        return _stream(prepared, deadline, accept, verify, progress, finish)
     return search_phase() if search_with is None else search_with(search_phase)
 
 
@@ -245,12 +248,14 @@ def _streams(backend: str, limit: int, options: SearchOptions) -> bool:
 def _stream(
     prepared: Prepared,
     deadline: Deadline,
-    accept: Callable[[Grid, bytes], bool],
+    accept: Callable[[Grid, bytes, bool], bool],
+    verify: Verifier,
     progress: Progress,
     finish: Callable[..., SolveResult],
 ) -> SolveResult:
-    """Every solution (up to the limit) from the engine's enumeration, each verified by
-    `accept` before anything sees it."""
+    """Every solution (up to the limit) from the engine's enumeration, each verified before
+    anything sees it: a batch at once by `verify.all_right` (a black-and-white puzzle's),
+    else each by `accept`."""
     from satnono.logic.native import Engine
 
     puzzle, width = prepared.puzzle, prepared.puzzle.width
@@ -261,10 +266,12 @@ def _stream(
         if deadline.expired():
             status = Status.TIMEOUT if found < 2 else Status.MULTIPLE
             return finish(status, False, solver=NATIVE_SOLVER)
-        for domains in solutions.batch(STREAM_BATCH, deadline):
+        batch = [decided_colors(domains) for domains in solutions.batch(STREAM_BATCH, deadline)]
+        checked = verify.all_right(batch)
+        for colors in batch:
             found += 1
-            colors = decided_colors(domains)
-            if not accept(colors_to_grid(width, colors), colors):  # the limit, or the caller
+            # False: the limit is reached, or the caller stops the stream.
+            if not accept(colors_to_grid(width, colors), colors, checked):
                 status = Status.MULTIPLE if found >= 2 else Status.SOLVED
                 return finish(status, False, solver=NATIVE_SOLVER)
     if found == 0:
