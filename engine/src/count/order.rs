@@ -63,6 +63,40 @@ pub fn choose(
     best
 }
 
+/// The spots cut into bands at random, each band taken a random way, placed: any order of
+/// this kind takes every stretch in order (the tests sweep in such orders).
+#[cfg(test)]
+pub fn random_bands(
+    spots: &[Spot],
+    lengths: &[usize],
+    bits: &[usize],
+    width: usize,
+    random: &mut crate::count::sample::Random,
+) -> Option<Plan> {
+    let across = random.word() % 2 == 1;
+    let mut order = spots.to_vec();
+    sort(&mut order, width, across, false);
+    let mut start = 0;
+    while start < order.len() {
+        let major = |spot: &Spot| major_minor(spot.cell, width, across).0;
+        let mut end = start + 1;
+        // Whole rows to the band, each one more with probability 1/2.
+        loop {
+            while end < order.len() && major(&order[end]) == major(&order[end - 1]) {
+                end += 1;
+            }
+            if end == order.len() || random.word().is_multiple_of(2) {
+                break;
+            }
+            end += 1;
+        }
+        let turned = random.word() % 2 == 1;
+        sort(&mut order[start..end], width, across, turned);
+        start = end;
+    }
+    place(order, lengths, bits)
+}
+
 /// A cell's (row, column), or (column, row) `across`.
 fn major_minor(cell: usize, width: usize, across: bool) -> (usize, usize) {
     let (row, column) = (cell / width, cell % width);

@@ -125,7 +125,28 @@ pub fn sweep<const W: usize>(
     budget: usize,
     control: &Control,
 ) -> Swept {
-    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, by_columns) else {
+    let width = puzzle.width;
+    let choose = |spots: &[Spot], lengths: &[usize], bits: &[usize]| {
+        order::choose(spots, lengths, bits, width, by_columns)
+    };
+    sweep_with(puzzle, grid, lines, cells, budget, control, &choose)
+}
+
+/// How a sweep's order is chosen from the component's spots and its stretches' lengths and
+/// bit widths (`order::choose`; the tests hold the sweep to brute force on other orders).
+pub type Chooser<'a> = dyn Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> + 'a;
+
+/// `sweep` in the order `choose` makes.
+pub fn sweep_with<const W: usize>(
+    puzzle: &Puzzle,
+    grid: &Grid<W>,
+    lines: &mut Lines<W>,
+    cells: &[u32],
+    budget: usize,
+    control: &Control,
+    choose: &Chooser<'_>,
+) -> Swept {
+    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, choose) else {
         return Swept::TooWide;
     };
     // Counts as fixed-width numbers, `words` words each, in one arena per layer: no count can
@@ -220,14 +241,14 @@ fn add(sum: &mut [u64], value: &[u64]) {
 }
 
 /// The stretches the component's cells lie on, each with its place in the state, and the
-/// cells in the sweep's order (`order::choose`); None when a line's analysis fails
+/// cells in the sweep's order (`choose`); None when a line's analysis fails
 /// (propagation rules that out first) or no order fits the state's 128 bits.
 fn plan<const W: usize>(
     puzzle: &Puzzle,
     grid: &Grid<W>,
     lines: &mut Lines<W>,
     cells: &[u32],
-    by_columns: bool,
+    choose: &Chooser<'_>,
 ) -> Option<(Vec<Stretch>, Vec<Spot>)> {
     let width = puzzle.width;
     // The cells on each line, in order along it.
@@ -282,7 +303,7 @@ fn plan<const W: usize>(
         })
         .collect();
     let bits: Vec<usize> = stretches.iter().map(|stretch| stretch.bits).collect();
-    let plan = order::choose(&spots, &lengths, &bits, width, by_columns)?;
+    let plan = choose(&spots, &lengths, &bits)?;
     for (stretch, shift) in stretches.iter_mut().zip(plan.shifts) {
         stretch.shift = shift;
     }

@@ -1,9 +1,11 @@
 //! The counting engine held to brute force: counts with and without probing, the sweep in
-//! both directions and against the search, contradictions, deadlines; and the helpers the
+//! both directions, in random orders of bands and against the search, contradictions, deadlines; and the helpers the
 //! other counting modules' tests share (brute force, random puzzles).
 
 use super::*;
 use crate::clue::Block;
+use crate::count::order::{self, Spot};
+use crate::count::sample::Random;
 use crate::line::tests::{clue_of, matches, pseudo_random};
 
 /// Every grid of the puzzle's size checked against its clues: the number that fit.
@@ -158,6 +160,15 @@ fn counts_agree_with_and_without_probing_on_larger_puzzles() {
 
 /// The sweep alone on every component, in both directions.
 fn swept(puzzle: &Puzzle, by_columns: bool) -> Option<Count> {
+    let width = puzzle.width;
+    let choose = |spots: &[Spot], lengths: &[usize], bits: &[usize]| {
+        order::choose(spots, lengths, bits, width, by_columns)
+    };
+    swept_with(puzzle, &choose)
+}
+
+/// The sweep alone on every component, in the orders `choose` makes.
+fn swept_with(puzzle: &Puzzle, choose: &sweep::Chooser<'_>) -> Option<Count> {
     let control = Control::new(None);
     let mut board = Board::<1>::new(puzzle, &puzzle.initial_domains()).ok()?;
     board.set_scope(puzzle, &[]);
@@ -172,14 +183,14 @@ fn swept(puzzle: &Puzzle, by_columns: bool) -> Option<Count> {
     let parts = counter.components(&left);
     let mut total = Count::ONE;
     for part in &parts {
-        match sweep::sweep(
+        match sweep::sweep_with(
             puzzle,
             &counter.board.grid,
             &mut counter.lines,
             part,
-            by_columns,
             1 << 20,
             &control,
+            choose,
         ) {
             sweep::Swept::Counted(count) => total.mul(&count),
             _ => return None,
@@ -199,6 +210,28 @@ fn the_sweep_matches_brute_force_in_both_directions() {
                 swept(&puzzle, by_columns),
                 Some(expected.clone()),
                 "case {case} (by columns {by_columns}): {:?}",
+                puzzle.clues
+            );
+        }
+    }
+}
+
+#[test]
+fn the_sweep_matches_brute_force_in_any_order_of_bands() {
+    let mut seed = 0x5EED_0006u64;
+    let random = std::cell::RefCell::new(Random::new(6));
+    for case in 0..300 {
+        let puzzle = mixed_puzzle(case, 4, (5, 3), (3, 3), &mut seed);
+        let expected = Count::from(brute_force(&puzzle));
+        for turn in 0..4 {
+            let width = puzzle.width;
+            let choose = |spots: &[Spot], lengths: &[usize], bits: &[usize]| {
+                order::random_bands(spots, lengths, bits, width, &mut random.borrow_mut())
+            };
+            assert_eq!(
+                swept_with(&puzzle, &choose),
+                Some(expected.clone()),
+                "case {case}, order {turn}: {:?}",
                 puzzle.clues
             );
         }
