@@ -1,6 +1,7 @@
 //! The counting engine held to brute force: counts with and without probing, the sweep in
-//! both directions, in random orders of bands and against the search, contradictions, deadlines; and the helpers the
-//! other counting modules' tests share (brute force, random puzzles).
+//! both directions, in random orders of bands and against the search, contradictions,
+//! deadlines; and the helpers the other counting modules' tests share (brute force, random
+//! puzzles).
 
 use super::*;
 use crate::clue::Block;
