@@ -40,10 +40,11 @@ PARALLEL_CANDIDATES = 256
 #: Seconds between two looks at the deadline while the forked solvers work.
 _LOOK = 0.1
 #: Seconds the native engine's ambiguity map may take before the SAT solvers take over: it
-#: settles every example and Karate in under 0.1 s (permutations-11x6-color 0.07 s), and gets
-#: nowhere on the survey's hardest, where the solvers' flipping does; Flag (1.2 s natively,
-#: 0.35 s by SAT) and Center pay the budget in full (BENCHMARKS.md, issue 40): 0.5 s doubled
-#: their `analyze`.
+#: settles every example and Karate in under 0.1 s (permutations-11x6-color 0.07 s) and Center
+#: in 0.14 s (its frame swept band by band, the colors read off the sweep's states), and gets
+#: nowhere on the survey's hardest, where the solvers' flipping does; Flag (0.4 s natively,
+#: 0.35 s by SAT) pays the budget in full (BENCHMARKS.md, issue 40): 0.5 s doubled its
+#: `analyze`.
 NATIVE_BUDGET = 0.2
 
 

@@ -2,12 +2,13 @@
 
 The native engine counts the solutions (engine/src/count/) and draws each one with probability
 exactly 1/N from the counts: a color is chosen at each branch with probability (solutions
-with it) / (solutions of the node), in exact integers, and independent components are drawn
-independently. Where no exact count finishes within EXACT_BUDGET, each independent component
-is sampled on its own: one with few solutions is enumerated and drawn from exactly uniformly,
-a larger one goes to a sampler from the field (CMSGen or UniGen3, see SAMPLERS for what each
-guarantees) running on its CNF in a forked child. Every grid is checked by the independent
-verifier before it is handed out.
+with it) / (solutions of the node), in exact integers (a component the sweep counts is drawn
+backwards through the sweep's states, engine/src/count/layers.rs), and independent components
+are drawn independently. Where no exact count finishes within EXACT_BUDGET, each independent
+component is sampled on its own: one with few solutions is enumerated and drawn from exactly
+uniformly, a larger one goes to a sampler from the field (CMSGen or UniGen3, see SAMPLERS for
+what each guarantees) running on its CNF in a forked child. Every grid is checked by the
+independent verifier before it is handed out.
 """
 
 from __future__ import annotations

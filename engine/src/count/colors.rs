@@ -6,11 +6,91 @@
 //! components' solutions, so its colors are those cells' colors and its components' colors,
 //! when each component has a solution. A component stops branching as soon as every one of
 //! its cells shows every color still possible there: on an ambiguous puzzle that comes after
-//! a few solutions, not after all of them.
+//! a few solutions, not after all of them. A component the sweep counts takes its colors from
+//! the sweep's layers instead (`layers`).
 
+use crate::clue::Puzzle;
 use crate::count::search::Counter;
 use crate::count::store::FastMap;
+use crate::count::{start, swept_layers, Control, Options, Start};
 use crate::propagate::Outcome;
+
+/// The colors each cell takes in some solution.
+pub struct Ambiguity {
+    /// Per cell: its colors in the solutions (exact where settled), or the colors line logic
+    /// and probing left it where not.
+    pub colors: Vec<u128>,
+    /// Cells not settled (the deadline or a stop came first).
+    pub unsettled: Vec<u32>,
+    /// False when there is no solution.
+    pub solvable: bool,
+}
+
+/// Every color each cell takes in some solution, component by component.
+pub fn ambiguity<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    options: Options,
+    control: &Control,
+) -> Ambiguity {
+    let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
+        Start::Ready(counter, parts) => (counter, parts),
+        Start::Zero => {
+            return Ambiguity {
+                colors: domains.to_vec(),
+                unsettled: Vec::new(),
+                solvable: false,
+            }
+        }
+        Start::Stopped => {
+            return Ambiguity {
+                colors: domains.to_vec(),
+                unsettled: (0..puzzle.cells() as u32).collect(),
+                solvable: true,
+            }
+        }
+    };
+    let mut colors = counter.board.grid.domains(puzzle);
+    let mut unsettled = Vec::new();
+    let mut seen = Seen::new(options.memory);
+    for part in &parts {
+        if let Some(layers) = swept_layers(&mut counter, part, options, control) {
+            if layers.total().is_zero() {
+                return Ambiguity {
+                    colors,
+                    unsettled: Vec::new(),
+                    solvable: false,
+                };
+            }
+            for (cell, found) in layers.colors() {
+                colors[cell] = found;
+            }
+            continue;
+        }
+        counter.choose_direction(part);
+        match counter.colors(part, &mut seen) {
+            Colors::Exact(found) => {
+                for (&cell, color) in part.iter().zip(found) {
+                    colors[cell as usize] = color;
+                }
+            }
+            Colors::Empty => {
+                return Ambiguity {
+                    colors,
+                    unsettled: Vec::new(),
+                    solvable: false,
+                }
+            }
+            Colors::Stopped => unsettled.extend_from_slice(part),
+        }
+    }
+    unsettled.sort_unstable();
+    Ambiguity {
+        colors,
+        unsettled,
+        solvable: true,
+    }
+}
 
 /// Bytes an entry of the colors' store costs beyond its key and cells.
 const ENTRY_OVERHEAD: usize = 64;

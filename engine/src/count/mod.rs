@@ -9,6 +9,7 @@
 pub mod colors;
 pub mod enumerate;
 pub mod find;
+pub mod layers;
 pub mod lines;
 pub mod number;
 pub mod order;
@@ -18,11 +19,14 @@ pub mod segments;
 pub mod store;
 pub mod sweep;
 
+pub use crate::count::colors::{ambiguity, Ambiguity};
+pub use crate::count::sample::{sample, Drawn};
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::clue::Puzzle;
-use crate::count::colors::{Colors, Seen};
+use crate::count::layers::Layers;
 use crate::count::number::Count;
 use crate::count::sample::Random;
 use crate::count::search::{Counter, Stats};
@@ -135,13 +139,13 @@ pub struct Counted {
 
 /// What line logic and probing leave: its independent components and a counter on them; or
 /// the end already (no solution, exactly; or the deadline).
-enum Start<'a, const W: usize> {
+pub(crate) enum Start<'a, const W: usize> {
     Ready(Box<Counter<'a, W>>, Vec<Vec<u32>>),
     Zero,
     Stopped,
 }
 
-fn start<'a, const W: usize>(
+pub(crate) fn start<'a, const W: usize>(
     puzzle: &'a Puzzle,
     domains: &[u128],
     options: Options,
@@ -278,12 +282,7 @@ fn count_part<const W: usize>(
     counter.choose_direction(cells);
     if options.sweep_width > 0 {
         let by_columns = counter.by_columns();
-        let narrow = crossing_width(counter.puzzle(), cells, by_columns) <= options.sweep_width;
-        let budget = if narrow {
-            options.memory
-        } else {
-            options.sweep_trial.min(options.memory)
-        };
+        let budget = sweep_budget(counter.puzzle(), cells, by_columns, options);
         let swept = sweep::sweep(
             counter.puzzle(),
             &counter.board.grid,
@@ -310,6 +309,45 @@ fn count_part<const W: usize>(
     (counter.product(&[cells.to_vec()]), Method::Search)
 }
 
+/// The bytes a sweep of `cells` may take: the whole memory budget when it crosses at most
+/// `sweep_width` lines (a narrow board), else the trial budget.
+fn sweep_budget(puzzle: &Puzzle, cells: &[u32], by_columns: bool, options: Options) -> usize {
+    if crossing_width(puzzle, cells, by_columns) <= options.sweep_width {
+        options.memory
+    } else {
+        options.sweep_trial.min(options.memory)
+    }
+}
+
+/// A component's sweep with its layers kept (to draw from, or to find its colors), where the
+/// count would sweep it: each layer within the count's sweep budget, all of them within the
+/// memory budget.
+pub(crate) fn swept_layers<const W: usize>(
+    counter: &mut Counter<'_, W>,
+    cells: &[u32],
+    options: Options,
+    control: &Control,
+) -> Option<Layers> {
+    if options.sweep_width == 0 {
+        return None;
+    }
+    counter.choose_direction(cells);
+    let by_columns = counter.by_columns();
+    let budget = sweep_budget(counter.puzzle(), cells, by_columns, options);
+    let puzzle = counter.puzzle();
+    sweep::sweep_kept(
+        puzzle,
+        &counter.board.grid,
+        &mut counter.lines,
+        cells,
+        by_columns,
+        budget,
+        options.memory,
+        control,
+    )
+    .ok()
+}
+
 /// The lines a sweep of `cells` crosses: its rows when it goes column by column, else its
 /// columns.
 fn crossing_width(puzzle: &Puzzle, cells: &[u32], by_columns: bool) -> usize {
@@ -324,129 +362,6 @@ fn crossing_width(puzzle: &Puzzle, cells: &[u32], by_columns: bool) -> usize {
         seen[crossing] = true;
     }
     seen.iter().filter(|&&on| on).count()
-}
-
-/// What a draw of samples ended on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Drawn {
-    /// Every draw asked for was made.
-    Done,
-    /// There is no solution to draw.
-    Zero,
-    Stopped,
-}
-
-/// Solutions each drawn with probability exactly 1/N from the N solutions: counted by the
-/// search (whose store the draws read), then drawn as `next` asks. `next(total, drawn)` is
-/// called once the count is known (nothing drawn yet) and after every batch of draws, with
-/// them (every cell's domain, all decided); it says how many to draw next, or None to end.
-pub fn sample<const W: usize>(
-    puzzle: &Puzzle,
-    domains: &[u128],
-    seed: u64,
-    options: Options,
-    control: &Control,
-    mut next: impl FnMut(&Count, Vec<Vec<u128>>) -> Option<usize>,
-) -> Drawn {
-    let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
-        Start::Ready(counter, parts) => (counter, parts),
-        Start::Zero => return Drawn::Zero,
-        Start::Stopped => return Drawn::Stopped,
-    };
-    let mut total = Count::ONE;
-    for part in &parts {
-        counter.choose_direction(part);
-        let counted = counter.product(std::slice::from_ref(part));
-        if !counted.exact {
-            return Drawn::Stopped;
-        }
-        if counted.count.is_zero() {
-            return Drawn::Zero;
-        }
-        total.mul(&counted.count);
-    }
-    let mut random = Random::new(seed);
-    let mut samples = Vec::new();
-    while let Some(wanted) = next(&total, std::mem::take(&mut samples)) {
-        for _ in 0..wanted {
-            let mark = counter.board.mark();
-            let mut drawn = true;
-            for part in &parts {
-                counter.choose_direction(part);
-                drawn = drawn && counter.sample(std::slice::from_ref(part), &mut random);
-            }
-            if !drawn {
-                return Drawn::Stopped;
-            }
-            samples.push(counter.board.grid.domains(puzzle));
-            counter.board.undo(mark);
-        }
-    }
-    Drawn::Done
-}
-
-/// The colors each cell takes in some solution.
-pub struct Ambiguity {
-    /// Per cell: its colors in the solutions (exact where settled), or the colors line logic
-    /// and probing left it where not.
-    pub colors: Vec<u128>,
-    /// Cells not settled (the deadline or a stop came first).
-    pub unsettled: Vec<u32>,
-    /// False when there is no solution.
-    pub solvable: bool,
-}
-
-/// Every color each cell takes in some solution, component by component.
-pub fn ambiguity<const W: usize>(
-    puzzle: &Puzzle,
-    domains: &[u128],
-    options: Options,
-    control: &Control,
-) -> Ambiguity {
-    let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
-        Start::Ready(counter, parts) => (counter, parts),
-        Start::Zero => {
-            return Ambiguity {
-                colors: domains.to_vec(),
-                unsettled: Vec::new(),
-                solvable: false,
-            }
-        }
-        Start::Stopped => {
-            return Ambiguity {
-                colors: domains.to_vec(),
-                unsettled: (0..puzzle.cells() as u32).collect(),
-                solvable: true,
-            }
-        }
-    };
-    let mut colors = counter.board.grid.domains(puzzle);
-    let mut unsettled = Vec::new();
-    let mut seen = Seen::new(options.memory);
-    for part in &parts {
-        counter.choose_direction(part);
-        match counter.colors(part, &mut seen) {
-            Colors::Exact(found) => {
-                for (&cell, color) in part.iter().zip(found) {
-                    colors[cell as usize] = color;
-                }
-            }
-            Colors::Empty => {
-                return Ambiguity {
-                    colors,
-                    unsettled: Vec::new(),
-                    solvable: false,
-                }
-            }
-            Colors::Stopped => unsettled.extend_from_slice(part),
-        }
-    }
-    unsettled.sort_unstable();
-    Ambiguity {
-        colors,
-        unsettled,
-        solvable: true,
-    }
 }
 
 #[cfg(test)]

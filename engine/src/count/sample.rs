@@ -1,11 +1,103 @@
 //! Exactly uniform samples, drawn from the counts: at each branch of the counting search, a
 //! color is chosen with probability (solutions with it) / (solutions of the node), and
 //! independent components are drawn independently, so every solution comes out with
-//! probability exactly 1/N (the counts are exact integers, and so is the draw).
+//! probability exactly 1/N (the counts are exact integers, and so is the draw). A component
+//! the sweep counts is drawn from the sweep's layers instead (`layers`).
 
+use crate::clue::Puzzle;
+use crate::count::layers::Layers;
 use crate::count::number::Count;
 use crate::count::search::{Counter, Weighed};
+use crate::count::{start, swept_layers, Control, Options, Start};
 use crate::propagate::Outcome;
+
+/// What a draw of samples ended on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// Every draw asked for was made.
+    Done,
+    /// There is no solution to draw.
+    Zero,
+    Stopped,
+}
+
+/// Solutions each drawn with probability exactly 1/N from the N solutions: each component
+/// counted by the sweep (whose layers the draws read) or else the search (whose store they
+/// read), then drawn as `next` asks. `next(total, drawn)` is
+/// called once the count is known (nothing drawn yet) and after every batch of draws, with
+/// them (every cell's domain, all decided); it says how many to draw next, or None to end.
+pub fn sample<const W: usize>(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    seed: u64,
+    options: Options,
+    control: &Control,
+    mut next: impl FnMut(&Count, Vec<Vec<u128>>) -> Option<usize>,
+) -> Drawn {
+    let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
+        Start::Ready(counter, parts) => (counter, parts),
+        Start::Zero => return Drawn::Zero,
+        Start::Stopped => return Drawn::Stopped,
+    };
+    let mut total = Count::ONE;
+    // Per part: its sweep's layers, where it was swept (draws read them), else None (the
+    // counting search's store).
+    let mut swept: Vec<Option<Layers>> = Vec::with_capacity(parts.len());
+    for part in &parts {
+        let count = match swept_layers(&mut counter, part, options, control) {
+            Some(layers) => {
+                let count = layers.total();
+                swept.push(Some(layers));
+                count
+            }
+            None => {
+                counter.choose_direction(part);
+                let counted = counter.product(std::slice::from_ref(part));
+                if !counted.exact {
+                    return Drawn::Stopped;
+                }
+                swept.push(None);
+                counted.count
+            }
+        };
+        if count.is_zero() {
+            return Drawn::Zero;
+        }
+        total.mul(&count);
+    }
+    let mut random = Random::new(seed);
+    let mut samples = Vec::new();
+    while let Some(wanted) = next(&total, std::mem::take(&mut samples)) {
+        for _ in 0..wanted {
+            let mark = counter.board.mark();
+            let mut drawn = true;
+            let mut chosen: Vec<(usize, u8)> = Vec::new();
+            for (part, layers) in parts.iter().zip(&swept) {
+                drawn = drawn
+                    && match layers {
+                        Some(layers) => layers
+                            .draw(&mut random)
+                            .map(|cells| chosen.extend(cells))
+                            .is_some(),
+                        None => {
+                            counter.choose_direction(part);
+                            counter.sample(std::slice::from_ref(part), &mut random)
+                        }
+                    };
+            }
+            if !drawn {
+                return Drawn::Stopped;
+            }
+            let mut domains = counter.board.grid.domains(puzzle);
+            for (cell, color) in chosen {
+                domains[cell] = 1u128 << color;
+            }
+            samples.push(domains);
+            counter.board.undo(mark);
+        }
+    }
+    Drawn::Done
+}
 
 /// Components whose branch weights are kept for the next draws, at most.
 const BRANCHES: usize = 1 << 20;

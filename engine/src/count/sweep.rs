@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
 use crate::clue::Puzzle;
+use crate::count::layers::Layers;
 use crate::count::lines::Lines;
 use crate::count::number::Count;
 use crate::count::order::{self, Spot};
@@ -32,17 +33,25 @@ pub enum Swept {
 /// class reached at the next cell's boundary (or at the stretch's end) from each class before
 /// it, per line color: `steps[k][class * colors + i]`, NONE when that fails. Classes are
 /// those of the line's analysis; the stretch starts in class 0 (its first boundary has one).
-struct Stretch {
-    colors: Vec<u8>,
-    steps: Vec<Vec<u16>>,
+pub(super) struct Stretch {
+    pub(super) colors: Vec<u8>,
+    pub(super) steps: Vec<Vec<u16>>,
     /// Where in a state this stretch's class is kept (`order::Plan`), and its bit width.
-    shift: u32,
-    bits: usize,
+    pub(super) shift: u32,
+    pub(super) bits: usize,
+}
+
+/// The states before one spot of a sweep (or after the last), their counts (`words` words
+/// each) and where each key is among them.
+pub(super) struct Layer {
+    pub(super) keys: Vec<u128>,
+    pub(super) counts: Vec<u64>,
+    pub(super) index: StateMap,
 }
 
 /// Where each state of the layer being built is, by its key: open addressing on a table at
 /// most half full (a general hash map spent half of a sweep's time on its own bookkeeping).
-struct StateMap {
+pub(super) struct StateMap {
     keys: Vec<u128>,
     places: Vec<u32>,
     mask: usize,
@@ -70,6 +79,22 @@ impl StateMap {
     fn slot(&self, key: u128) -> usize {
         let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
         (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask
+    }
+
+    /// The place of `key`, if it is there.
+    #[inline]
+    pub(super) fn get(&self, key: u128) -> Option<usize> {
+        let mut at = self.slot(key);
+        loop {
+            let place = self.places[at];
+            if place == EMPTY {
+                return None;
+            }
+            if self.keys[at] == key {
+                return Some(place as usize);
+            }
+            at = (at + 1) & self.mask;
+        }
     }
 
     /// The place of `key`, made by `make` when it is new.
@@ -149,37 +174,118 @@ pub fn sweep_with<const W: usize>(
     let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, choose) else {
         return Swept::TooWide;
     };
-    // Counts as fixed-width numbers, `words` words each, in one arena per layer: no count can
-    // pass colors^cells, and adding two of them is a loop over words, no allocation.
+    let words = words_for(puzzle, cells.len());
+    run(
+        puzzle, grid, &stretches, &spots, words, budget, control, None,
+    )
+}
+
+/// The sweep of `cells` keeping every layer of states, to draw solutions from or find every
+/// color a cell takes (`layers`), each layer within `budget` bytes (as `sweep`) and all of
+/// them within `kept_budget`; how it ended instead when it did not count.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_kept<const W: usize>(
+    puzzle: &Puzzle,
+    grid: &Grid<W>,
+    lines: &mut Lines<W>,
+    cells: &[u32],
+    by_columns: bool,
+    budget: usize,
+    kept_budget: usize,
+    control: &Control,
+) -> Result<Layers, Swept> {
+    let width = puzzle.width;
+    let choose = |spots: &[Spot], lengths: &[usize], bits: &[usize]| {
+        order::choose(spots, lengths, bits, width, by_columns)
+    };
+    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, &choose) else {
+        return Err(Swept::TooWide);
+    };
+    let words = words_for(puzzle, cells.len());
+    let mut kept = Vec::with_capacity(spots.len() + 1);
+    match run(
+        puzzle,
+        grid,
+        &stretches,
+        &spots,
+        words,
+        budget,
+        control,
+        Some((&mut kept, kept_budget)),
+    ) {
+        Swept::Counted(_) => {
+            let choices = spots
+                .iter()
+                .map(|spot| choices(grid.domain(puzzle, spot.cell), &stretches, spot))
+                .collect();
+            Ok(Layers::new(stretches, spots, choices, kept, words))
+        }
+        other => Err(other),
+    }
+}
+
+/// Words of a count of `cells` cells: no count can pass colors^cells.
+fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
     let bits_per_cell = usize::BITS as usize - (puzzle.colors - 1).leading_zeros() as usize;
-    let words = (cells.len() * bits_per_cell + 1).div_ceil(64);
+    (cells * bits_per_cell + 1).div_ceil(64)
+}
+
+/// The line colors' positions in the spot's two stretches, for each palette color `domain`
+/// allows.
+pub(super) fn choices(domain: u128, stretches: &[Stretch], spot: &Spot) -> Vec<(usize, usize)> {
+    let [(first, _), (second, _)] = spot.stretches;
+    let (a, b) = (&stretches[first], &stretches[second]);
+    a.colors
+        .iter()
+        .enumerate()
+        .filter(|&(_, &color)| domain >> color & 1 == 1)
+        .filter_map(|(i, &color)| b.colors.iter().position(|&c| c == color).map(|j| (i, j)))
+        .collect()
+}
+
+/// The sweep itself, in the order `spots`, each layer within `budget` bytes; with `kept`,
+/// every layer of states is kept there (the states before each spot, then the last), all of
+/// them within its budget.
+#[allow(clippy::too_many_arguments)]
+fn run<const W: usize>(
+    puzzle: &Puzzle,
+    grid: &Grid<W>,
+    stretches: &[Stretch],
+    spots: &[Spot],
+    words: usize,
+    budget: usize,
+    control: &Control,
+    mut kept: Option<(&mut Vec<Layer>, usize)>,
+) -> Swept {
+    // Counts as fixed-width numbers, `words` words each, in one arena per layer: adding two
+    // of them is a loop over words, no allocation.
     let state_bytes = 16 + 8 * words + 32; // key, count, the table's slot
     let most = budget / state_bytes;
+    // A layer kept holds its keys and counts, and its table (keys and places, half full).
+    let most_kept = kept
+        .as_ref()
+        .map_or(0, |(_, bytes)| bytes / (16 + 8 * words + 48));
+    let mut held = 0; // states of the layers kept
     let mut keys: Vec<u128> = vec![0];
     let mut counts: Vec<u64> = vec![0; words];
     counts[0] = 1;
     let mut next_keys: Vec<u128> = Vec::new();
     let mut next_counts: Vec<u64> = Vec::new();
     let mut index = StateMap::new();
+    // Where the keys of the current layer are (kept with it).
+    let mut current = StateMap::new();
+    current.place(0, || 0);
     for (at, spot) in spots.iter().enumerate() {
         if at % 16 == 0 && control.should_stop() {
             return Swept::Stopped;
         }
-        let domain = grid.domain(puzzle, spot.cell);
         let [(first, first_at), (second, second_at)] = spot.stretches;
         let (a, b) = (&stretches[first], &stretches[second]);
         let (shift_a, mask_a) = (a.shift, (1u128 << a.bits) - 1);
         let (shift_b, mask_b) = (b.shift, (1u128 << b.bits) - 1);
         let (steps_a, steps_b) = (&a.steps[first_at], &b.steps[second_at]);
         let (count_a, count_b) = (a.colors.len(), b.colors.len());
-        // The line colors' positions, for each palette color the cell may take.
-        let choices: Vec<(usize, usize)> = a
-            .colors
-            .iter()
-            .enumerate()
-            .filter(|&(_, &color)| domain >> color & 1 == 1)
-            .filter_map(|(i, &color)| b.colors.iter().position(|&c| c == color).map(|j| (i, j)))
-            .collect();
+        let choices = choices(grid.domain(puzzle, spot.cell), stretches, spot);
         index.clear();
         next_keys.clear();
         next_counts.clear();
@@ -209,6 +315,18 @@ pub fn sweep_with<const W: usize>(
                 );
             }
         }
+        if let Some((kept, _)) = kept.as_mut() {
+            held += keys.len();
+            let next = std::mem::replace(&mut index, StateMap::new());
+            kept.push(Layer {
+                keys: std::mem::take(&mut keys),
+                counts: std::mem::take(&mut counts),
+                index: std::mem::replace(&mut current, next),
+            });
+            if held > most_kept {
+                return Swept::TooWide;
+            }
+        }
         std::mem::swap(&mut keys, &mut next_keys);
         std::mem::swap(&mut counts, &mut next_counts);
         if keys.len() > most {
@@ -221,11 +339,29 @@ pub fn sweep_with<const W: usize>(
     for state in 0..keys.len() {
         add(&mut total, &counts[state * words..(state + 1) * words]);
     }
-    let digits: Vec<u32> = total
+    if let Some((kept, _)) = kept {
+        kept.push(Layer {
+            keys,
+            counts,
+            index: current,
+        });
+    }
+    Swept::Counted(count_of(&total))
+}
+
+/// A count written as words, least significant first.
+pub(super) fn count_of(words: &[u64]) -> Count {
+    if let [low, high] = words {
+        return Count::from(u128::from(*low) | u128::from(*high) << 64);
+    }
+    if let [low] = words {
+        return Count::from(u128::from(*low));
+    }
+    let digits: Vec<u32> = words
         .iter()
         .flat_map(|&word| [word as u32, (word >> 32) as u32])
         .collect();
-    Swept::Counted(Count::from_big(num_bigint::BigUint::from_slice(&digits)))
+    Count::from_big(num_bigint::BigUint::from_slice(&digits))
 }
 
 /// `sum += value`, both `words` words long (no carry can leave the last word: see `sweep`).
