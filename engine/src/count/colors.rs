@@ -214,8 +214,7 @@ impl<const W: usize> Counter<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::enumerate::{Enumerator, Step};
-    use crate::count::tests::mixed_puzzle;
+    use crate::count::tests::{every_color, mixed_puzzle};
     use crate::count::Control;
     use crate::propagate::Board;
 
@@ -224,14 +223,7 @@ mod tests {
         let mut seed = 0x5EED_0030u64;
         for case in 0..150 {
             let puzzle = mixed_puzzle(case, 3, (6, 5), (4, 4), &mut seed);
-            // The union of every solution, listed.
-            let mut expected = vec![0u128; puzzle.cells()];
-            let mut enumerator = Enumerator::<1>::new(&puzzle, &puzzle.initial_domains());
-            while let Step::Solution(domains) = enumerator.next(&puzzle, None) {
-                for (all, one) in expected.iter_mut().zip(domains) {
-                    *all |= one;
-                }
-            }
+            let expected = every_color(&puzzle);
             let control = Control::new(None);
             let mut board = Board::<1>::new(&puzzle, &puzzle.initial_domains()).unwrap();
             board.set_scope(&puzzle, &[]);

@@ -13,8 +13,7 @@
 use crate::count::number::Count;
 use crate::count::order::Spot;
 use crate::count::sample::Random;
-use crate::count::segments::NONE;
-use crate::count::sweep::{count_of, Layer, Stretch};
+use crate::count::sweep::{count_of, Crossing, Layer, Stretch};
 
 /// The layers of one component's sweep (see the module's comment).
 pub struct Layers {
@@ -94,29 +93,21 @@ impl Layers {
     /// Calls `found(state before, color)` for every state before spot `at` that some color
     /// of the cell takes to `key`, with that color (the state may not be in the layer).
     fn each_step_back(&self, at: usize, key: u128, mut found: impl FnMut(u128, u8)) {
-        let spot = &self.spots[at];
-        let [(first, first_at), (second, second_at)] = spot.stretches;
-        let (a, b) = (&self.stretches[first], &self.stretches[second]);
-        let (shift_a, mask_a) = (a.shift, (1u128 << a.bits) - 1);
-        let (shift_b, mask_b) = (b.shift, (1u128 << b.bits) - 1);
-        let (steps_a, steps_b) = (&a.steps[first_at], &b.steps[second_at]);
-        let (count_a, count_b) = (a.colors.len(), b.colors.len());
-        let to_a = ((key >> shift_a) & mask_a) as u16;
-        let to_b = ((key >> shift_b) & mask_b) as u16;
-        let cleared = key & !(mask_a << shift_a) & !(mask_b << shift_b);
-        for &(i, j) in &self.choices[at] {
-            for from_a in (0..steps_a.len() / count_a).filter(|&c| steps_a[c * count_a + i] == to_a)
-            {
-                for from_b in
-                    (0..steps_b.len() / count_b).filter(|&c| steps_b[c * count_b + j] == to_b)
-                {
-                    let before =
-                        cleared | (from_a as u128) << shift_a | (from_b as u128) << shift_b;
-                    found(before, a.colors[i]);
-                }
-            }
+        let crossing = Crossing::new(&self.stretches, &self.spots[at]);
+        let (to_a, to_b, cleared) = crossing.split(key);
+        for &choice in &self.choices[at] {
+            crossing.back(to_a, to_b, choice, |from_a, from_b| {
+                found(
+                    crossing.join(cleared, from_a, from_b),
+                    self.color(at, choice),
+                );
+            });
         }
-        debug_assert!(to_a != NONE && to_b != NONE);
+    }
+
+    /// The palette color of `choice` at spot `at`.
+    fn color(&self, at: usize, choice: (usize, usize)) -> u8 {
+        self.stretches[self.spots[at].stretches[0].0].colors[choice.0]
     }
 
     /// Every color each spot's cell takes in some solution: (cell, colors as a bitmask).
@@ -126,29 +117,18 @@ impl Layers {
         let mut alive: Vec<bool> = vec![true; self.layers[end].keys.len()];
         let mut colors = vec![0u128; end];
         for at in (0..end).rev() {
-            let spot = &self.spots[at];
-            let [(first, first_at), (second, second_at)] = spot.stretches;
-            let (a, b) = (&self.stretches[first], &self.stretches[second]);
-            let (shift_a, mask_a) = (a.shift, (1u128 << a.bits) - 1);
-            let (shift_b, mask_b) = (b.shift, (1u128 << b.bits) - 1);
-            let (steps_a, steps_b) = (&a.steps[first_at], &b.steps[second_at]);
-            let (count_a, count_b) = (a.colors.len(), b.colors.len());
+            let crossing = Crossing::new(&self.stretches, &self.spots[at]);
             let layer = &self.layers[at];
             let mut alive_before = vec![false; layer.keys.len()];
             for (state, &key) in layer.keys.iter().enumerate() {
-                let class_a = ((key >> shift_a) & mask_a) as usize;
-                let class_b = ((key >> shift_b) & mask_b) as usize;
-                let cleared = key & !(mask_a << shift_a) & !(mask_b << shift_b);
-                for &(i, j) in &self.choices[at] {
-                    let to_a = steps_a[class_a * count_a + i];
-                    let to_b = steps_b[class_b * count_b + j];
-                    if to_a == NONE || to_b == NONE {
+                let (class_a, class_b, cleared) = crossing.split(key);
+                for &choice in &self.choices[at] {
+                    let Some(moved) = crossing.step(cleared, class_a, class_b, choice) else {
                         continue;
-                    }
-                    let moved = cleared | u128::from(to_a) << shift_a | u128::from(to_b) << shift_b;
+                    };
                     if self.find(at + 1, moved).is_some_and(|next| alive[next]) {
                         alive_before[state] = true;
-                        colors[at] |= 1u128 << a.colors[i];
+                        colors[at] |= 1u128 << self.color(at, choice);
                     }
                 }
             }
@@ -184,14 +164,11 @@ fn pick(counts: &[Count], random: &mut Random) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use super::*;
     use crate::clue::Puzzle;
-    use crate::count::enumerate::{Enumerator, Step};
     use crate::count::search::Counter;
     use crate::count::sweep::sweep_kept;
-    use crate::count::tests::{mixed_puzzle, random_puzzle};
+    use crate::count::tests::{assert_uniform, every_color, mixed_puzzle, random_puzzle};
     use crate::count::Control;
     use crate::line::tests::pseudo_random;
     use crate::propagate::{Board, Outcome};
@@ -235,14 +212,7 @@ mod tests {
         let mut seed = 0x5EED_0040u64;
         for case in 0..150 {
             let puzzle = mixed_puzzle(case, 3, (6, 5), (4, 4), &mut seed);
-            // The union of every solution, listed.
-            let mut expected = vec![0u128; puzzle.cells()];
-            let mut enumerator = Enumerator::<1>::new(&puzzle, &puzzle.initial_domains());
-            while let Step::Solution(domains) = enumerator.next(&puzzle, None) {
-                for (all, one) in expected.iter_mut().zip(domains) {
-                    *all |= one;
-                }
-            }
+            let expected = every_color(&puzzle);
             for by_columns in [false, true] {
                 let (mut got, layers) = layers_of(&puzzle, by_columns).expect("small: it sweeps");
                 for part in &layers {
@@ -274,30 +244,16 @@ mod tests {
                 continue;
             }
             tried += 1;
-            let mut random = Random::new(seed);
-            let mut seen: HashMap<Vec<u128>, u64> = HashMap::new();
-            let draws = 200 * n as u64;
-            for _ in 0..draws {
+            assert_uniform(n, seed, |random| {
                 let mut drawn = domains.clone();
                 for part in &layers {
-                    for (cell, color) in part.draw(&mut random).expect("a solution") {
+                    for (cell, color) in part.draw(random).expect("a solution") {
                         drawn[cell] = 1u128 << color;
                     }
                 }
                 assert!(crate::count::tests::fits(&puzzle, &drawn));
-                *seen.entry(drawn).or_default() += 1;
-            }
-            assert_eq!(seen.len() as u128, n, "every solution drawn");
-            // n - 1 degrees of freedom; the 99.99th percentile is below 3n + 40 for n <= 60.
-            let expected = draws as f64 / n as f64;
-            let statistic: f64 = seen
-                .values()
-                .map(|&times| (times as f64 - expected).powi(2) / expected)
-                .sum();
-            assert!(
-                statistic < 3.0 * n as f64 + 40.0,
-                "chi-square {statistic} over {n}"
-            );
+                drawn
+            });
         }
     }
 }

@@ -183,21 +183,10 @@ impl<const W: usize> Counter<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::tests::random_puzzle;
+    use crate::count::tests::{assert_uniform, random_puzzle};
     use crate::count::Control;
     use crate::line::tests::pseudo_random;
     use crate::propagate::Board;
-    use std::collections::HashMap;
-
-    /// Chi-square statistic of `draws` draws over `n` equally likely outcomes.
-    fn chi_square(seen: &HashMap<Vec<u128>, u64>, n: usize, draws: u64) -> f64 {
-        let expected = draws as f64 / n as f64;
-        let mut total = 0.0;
-        for times in seen.values() {
-            total += (*times as f64 - expected).powi(2) / expected;
-        }
-        total + (n - seen.len()) as f64 * expected
-    }
 
     #[test]
     fn draws_are_uniform_over_the_solutions() {
@@ -228,22 +217,13 @@ mod tests {
                 continue;
             }
             tried += 1;
-            let mut random = Random::new(seed);
-            let mut seen: HashMap<Vec<u128>, u64> = HashMap::new();
-            let draws = 200 * n as u64;
-            for _ in 0..draws {
+            assert_uniform(n, seed, |random| {
                 let mark = counter.board.mark();
-                assert!(counter.sample(&parts, &mut random));
-                *seen.entry(counter.board.grid.domains(&puzzle)).or_default() += 1;
+                assert!(counter.sample(&parts, random));
+                let drawn = counter.board.grid.domains(&puzzle);
                 counter.board.undo(mark);
-            }
-            assert_eq!(seen.len() as u128, n, "every solution drawn");
-            // n - 1 degrees of freedom; the 99.99th percentile is below 3n + 40 for n <= 60.
-            let statistic = chi_square(&seen, n as usize, draws);
-            assert!(
-                statistic < 3.0 * n as f64 + 40.0,
-                "chi-square {statistic} over {n}"
-            );
+                drawn
+            });
         }
     }
 }

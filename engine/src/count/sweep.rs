@@ -150,11 +150,16 @@ pub fn sweep<const W: usize>(
     budget: usize,
     control: &Control,
 ) -> Swept {
-    let width = puzzle.width;
-    let choose = |spots: &[Spot], lengths: &[usize], bits: &[usize]| {
-        order::choose(spots, lengths, bits, width, by_columns)
-    };
+    let choose = plain(puzzle.width, by_columns);
     sweep_with(puzzle, grid, lines, cells, budget, control, &choose)
+}
+
+/// The chooser of every sweep but the tests': `order::choose`, `by_columns` first.
+fn plain(
+    width: usize,
+    by_columns: bool,
+) -> impl Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> {
+    move |spots, lengths, bits| order::choose(spots, lengths, bits, width, by_columns)
 }
 
 /// How a sweep's order is chosen from the component's spots and its stretches' lengths and
@@ -194,10 +199,7 @@ pub fn sweep_kept<const W: usize>(
     kept_budget: usize,
     control: &Control,
 ) -> Result<Layers, Swept> {
-    let width = puzzle.width;
-    let choose = |spots: &[Spot], lengths: &[usize], bits: &[usize]| {
-        order::choose(spots, lengths, bits, width, by_columns)
-    };
+    let choose = plain(puzzle.width, by_columns);
     let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, &choose) else {
         return Err(Swept::TooWide);
     };
@@ -221,6 +223,84 @@ pub fn sweep_kept<const W: usize>(
             Ok(Layers::new(stretches, spots, choices, kept, words))
         }
         other => Err(other),
+    }
+}
+
+/// A spot's two stretches as a sweep's state holds them: where their classes are, and their
+/// step tables at the spot.
+pub(super) struct Crossing<'a> {
+    shifts: [u32; 2],
+    masks: [u128; 2],
+    steps: [&'a [u16]; 2],
+    /// How many colors each stretch's line has (a step table's row length).
+    colors: [usize; 2],
+}
+
+impl<'a> Crossing<'a> {
+    pub(super) fn new(stretches: &'a [Stretch], spot: &Spot) -> Self {
+        let [(first, first_at), (second, second_at)] = spot.stretches;
+        let (a, b) = (&stretches[first], &stretches[second]);
+        Self {
+            shifts: [a.shift, b.shift],
+            masks: [(1u128 << a.bits) - 1, (1u128 << b.bits) - 1],
+            steps: [&a.steps[first_at], &b.steps[second_at]],
+            colors: [a.colors.len(), b.colors.len()],
+        }
+    }
+
+    /// The two stretches' classes in `key`, and `key` without them.
+    #[inline]
+    pub(super) fn split(&self, key: u128) -> (usize, usize, u128) {
+        let [shift_a, shift_b] = self.shifts;
+        let [mask_a, mask_b] = self.masks;
+        let class_a = ((key >> shift_a) & mask_a) as usize;
+        let class_b = ((key >> shift_b) & mask_b) as usize;
+        (
+            class_a,
+            class_b,
+            key & !(mask_a << shift_a) & !(mask_b << shift_b),
+        )
+    }
+
+    /// `cleared` (a key without the two stretches) with their classes `a` and `b`.
+    #[inline]
+    pub(super) fn join(&self, cleared: u128, a: usize, b: usize) -> u128 {
+        cleared | (a as u128) << self.shifts[0] | (b as u128) << self.shifts[1]
+    }
+
+    /// The state after the cell takes `choice` (its color's place in each line's colors)
+    /// from classes `a` and `b`; None when either line dies there.
+    #[inline]
+    pub(super) fn step(
+        &self,
+        cleared: u128,
+        a: usize,
+        b: usize,
+        choice: (usize, usize),
+    ) -> Option<u128> {
+        let to_a = self.steps[0][a * self.colors[0] + choice.0];
+        let to_b = self.steps[1][b * self.colors[1] + choice.1];
+        (to_a != NONE && to_b != NONE)
+            .then(|| self.join(cleared, usize::from(to_a), usize::from(to_b)))
+    }
+
+    /// Every pair of classes before the cell that `choice` takes to classes `a` and `b`.
+    pub(super) fn back(
+        &self,
+        a: usize,
+        b: usize,
+        choice: (usize, usize),
+        mut found: impl FnMut(usize, usize),
+    ) {
+        let from = |side: usize, to: usize, i: usize| {
+            let (steps, colors) = (self.steps[side], self.colors[side]);
+            (0..steps.len() / colors).filter(move |&c| usize::from(steps[c * colors + i]) == to)
+        };
+        for from_a in from(0, a, choice.0) {
+            for from_b in from(1, b, choice.1) {
+                found(from_a, from_b);
+            }
+        }
     }
 }
 
@@ -279,12 +359,7 @@ fn run<const W: usize>(
         if at % 16 == 0 && control.should_stop() {
             return Swept::Stopped;
         }
-        let [(first, first_at), (second, second_at)] = spot.stretches;
-        let (a, b) = (&stretches[first], &stretches[second]);
-        let (shift_a, mask_a) = (a.shift, (1u128 << a.bits) - 1);
-        let (shift_b, mask_b) = (b.shift, (1u128 << b.bits) - 1);
-        let (steps_a, steps_b) = (&a.steps[first_at], &b.steps[second_at]);
-        let (count_a, count_b) = (a.colors.len(), b.colors.len());
+        let crossing = Crossing::new(stretches, spot);
         let choices = choices(grid.domain(puzzle, spot.cell), stretches, spot);
         index.clear();
         next_keys.clear();
@@ -293,17 +368,12 @@ fn run<const W: usize>(
             if state % 65_536 == 65_535 && control.should_stop() {
                 return Swept::Stopped;
             }
-            let class_a = ((key >> shift_a) & mask_a) as usize;
-            let class_b = ((key >> shift_b) & mask_b) as usize;
-            let cleared = key & !(mask_a << shift_a) & !(mask_b << shift_b);
+            let (class_a, class_b, cleared) = crossing.split(key);
             let count = &counts[state * words..(state + 1) * words];
-            for &(i, j) in &choices {
-                let to_a = steps_a[class_a * count_a + i];
-                let to_b = steps_b[class_b * count_b + j];
-                if to_a == NONE || to_b == NONE {
+            for &choice in &choices {
+                let Some(moved) = crossing.step(cleared, class_a, class_b, choice) else {
                     continue;
-                }
-                let moved = cleared | u128::from(to_a) << shift_a | u128::from(to_b) << shift_b;
+                };
                 let target = index.place(moved, || {
                     next_keys.push(moved);
                     next_counts.resize(next_counts.len() + words, 0);

@@ -39,6 +39,41 @@ pub fn brute_force(puzzle: &Puzzle) -> u128 {
     }
 }
 
+/// Every color each cell takes in the puzzle's solutions, by listing them all.
+pub fn every_color(puzzle: &Puzzle) -> Vec<u128> {
+    use crate::count::enumerate::{Enumerator, Step};
+    let mut colors = vec![0u128; puzzle.cells()];
+    let mut enumerator = Enumerator::<1>::new(puzzle, &puzzle.initial_domains());
+    while let Step::Solution(domains) = enumerator.next(puzzle, None) {
+        for (all, one) in colors.iter_mut().zip(domains) {
+            *all |= one;
+        }
+    }
+    colors
+}
+
+/// 200 x `n` draws of `draw` (each a solution's domains) over `n` solutions (at most 60):
+/// every solution drawn, and a chi-square statistic (n - 1 degrees of freedom) below 3n + 40,
+/// which its 99.99th percentile is for n <= 60.
+pub fn assert_uniform(n: u128, seed: u64, mut draw: impl FnMut(&mut Random) -> Vec<u128>) {
+    let mut random = Random::new(seed);
+    let mut seen: std::collections::HashMap<Vec<u128>, u64> = Default::default();
+    let draws = 200 * n as u64;
+    for _ in 0..draws {
+        *seen.entry(draw(&mut random)).or_default() += 1;
+    }
+    assert_eq!(seen.len() as u128, n, "every solution drawn");
+    let expected = draws as f64 / n as f64;
+    let statistic: f64 = seen
+        .values()
+        .map(|&times| (times as f64 - expected).powi(2) / expected)
+        .sum();
+    assert!(
+        statistic < 3.0 * n as f64 + 40.0,
+        "chi-square {statistic} over {n}"
+    );
+}
+
 /// The `case`-th puzzle of the mixed stream the counting tests run on: of every `kinds` cases,
 /// the last is black and white with blotted numbers, the one before it three colors, the rest
 /// black and white; `two` and `three` are the sizes (width, height) for two and three colors.
