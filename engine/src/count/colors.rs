@@ -26,6 +26,25 @@ pub struct Ambiguity {
     pub solvable: bool,
 }
 
+impl Ambiguity {
+    fn unsolvable(colors: Vec<u128>) -> Self {
+        Self {
+            colors,
+            unsettled: Vec::new(),
+            solvable: false,
+        }
+    }
+
+    /// Stopped before anything was settled: every cell as `domains` leave it.
+    fn stopped(domains: &[u128]) -> Self {
+        Self {
+            colors: domains.to_vec(),
+            unsettled: (0..domains.len() as u32).collect(),
+            solvable: true,
+        }
+    }
+}
+
 /// Every color each cell takes in some solution, component by component.
 pub fn ambiguity<const W: usize>(
     puzzle: &Puzzle,
@@ -35,20 +54,8 @@ pub fn ambiguity<const W: usize>(
 ) -> Ambiguity {
     let (mut counter, parts) = match start::<W>(puzzle, domains, options, control) {
         Start::Ready(counter, parts) => (counter, parts),
-        Start::Zero => {
-            return Ambiguity {
-                colors: domains.to_vec(),
-                unsettled: Vec::new(),
-                solvable: false,
-            }
-        }
-        Start::Stopped => {
-            return Ambiguity {
-                colors: domains.to_vec(),
-                unsettled: (0..puzzle.cells() as u32).collect(),
-                solvable: true,
-            }
-        }
+        Start::Zero => return Ambiguity::unsolvable(domains.to_vec()),
+        Start::Stopped => return Ambiguity::stopped(domains),
     };
     let mut colors = counter.board.grid.domains(puzzle);
     let mut unsettled = Vec::new();
@@ -56,11 +63,7 @@ pub fn ambiguity<const W: usize>(
     for part in &parts {
         if let Some(layers) = swept_layers(&mut counter, part, options, control) {
             if layers.total().is_zero() {
-                return Ambiguity {
-                    colors,
-                    unsettled: Vec::new(),
-                    solvable: false,
-                };
+                return Ambiguity::unsolvable(colors);
             }
             for (cell, found) in layers.colors() {
                 colors[cell] = found;
@@ -75,11 +78,7 @@ pub fn ambiguity<const W: usize>(
                 }
             }
             Colors::Empty => {
-                return Ambiguity {
-                    colors,
-                    unsettled: Vec::new(),
-                    solvable: false,
-                }
+                return Ambiguity::unsolvable(colors);
             }
             Colors::Stopped => unsettled.extend_from_slice(part),
         }
@@ -214,26 +213,19 @@ impl<const W: usize> Counter<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::tests::{every_color, mixed_puzzle};
+    use crate::count::tests::{after_line_logic, every_color, layers_of, mixed_puzzle};
     use crate::count::Control;
-    use crate::propagate::Board;
 
     #[test]
     fn the_colors_are_those_of_the_solutions() {
+        // By the search, and from the sweep's layers in both directions.
         let mut seed = 0x5EED_0030u64;
         for case in 0..150 {
             let puzzle = mixed_puzzle(case, 3, (6, 5), (4, 4), &mut seed);
             let expected = every_color(&puzzle);
             let control = Control::new(None);
-            let mut board = Board::<1>::new(&puzzle, &puzzle.initial_domains()).unwrap();
-            board.set_scope(&puzzle, &[]);
-            assert_eq!(board.propagate(&puzzle, None), Outcome::Fixpoint);
-            let mut got = board.grid.domains(&puzzle);
-            let cells: Vec<u32> = (0..puzzle.cells() as u32)
-                .filter(|&cell| !board.grid.decided(&puzzle, cell as usize))
-                .collect();
-            let mut counter = Counter::<1>::new(&puzzle, board, 1 << 24, &control);
-            let parts = counter.components(&cells);
+            let (mut counter, parts) = after_line_logic(&puzzle, &control).expect("a picture's");
+            let mut got = counter.board.grid.domains(&puzzle);
             let mut seen = Seen::new(1 << 24);
             for part in &parts {
                 let Colors::Exact(found) = counter.colors(part, &mut seen) else {
@@ -244,6 +236,15 @@ mod tests {
                 }
             }
             assert_eq!(got, expected, "case {case}: {:?}", puzzle.clues);
+            for by_columns in [false, true] {
+                let (mut swept, layers) = layers_of(&puzzle, by_columns).expect("small: swept");
+                for part in &layers {
+                    for (cell, colors) in part.colors() {
+                        swept[cell] = colors;
+                    }
+                }
+                assert_eq!(swept, expected, "case {case}: {:?}", puzzle.clues);
+            }
         }
     }
 }

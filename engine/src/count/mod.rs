@@ -283,15 +283,14 @@ fn count_part<const W: usize>(
     if options.sweep_width > 0 {
         let by_columns = counter.by_columns();
         let budget = sweep_budget(counter.puzzle(), cells, by_columns, options);
-        let swept = sweep::sweep(
-            counter.puzzle(),
-            &counter.board.grid,
-            &mut counter.lines,
+        let choose = sweep::plain(counter.puzzle().width, by_columns);
+        let part = sweep::Component {
+            puzzle: counter.puzzle(),
+            grid: &counter.board.grid,
+            lines: &mut counter.lines,
             cells,
-            by_columns,
-            budget,
-            control,
-        );
+        };
+        let swept = sweep::sweep(part, budget, control, &choose);
         match swept {
             Swept::Counted(count) => {
                 return (search::Partial { count, exact: true }, Method::Sweep)
@@ -335,17 +334,14 @@ pub(crate) fn swept_layers<const W: usize>(
     let by_columns = counter.by_columns();
     let budget = sweep_budget(counter.puzzle(), cells, by_columns, options);
     let puzzle = counter.puzzle();
-    sweep::sweep_kept(
+    let part = sweep::Component {
         puzzle,
-        &counter.board.grid,
-        &mut counter.lines,
+        grid: &counter.board.grid,
+        lines: &mut counter.lines,
         cells,
-        by_columns,
-        budget,
-        options.memory,
-        control,
-    )
-    .ok()
+    };
+    let choose = sweep::plain(puzzle.width, by_columns);
+    sweep::sweep_kept(part, (budget, options.memory), control, &choose).ok()
 }
 
 /// The lines a sweep of `cells` crosses: its rows when it goes column by column, else its

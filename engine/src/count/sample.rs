@@ -183,33 +183,20 @@ impl<const W: usize> Counter<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::tests::{assert_uniform, random_puzzle};
+    use crate::count::tests::{after_line_logic, assert_uniform, fits, layers_of, random_puzzle};
     use crate::count::Control;
     use crate::line::tests::pseudo_random;
-    use crate::propagate::Board;
 
     #[test]
     fn draws_are_uniform_over_the_solutions() {
+        // From the search's counts, and from the sweep's layers (one direction or the other).
         let mut seed = 0x5EED_0020u64;
         let mut tried = 0;
         while tried < 6 {
-            let puzzle = random_puzzle(
-                6,
-                5,
-                2,
-                30 + pseudo_random(&mut seed) % 20,
-                false,
-                &mut seed,
-            );
+            let density = 30 + pseudo_random(&mut seed) % 20;
+            let puzzle = random_puzzle(6, 5, 2, density, false, &mut seed);
             let control = Control::new(None);
-            let mut board = Board::<1>::new(&puzzle, &puzzle.initial_domains()).unwrap();
-            board.set_scope(&puzzle, &[]);
-            assert_eq!(board.propagate(&puzzle, None), Outcome::Fixpoint);
-            let cells: Vec<u32> = (0..puzzle.cells() as u32)
-                .filter(|&cell| !board.grid.decided(&puzzle, cell as usize))
-                .collect();
-            let mut counter = Counter::<1>::new(&puzzle, board, 1 << 24, &control);
-            let parts = counter.components(&cells);
+            let (mut counter, parts) = after_line_logic(&puzzle, &control).expect("a picture's");
             let Count::Small(n) = counter.product(&parts).count else {
                 unreachable!()
             };
@@ -222,6 +209,17 @@ mod tests {
                 assert!(counter.sample(&parts, random));
                 let drawn = counter.board.grid.domains(&puzzle);
                 counter.board.undo(mark);
+                drawn
+            });
+            let (domains, layers) = layers_of(&puzzle, tried % 2 == 1).expect("it sweeps");
+            assert_uniform(n, seed ^ 1, |random| {
+                let mut drawn = domains.clone();
+                for part in &layers {
+                    for (cell, color) in part.draw(random).expect("a solution") {
+                        drawn[cell] = 1u128 << color;
+                    }
+                }
+                assert!(fits(&puzzle, &drawn));
                 drawn
             });
         }

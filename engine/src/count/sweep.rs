@@ -138,24 +138,18 @@ impl StateMap {
     }
 }
 
-/// Count the component `cells` (sorted row by row, all undecided, nothing outside joined to
-/// them) by sweeping along it, in at most `budget` bytes; `by_columns`: the plain order tried
-/// first.
-pub fn sweep<const W: usize>(
-    puzzle: &Puzzle,
-    grid: &Grid<W>,
-    lines: &mut Lines<W>,
-    cells: &[u32],
-    by_columns: bool,
-    budget: usize,
-    control: &Control,
-) -> Swept {
-    let choose = plain(puzzle.width, by_columns);
-    sweep_with(puzzle, grid, lines, cells, budget, control, &choose)
+/// A component to sweep: its cells (sorted row by row, all undecided, nothing outside joined
+/// to them), and the grid and the lines' analyses they are read from.
+pub struct Component<'a, const W: usize> {
+    pub puzzle: &'a Puzzle,
+    pub grid: &'a Grid<W>,
+    pub lines: &'a mut Lines<W>,
+    pub cells: &'a [u32],
 }
 
-/// The chooser of every sweep but the tests': `order::choose`, `by_columns` first.
-fn plain(
+/// The chooser of every sweep but the tests': `order::choose`, `by_columns`' plain order
+/// first.
+pub fn plain(
     width: usize,
     by_columns: bool,
 ) -> impl Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> {
@@ -163,58 +157,55 @@ fn plain(
 }
 
 /// How a sweep's order is chosen from the component's spots and its stretches' lengths and
-/// bit widths (`order::choose`; the tests hold the sweep to brute force on other orders).
+/// bit widths (`plain`; the tests hold the sweep to brute force on other orders).
 pub type Chooser<'a> = dyn Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> + 'a;
 
-/// `sweep` in the order `choose` makes.
-pub fn sweep_with<const W: usize>(
-    puzzle: &Puzzle,
-    grid: &Grid<W>,
-    lines: &mut Lines<W>,
-    cells: &[u32],
+/// Count the component by sweeping along it in the order `choose` makes, in at most `budget`
+/// bytes.
+pub fn sweep<const W: usize>(
+    part: Component<'_, W>,
     budget: usize,
     control: &Control,
     choose: &Chooser<'_>,
 ) -> Swept {
-    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, choose) else {
+    let Some((stretches, spots)) = plan(part.puzzle, part.grid, part.lines, part.cells, choose)
+    else {
         return Swept::TooWide;
     };
-    let words = words_for(puzzle, cells.len());
+    let words = words_for(part.puzzle, part.cells.len());
     run(
-        puzzle, grid, &stretches, &spots, words, budget, control, None,
+        part.puzzle,
+        part.grid,
+        &stretches,
+        &spots,
+        words,
+        (budget, None),
+        control,
     )
 }
 
-/// The sweep of `cells` keeping every layer of states, to draw solutions from or find every
-/// color a cell takes (`layers`), each layer within `budget` bytes (as `sweep`) and all of
-/// them within `kept_budget`; how it ended instead when it did not count.
-#[allow(clippy::too_many_arguments)]
+/// The sweep keeping every layer of states, to draw solutions from or find every color a cell
+/// takes (`layers`), each layer within `budget` bytes (as `sweep`) and all of them within
+/// `kept_budget`; how it ended instead when it did not count.
 pub fn sweep_kept<const W: usize>(
-    puzzle: &Puzzle,
-    grid: &Grid<W>,
-    lines: &mut Lines<W>,
-    cells: &[u32],
-    by_columns: bool,
-    budget: usize,
-    kept_budget: usize,
+    part: Component<'_, W>,
+    (budget, kept_budget): (usize, usize),
     control: &Control,
+    choose: &Chooser<'_>,
 ) -> Result<Layers, Swept> {
-    let choose = plain(puzzle.width, by_columns);
-    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, &choose) else {
+    let Component {
+        puzzle,
+        grid,
+        lines,
+        cells,
+    } = part;
+    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, choose) else {
         return Err(Swept::TooWide);
     };
     let words = words_for(puzzle, cells.len());
     let mut kept = Vec::with_capacity(spots.len() + 1);
-    match run(
-        puzzle,
-        grid,
-        &stretches,
-        &spots,
-        words,
-        budget,
-        control,
-        Some((&mut kept, kept_budget)),
-    ) {
+    let budgets = (budget, Some((&mut kept, kept_budget)));
+    match run(puzzle, grid, &stretches, &spots, words, budgets, control) {
         Swept::Counted(_) => {
             let choices = spots
                 .iter()
@@ -326,16 +317,14 @@ pub(super) fn choices(domain: u128, stretches: &[Stretch], spot: &Spot) -> Vec<(
 /// The sweep itself, in the order `spots`, each layer within `budget` bytes; with `kept`,
 /// every layer of states is kept there (the states before each spot, then the last), all of
 /// them within its budget.
-#[allow(clippy::too_many_arguments)]
 fn run<const W: usize>(
     puzzle: &Puzzle,
     grid: &Grid<W>,
     stretches: &[Stretch],
     spots: &[Spot],
     words: usize,
-    budget: usize,
+    (budget, mut kept): (usize, Option<(&mut Vec<Layer>, usize)>),
     control: &Control,
-    mut kept: Option<(&mut Vec<Layer>, usize)>,
 ) -> Swept {
     // Counts as fixed-width numbers, `words` words each, in one arena per layer: adding two
     // of them is a loop over words, no allocation.

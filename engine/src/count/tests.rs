@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::clue::Block;
+use crate::count::layers::Layers;
 use crate::count::order::{self, Spot};
 use crate::count::sample::Random;
 use crate::line::tests::{clue_of, matches, pseudo_random};
@@ -196,43 +197,72 @@ fn counts_agree_with_and_without_probing_on_larger_puzzles() {
 
 /// The sweep alone on every component, in both directions.
 fn swept(puzzle: &Puzzle, by_columns: bool) -> Option<Count> {
-    let width = puzzle.width;
-    let choose = |spots: &[Spot], lengths: &[usize], bits: &[usize]| {
-        order::choose(spots, lengths, bits, width, by_columns)
-    };
-    swept_with(puzzle, &choose)
+    swept_with(puzzle, &sweep::plain(puzzle.width, by_columns))
+}
+
+/// The puzzle after line logic in a counter, and its components; None when line logic finds
+/// no solution.
+pub fn after_line_logic<'a>(
+    puzzle: &'a Puzzle,
+    control: &'a Control,
+) -> Option<(Counter<'a, 1>, Vec<Vec<u32>>)> {
+    let mut board = Board::<1>::new(puzzle, &puzzle.initial_domains()).ok()?;
+    board.set_scope(puzzle, &[]);
+    if board.propagate(puzzle, None) != Outcome::Fixpoint {
+        return None;
+    }
+    let cells: Vec<u32> = (0..puzzle.cells() as u32)
+        .filter(|&cell| !board.grid.decided(puzzle, cell as usize))
+        .collect();
+    let mut counter = Counter::<1>::new(puzzle, board, 1 << 24, control);
+    let parts = counter.components(&cells);
+    Some((counter, parts))
+}
+
+/// The components of `counter` as sweeps see them.
+pub fn component<'a>(counter: &'a mut Counter<'_, 1>, cells: &'a [u32]) -> sweep::Component<'a, 1> {
+    sweep::Component {
+        puzzle: counter.puzzle(),
+        grid: &counter.board.grid,
+        lines: &mut counter.lines,
+        cells,
+    }
 }
 
 /// The sweep alone on every component, in the orders `choose` makes.
 fn swept_with(puzzle: &Puzzle, choose: &sweep::Chooser<'_>) -> Option<Count> {
     let control = Control::new(None);
-    let mut board = Board::<1>::new(puzzle, &puzzle.initial_domains()).ok()?;
-    board.set_scope(puzzle, &[]);
-    if board.propagate(puzzle, None) != Outcome::Fixpoint {
+    let Some((mut counter, parts)) = after_line_logic(puzzle, &control) else {
         return Some(Count::ZERO);
-    }
-    let left: Vec<u32> = (0..puzzle.cells())
-        .filter(|&cell| !board.grid.decided(puzzle, cell))
-        .map(|cell| cell as u32)
-        .collect();
-    let mut counter = Counter::<1>::new(puzzle, board, 1 << 24, &control);
-    let parts = counter.components(&left);
+    };
     let mut total = Count::ONE;
     for part in &parts {
-        match sweep::sweep_with(
-            puzzle,
-            &counter.board.grid,
-            &mut counter.lines,
-            part,
-            1 << 20,
-            &control,
-            choose,
-        ) {
+        match sweep::sweep(component(&mut counter, part), 1 << 20, &control, choose) {
             sweep::Swept::Counted(count) => total.mul(&count),
             _ => return None,
         }
     }
     Some(total)
+}
+
+/// The puzzle after line logic (every cell's domain), and each component's layers swept
+/// `by_columns` first; None when line logic finds no solution or a component does not sweep.
+pub fn layers_of(puzzle: &Puzzle, by_columns: bool) -> Option<(Vec<u128>, Vec<Layers>)> {
+    let control = Control::new(None);
+    let (mut counter, parts) = after_line_logic(puzzle, &control)?;
+    let domains = counter.board.grid.domains(puzzle);
+    let choose = sweep::plain(puzzle.width, by_columns);
+    let mut layers = Vec::new();
+    for part in &parts {
+        let kept = sweep::sweep_kept(
+            component(&mut counter, part),
+            (1 << 24, 1 << 26),
+            &control,
+            &choose,
+        );
+        layers.push(kept.ok()?);
+    }
+    Some((domains, layers))
 }
 
 #[test]
