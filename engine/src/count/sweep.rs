@@ -1,7 +1,7 @@
 //! Counting a narrow component by a dynamic program that sweeps along it.
 //!
 //! The cells are taken column by column, row by row, or band by band (`order`: whichever
-//! keeps the state narrowest; for a component wider than tall, column by column), and the
+//! keeps the state narrowest, along the longer side on a tie), and the
 //! state between two cells is, for every stretch of a line the sweep has entered and not yet
 //! left, the class of its live automaton state there (`segments`): every filling of the cells
 //! behind the sweep that leaves the same classes has the same completions, so it is counted
