@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from satnono.backends import installed_backends
 from satnono.cli import app
-from satnono.core.model import Block, Puzzle
+from satnono.core.model import BLOTTED, Block, Puzzle
 from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid, switch_board
 from satnono.logic.counted import CountKnobs
@@ -260,6 +260,28 @@ def test_a_frame_is_swept_band_by_band() -> None:
     counted = count_solutions(center, methods=("search",), deadline=Deadline(30))
     assert (counted.count, counted.exact) == (5222571924721419, True)
     assert [factor.method for factor in counted.factors] == ["sweep"]
+
+
+def test_a_swept_count_s_witness_is_drawn_not_searched_for() -> None:
+    """Two rows of 400 cells whose blocks' lengths are all blotted, one black cell a column:
+    the sweep counted its 3.6 x 10^115 grids in 0.1 s, then the engine searched for one of them
+    as the count's witness and did not find it in minutes (`satnono count` without a timeout
+    never returned). The witness now comes from the sweep's layers."""
+    import random
+
+    rng = random.Random(5)
+    top: list[int] = []
+    while len(top) < 400:
+        top += [1] * rng.randint(1, 3) + [0] * rng.randint(1, 3)
+    grid = (tuple(top[:400]), tuple(1 - cell for cell in top[:400]))
+    made = puzzle_from_grid(grid)
+    hidden = tuple(tuple(Block(BLOTTED, block.color) for block in clue) for clue in made.rows)
+    puzzle = Puzzle(made.width, made.height, hidden, made.columns, made.palette)
+    started = time.perf_counter()
+    counted = count_solutions(puzzle, deadline=Deadline(30))
+    assert time.perf_counter() - started < 10
+    assert counted.exact and counted.count > 2**128
+    assert counted.witness is not None  # verified against the clues where it was made
 
 
 def test_a_timeout_while_ganak_runs_kills_it_and_keeps_the_lower_bound(

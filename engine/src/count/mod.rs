@@ -118,7 +118,16 @@ pub struct Part {
     pub exact: bool,
     pub method: Method,
     pub seconds: f64,
+    /// A solution of the component traced back through its sweep (each cell with its
+    /// color), where the trace was kept; else the witness is searched for.
+    pub drawn: Option<Vec<(usize, u8)>>,
 }
+
+/// Bytes a count's sweep may keep its trace in (`sweep::sweep_traced`), to take its witness
+/// from: past that, it lets it go and the witness is searched for (`find`), which on some
+/// boards takes far longer than the count (400 columns of two rows with blotted clues: the
+/// count 0.1 s, the search for one solution more than a minute).
+const WITNESS_TRACE: usize = 256 << 20;
 
 #[derive(Clone, Debug, Default)]
 pub struct Counted {
@@ -214,13 +223,14 @@ pub fn count<const W: usize>(
     };
     for (index, cells) in parts.iter().enumerate() {
         let started = Instant::now();
-        let (part, method) = count_part(&mut counter, cells, options, control);
+        let (part, method, drawn) = count_part(&mut counter, cells, options, control);
         counted.parts.push(Part {
             cells: cells.clone(),
             count: part.count.clone(),
             exact: part.exact,
             method,
             seconds: started.elapsed().as_secs_f64(),
+            drawn,
         });
         control
             .parts_done
@@ -251,13 +261,14 @@ pub fn count<const W: usize>(
 }
 
 /// One solution of the counted components: drawn from the store where the search counted,
-/// found where a sweep did; None when the stop flag comes first.
+/// traced back where a sweep kept its trace, else found; None when the stop flag comes
+/// first.
 fn witness<const W: usize>(counter: &mut Counter<'_, W>, parts: &[Part]) -> Option<Vec<u128>> {
     let mark = counter.board.mark();
     let mut random = Random::new(1);
     let mut dead = find::Dead::default();
     let mut found = true;
-    for part in parts {
+    for part in parts.iter().filter(|part| part.drawn.is_none()) {
         counter.choose_direction(&part.cells);
         let one = std::slice::from_ref(&part.cells);
         found = found
@@ -266,19 +277,25 @@ fn witness<const W: usize>(counter: &mut Counter<'_, W>, parts: &[Part]) -> Opti
                 Method::Sweep => counter.find(one, &mut dead) == find::Found::Yes,
             };
     }
-    let domains = found.then(|| counter.board.grid.domains(counter.puzzle()));
+    let mut domains = found.then(|| counter.board.grid.domains(counter.puzzle()));
     counter.board.undo(mark);
+    for (cell, color) in parts.iter().flat_map(|part| part.drawn.iter().flatten()) {
+        if let Some(domains) = domains.as_mut() {
+            domains[*cell] = 1u128 << color;
+        }
+    }
     domains
 }
 
 /// One component by the sweep when it is narrow (or narrow enough to finish within the trial
-/// budget), else by the search.
+/// budget), else by the search; with a solution traced back through the sweep where it kept
+/// its trace (WITNESS_TRACE).
 fn count_part<const W: usize>(
     counter: &mut Counter<'_, W>,
     cells: &[u32],
     options: Options,
     control: &Control,
-) -> (search::Partial, Method) {
+) -> (search::Partial, Method, Option<Vec<(usize, u8)>>) {
     counter.choose_direction(cells);
     if options.sweep_width > 0 {
         let by_columns = counter.by_columns();
@@ -290,22 +307,23 @@ fn count_part<const W: usize>(
             lines: &mut counter.lines,
             cells,
         };
-        let swept = sweep::sweep(part, budget, control, &choose);
+        let budgets = (budget, WITNESS_TRACE.min(options.memory));
+        let (swept, drawn) = sweep::sweep_traced(part, budgets, control, &choose);
         match swept {
             Swept::Counted(count) => {
-                return (search::Partial { count, exact: true }, Method::Sweep)
+                return (search::Partial { count, exact: true }, Method::Sweep, drawn);
             }
             Swept::Stopped => {
                 let stopped = search::Partial {
                     count: Count::ZERO,
                     exact: false,
                 };
-                return (stopped, Method::Sweep);
+                return (stopped, Method::Sweep, None);
             }
             Swept::TooWide => {}
         }
     }
-    (counter.product(&[cells.to_vec()]), Method::Search)
+    (counter.product(&[cells.to_vec()]), Method::Search, None)
 }
 
 /// The bytes a sweep of `cells` may take: the whole memory budget when it crosses at most
@@ -341,7 +359,7 @@ pub(crate) fn swept_layers<const W: usize>(
         cells,
     };
     let choose = sweep::plain(puzzle.width, by_columns);
-    sweep::sweep_kept(part, (budget, options.memory), control, &choose).ok()
+    sweep::sweep_kept(part, (budget, options.memory), control, &choose).1
 }
 
 /// The lines a sweep of `cells` crosses: its rows when it goes column by column, else its

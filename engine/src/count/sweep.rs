@@ -160,39 +160,15 @@ pub fn plain(
 /// bit widths (`plain`; the tests hold the sweep to brute force on other orders).
 pub type Chooser<'a> = dyn Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> + 'a;
 
-/// Count the component by sweeping along it in the order `choose` makes, in at most `budget`
-/// bytes.
-pub fn sweep<const W: usize>(
-    part: Component<'_, W>,
-    budget: usize,
-    control: &Control,
-    choose: &Chooser<'_>,
-) -> Swept {
-    let Some((stretches, spots)) = plan(part.puzzle, part.grid, part.lines, part.cells, choose)
-    else {
-        return Swept::TooWide;
-    };
-    let words = words_for(part.puzzle, part.cells.len());
-    run(
-        part.puzzle,
-        part.grid,
-        &stretches,
-        &spots,
-        words,
-        (budget, None),
-        control,
-    )
-}
-
 /// The sweep keeping every layer of states, to draw solutions from or find every color a cell
 /// takes (`layers`), each layer within `budget` bytes (as `sweep`) and all of them within
-/// `kept_budget`; how it ended instead when it did not count.
+/// `kept_budget` (past it, TooWide); the layers come only with a count.
 pub fn sweep_kept<const W: usize>(
     part: Component<'_, W>,
     (budget, kept_budget): (usize, usize),
     control: &Control,
     choose: &Chooser<'_>,
-) -> Result<Layers, Swept> {
+) -> (Swept, Option<Layers>) {
     let Component {
         puzzle,
         grid,
@@ -200,21 +176,81 @@ pub fn sweep_kept<const W: usize>(
         cells,
     } = part;
     let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, choose) else {
-        return Err(Swept::TooWide);
+        return (Swept::TooWide, None);
     };
     let words = words_for(puzzle, cells.len());
     let mut kept = Vec::with_capacity(spots.len() + 1);
-    let budgets = (budget, Some((&mut kept, kept_budget)));
-    match run(puzzle, grid, &stretches, &spots, words, budgets, control) {
-        Swept::Counted(_) => {
-            let choices = spots
-                .iter()
-                .map(|spot| choices(grid.domain(puzzle, spot.cell), &stretches, spot))
-                .collect();
-            Ok(Layers::new(stretches, spots, choices, kept, words))
-        }
-        other => Err(other),
+    let keep = Keep::Layers(&mut kept, kept_budget);
+    let swept = run(
+        puzzle,
+        grid,
+        &stretches,
+        &spots,
+        words,
+        (budget, Some(keep)),
+        control,
+    );
+    if !matches!(swept, Swept::Counted(_)) {
+        return (swept, None);
     }
+    let choices = spots
+        .iter()
+        .map(|spot| choices(grid.domain(puzzle, spot.cell), &stretches, spot))
+        .collect();
+    (
+        swept,
+        Some(Layers::new(stretches, spots, choices, kept, words)),
+    )
+}
+
+/// Count the component by sweeping along it in the order `choose` makes, in at most `budget`
+/// bytes, and trace one solution (each cell with its color) back from its last state: each
+/// state keeps the state before it and the color that first made it (8 bytes a state, far
+/// less than the layers), within `trace_budget` bytes, past which the trace is let go (None)
+/// and the count goes on.
+pub fn sweep_traced<const W: usize>(
+    part: Component<'_, W>,
+    (budget, trace_budget): (usize, usize),
+    control: &Control,
+    choose: &Chooser<'_>,
+) -> (Swept, Option<Vec<(usize, u8)>>) {
+    let Some((stretches, spots)) = plan(part.puzzle, part.grid, part.lines, part.cells, choose)
+    else {
+        return (Swept::TooWide, None);
+    };
+    let words = words_for(part.puzzle, part.cells.len());
+    let mut trace = Vec::with_capacity(spots.len());
+    let keep = Keep::Trace(&mut trace, trace_budget);
+    let swept = run(
+        part.puzzle,
+        part.grid,
+        &stretches,
+        &spots,
+        words,
+        (budget, Some(keep)),
+        control,
+    );
+    let whole = trace.len() == spots.len() && trace.last().is_some_and(|last| !last.is_empty());
+    if !matches!(swept, Swept::Counted(_)) || !whole {
+        return (swept, None); // not counted, no solution, or the trace was let go
+    }
+    let mut state = 0; // the last layer's first state (every state there ends a solution)
+    let mut drawn = Vec::with_capacity(spots.len());
+    for (spot, made) in spots.iter().zip(&trace).rev() {
+        let (before, color) = made[state];
+        drawn.push((spot.cell, color));
+        state = before as usize;
+    }
+    (swept, Some(drawn))
+}
+
+/// What a sweep keeps beside its count.
+enum Keep<'a> {
+    /// Every layer, within so many bytes (past them the sweep gives up).
+    Layers(&'a mut Vec<Layer>, usize),
+    /// Per layer, for each state the state before it and the color that first made it,
+    /// within so many bytes (past them the trace is let go and the sweep goes on).
+    Trace(&'a mut Vec<Vec<(u32, u8)>>, usize),
 }
 
 /// A spot's two stretches as a sweep's state holds them: where their classes are, and their
@@ -323,7 +359,7 @@ fn run<const W: usize>(
     stretches: &[Stretch],
     spots: &[Spot],
     words: usize,
-    (budget, mut kept): (usize, Option<(&mut Vec<Layer>, usize)>),
+    (budget, mut kept): (usize, Option<Keep<'_>>),
     control: &Control,
 ) -> Swept {
     // Counts as fixed-width numbers, `words` words each, in one arena per layer: adding two
@@ -331,10 +367,12 @@ fn run<const W: usize>(
     let state_bytes = 16 + 8 * words + 32; // key, count, the table's slot
     let most = budget / state_bytes;
     // A layer kept holds its keys and counts, and its table (keys and places, half full).
-    let most_kept = kept
-        .as_ref()
-        .map_or(0, |(_, bytes)| bytes / (16 + 8 * words + 48));
-    let mut held = 0; // states of the layers kept
+    let most_kept = match &kept {
+        Some(Keep::Layers(_, bytes)) => bytes / (16 + 8 * words + 48),
+        Some(Keep::Trace(_, bytes)) => bytes / 8,
+        None => 0,
+    };
+    let mut held = 0; // states of the layers kept, or traced
     let mut keys: Vec<u128> = vec![0];
     let mut counts: Vec<u64> = vec![0; words];
     counts[0] = 1;
@@ -350,6 +388,9 @@ fn run<const W: usize>(
         }
         let crossing = Crossing::new(stretches, spot);
         let choices = choices(grid.domain(puzzle, spot.cell), stretches, spot);
+        let tracing = matches!(kept, Some(Keep::Trace(..)));
+        let line_colors = &stretches[spot.stretches[0].0].colors;
+        let mut made: Vec<(u32, u8)> = Vec::new();
         index.clear();
         next_keys.clear();
         next_counts.clear();
@@ -366,6 +407,9 @@ fn run<const W: usize>(
                 let target = index.place(moved, || {
                     next_keys.push(moved);
                     next_counts.resize(next_counts.len() + words, 0);
+                    if tracing {
+                        made.push((state as u32, line_colors[choice.0]));
+                    }
                     (next_keys.len() - 1) as u32
                 }) as usize;
                 add(
@@ -374,17 +418,28 @@ fn run<const W: usize>(
                 );
             }
         }
-        if let Some((kept, _)) = kept.as_mut() {
-            held += keys.len();
-            let next = std::mem::replace(&mut index, StateMap::new());
-            kept.push(Layer {
-                keys: std::mem::take(&mut keys),
-                counts: std::mem::take(&mut counts),
-                index: std::mem::replace(&mut current, next),
-            });
-            if held > most_kept {
-                return Swept::TooWide;
+        match kept.as_mut() {
+            Some(Keep::Layers(layers, _)) => {
+                held += keys.len();
+                let next = std::mem::replace(&mut index, StateMap::new());
+                layers.push(Layer {
+                    keys: std::mem::take(&mut keys),
+                    counts: std::mem::take(&mut counts),
+                    index: std::mem::replace(&mut current, next),
+                });
+                if held > most_kept {
+                    return Swept::TooWide;
+                }
             }
+            Some(Keep::Trace(trace, _)) => {
+                held += made.len();
+                trace.push(made);
+                if held > most_kept {
+                    trace.clear(); // let go: the count goes on without it
+                    kept = None;
+                }
+            }
+            None => {}
         }
         std::mem::swap(&mut keys, &mut next_keys);
         std::mem::swap(&mut counts, &mut next_counts);
@@ -398,8 +453,8 @@ fn run<const W: usize>(
     for state in 0..keys.len() {
         add(&mut total, &counts[state * words..(state + 1) * words]);
     }
-    if let Some((kept, _)) = kept {
-        kept.push(Layer {
+    if let Some(Keep::Layers(layers, _)) = kept {
+        layers.push(Layer {
             keys,
             counts,
             index: current,

@@ -229,19 +229,32 @@ pub fn component<'a>(counter: &'a mut Counter<'_, 1>, cells: &'a [u32]) -> sweep
     }
 }
 
-/// The sweep alone on every component, in the orders `choose` makes.
+/// The sweep alone on every component, in the orders `choose` makes; the solution each
+/// traces back must fit the clues.
 fn swept_with(puzzle: &Puzzle, choose: &sweep::Chooser<'_>) -> Option<Count> {
     let control = Control::new(None);
     let Some((mut counter, parts)) = after_line_logic(puzzle, &control) else {
         return Some(Count::ZERO);
     };
+    let mut witness = counter.board.grid.domains(puzzle);
     let mut total = Count::ONE;
     for part in &parts {
-        match sweep::sweep(component(&mut counter, part), 1 << 20, &control, choose) {
-            sweep::Swept::Counted(count) => total.mul(&count),
+        let budgets = (1 << 20, 1 << 20);
+        match sweep::sweep_traced(component(&mut counter, part), budgets, &control, choose) {
+            (sweep::Swept::Counted(count), drawn) => {
+                for (cell, color) in drawn.expect("a small trace") {
+                    witness[cell] = 1u128 << color;
+                }
+                total.mul(&count);
+            }
             _ => return None,
         }
     }
+    assert!(
+        total.is_zero() || fits(puzzle, &witness),
+        "{:?}",
+        puzzle.clues
+    );
     Some(total)
 }
 
@@ -254,13 +267,10 @@ pub fn layers_of(puzzle: &Puzzle, by_columns: bool) -> Option<(Vec<u128>, Vec<La
     let choose = sweep::plain(puzzle.width, by_columns);
     let mut layers = Vec::new();
     for part in &parts {
-        let kept = sweep::sweep_kept(
-            component(&mut counter, part),
-            (1 << 24, 1 << 26),
-            &control,
-            &choose,
-        );
-        layers.push(kept.ok()?);
+        let budgets = (1 << 24, 1 << 26);
+        let (_, kept) =
+            sweep::sweep_kept(component(&mut counter, part), budgets, &control, &choose);
+        layers.push(kept?);
     }
     Some((domains, layers))
 }
