@@ -13,7 +13,8 @@
 use crate::count::number::Count;
 use crate::count::order::Spot;
 use crate::count::sample::Random;
-use crate::count::sweep::{count_of, Crossing, Layer, Stretch};
+use crate::count::stretches::{Crossing, Stretch};
+use crate::count::sweep::{count_of, Layer};
 
 /// The layers of one component's sweep (see the module's comment).
 pub struct Layers {

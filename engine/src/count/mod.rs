@@ -17,6 +17,7 @@ pub mod sample;
 pub mod search;
 pub mod segments;
 pub mod store;
+pub mod stretches;
 pub mod sweep;
 
 pub use crate::count::colors::{ambiguity, Ambiguity};
