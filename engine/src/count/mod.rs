@@ -280,9 +280,9 @@ fn witness<const W: usize>(counter: &mut Counter<'_, W>, parts: &[Part]) -> Opti
     }
     let mut domains = found.then(|| counter.board.grid.domains(counter.puzzle()));
     counter.board.undo(mark);
-    for (cell, color) in parts.iter().flat_map(|part| part.drawn.iter().flatten()) {
-        if let Some(domains) = domains.as_mut() {
-            domains[*cell] = 1u128 << color;
+    if let Some(domains) = domains.as_mut() {
+        for &(cell, color) in parts.iter().flat_map(|part| part.drawn.iter().flatten()) {
+            domains[cell] = 1u128 << color;
         }
     }
     domains
@@ -299,15 +299,7 @@ fn count_part<const W: usize>(
 ) -> (search::Partial, Method, Option<Vec<(usize, u8)>>) {
     counter.choose_direction(cells);
     if options.sweep_width > 0 {
-        let by_columns = counter.by_columns();
-        let budget = sweep_budget(counter.puzzle(), cells, by_columns, options);
-        let choose = sweep::plain(counter.puzzle().width, by_columns);
-        let part = sweep::Component {
-            puzzle: counter.puzzle(),
-            grid: &counter.board.grid,
-            lines: &mut counter.lines,
-            cells,
-        };
+        let (part, budget, choose) = to_sweep(counter, cells, options);
         let budgets = (budget, WITNESS_TRACE.min(options.memory));
         let (swept, drawn) = sweep::sweep_traced(part, budgets, control, &choose);
         match swept {
@@ -327,14 +319,32 @@ fn count_part<const W: usize>(
     (counter.product(&[cells.to_vec()]), Method::Search, None)
 }
 
-/// The bytes a sweep of `cells` may take: the whole memory budget when it crosses at most
-/// `sweep_width` lines (a narrow board), else the trial budget.
-fn sweep_budget(puzzle: &Puzzle, cells: &[u32], by_columns: bool, options: Options) -> usize {
-    if crossing_width(puzzle, cells, by_columns) <= options.sweep_width {
+/// The component `cells` ready to sweep in the direction the counter chose: on its grid and
+/// lines, with the bytes the sweep may take (the whole memory budget when it crosses at most
+/// `sweep_width` lines, a narrow board, else the trial budget) and its plain order.
+#[allow(clippy::type_complexity)]
+fn to_sweep<'c, const W: usize>(
+    counter: &'c mut Counter<'_, W>,
+    cells: &'c [u32],
+    options: Options,
+) -> (
+    sweep::Component<'c, W>,
+    usize,
+    impl Fn(&[order::Spot], &[usize], &[usize]) -> Option<order::Plan>,
+) {
+    let (puzzle, by_columns) = (counter.puzzle(), counter.by_columns());
+    let budget = if crossing_width(puzzle, cells, by_columns) <= options.sweep_width {
         options.memory
     } else {
         options.sweep_trial.min(options.memory)
-    }
+    };
+    let part = sweep::Component {
+        puzzle,
+        grid: &counter.board.grid,
+        lines: &mut counter.lines,
+        cells,
+    };
+    (part, budget, sweep::plain(puzzle.width, by_columns))
 }
 
 /// A component's sweep with its layers kept (to draw from, or to find its colors), where the
@@ -350,16 +360,7 @@ pub(crate) fn swept_layers<const W: usize>(
         return None;
     }
     counter.choose_direction(cells);
-    let by_columns = counter.by_columns();
-    let budget = sweep_budget(counter.puzzle(), cells, by_columns, options);
-    let puzzle = counter.puzzle();
-    let part = sweep::Component {
-        puzzle,
-        grid: &counter.board.grid,
-        lines: &mut counter.lines,
-        cells,
-    };
-    let choose = sweep::plain(puzzle.width, by_columns);
+    let (part, budget, choose) = to_sweep(counter, cells, options);
     sweep::sweep_kept(part, (budget, options.memory), control, &choose).1
 }
 

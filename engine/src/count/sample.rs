@@ -23,9 +23,9 @@ pub enum Drawn {
 
 /// Solutions each drawn with probability exactly 1/N from the N solutions: each component
 /// counted by the sweep (whose layers the draws read) or else the search (whose store they
-/// read), then drawn as `next` asks. `next(total, drawn)` is
-/// called once the count is known (nothing drawn yet) and after every batch of draws, with
-/// them (every cell's domain, all decided); it says how many to draw next, or None to end.
+/// read), then drawn as `next` asks. `next(total, drawn)` is called once the count is known
+/// (nothing drawn yet) and after every batch of draws, with them (every cell's domain, all
+/// decided); it says how many to draw next, or None to end.
 pub fn sample<const W: usize>(
     puzzle: &Puzzle,
     domains: &[u128],

@@ -147,6 +147,38 @@ pub fn plain(
 /// bit widths (`plain`; the tests hold the sweep to brute force on other orders).
 pub type Chooser<'a> = dyn Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> + 'a;
 
+/// A component laid out for its sweep: its stretches (each placed in the state), its cells in
+/// the order chosen, each cell's choices of color (`choices`), and the words of a count.
+struct Walk {
+    stretches: Vec<Stretch>,
+    spots: Vec<Spot>,
+    choices: Vec<Vec<(usize, usize)>>,
+    words: usize,
+}
+
+impl Walk {
+    /// None when the component has no order that fits (`plan`).
+    fn new<const W: usize>(part: Component<'_, W>, choose: &Chooser<'_>) -> Option<Self> {
+        let Component {
+            puzzle,
+            grid,
+            lines,
+            cells,
+        } = part;
+        let (stretches, spots) = plan(puzzle, grid, lines, cells, choose)?;
+        let choices = spots
+            .iter()
+            .map(|spot| choices(grid.domain(puzzle, spot.cell), &stretches, spot))
+            .collect();
+        Some(Self {
+            stretches,
+            spots,
+            choices,
+            words: words_for(puzzle, cells.len()),
+        })
+    }
+}
+
 /// The sweep keeping every layer of states, to draw solutions from or find every color a cell
 /// takes (`layers`), each layer within `budget` bytes (as `sweep_traced`) and all of them
 /// within `kept_budget` (past it, TooWide); the layers come only with a count.
@@ -156,34 +188,24 @@ pub fn sweep_kept<const W: usize>(
     control: &Control,
     choose: &Chooser<'_>,
 ) -> (Swept, Option<Layers>) {
-    let Component {
-        puzzle,
-        grid,
-        lines,
-        cells,
-    } = part;
-    let Some((stretches, spots)) = plan(puzzle, grid, lines, cells, choose) else {
+    let Some(walk) = Walk::new(part, choose) else {
         return (Swept::TooWide, None);
     };
-    let words = words_for(puzzle, cells.len());
-    let mut kept = Vec::with_capacity(spots.len() + 1);
-    let keep = Keep::Layers(&mut kept, kept_budget);
+    let mut kept = Vec::with_capacity(walk.spots.len() + 1);
     let swept = run(
-        puzzle,
-        grid,
-        &stretches,
-        &spots,
-        words,
-        (budget, Some(keep)),
+        &walk,
+        (budget, Some(Keep::Layers(&mut kept, kept_budget))),
         control,
     );
     if !matches!(swept, Swept::Counted(_)) {
         return (swept, None);
     }
-    let choices = spots
-        .iter()
-        .map(|spot| choices(grid.domain(puzzle, spot.cell), &stretches, spot))
-        .collect();
+    let Walk {
+        stretches,
+        spots,
+        choices,
+        words,
+    } = walk;
     (
         swept,
         Some(Layers::new(stretches, spots, choices, kept, words)),
@@ -201,22 +223,16 @@ pub fn sweep_traced<const W: usize>(
     control: &Control,
     choose: &Chooser<'_>,
 ) -> (Swept, Option<Vec<(usize, u8)>>) {
-    let Some((stretches, spots)) = plan(part.puzzle, part.grid, part.lines, part.cells, choose)
-    else {
+    let Some(walk) = Walk::new(part, choose) else {
         return (Swept::TooWide, None);
     };
-    let words = words_for(part.puzzle, part.cells.len());
-    let mut trace = Vec::with_capacity(spots.len());
-    let keep = Keep::Trace(&mut trace, trace_budget);
+    let mut trace = Vec::with_capacity(walk.spots.len());
     let swept = run(
-        part.puzzle,
-        part.grid,
-        &stretches,
-        &spots,
-        words,
-        (budget, Some(keep)),
+        &walk,
+        (budget, Some(Keep::Trace(&mut trace, trace_budget))),
         control,
     );
+    let spots = &walk.spots;
     let whole = trace.len() == spots.len() && trace.last().is_some_and(|last| !last.is_empty());
     if !matches!(swept, Swept::Counted(_)) || !whole {
         return (swept, None); // not counted, no solution, or the trace was let go
@@ -249,15 +265,8 @@ fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
 /// The sweep itself, in the order `spots`, each layer within `budget` bytes; with `kept`,
 /// every layer of states is kept there (the states before each spot, then the last), all of
 /// them within its budget.
-fn run<const W: usize>(
-    puzzle: &Puzzle,
-    grid: &Grid<W>,
-    stretches: &[Stretch],
-    spots: &[Spot],
-    words: usize,
-    (budget, mut kept): (usize, Option<Keep<'_>>),
-    control: &Control,
-) -> Swept {
+fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Control) -> Swept {
+    let (stretches, words) = (&walk.stretches, walk.words);
     // Counts as fixed-width numbers, `words` words each, in one arena per layer: adding two
     // of them is a loop over words, no allocation.
     let state_bytes = 16 + 8 * words + 32; // key, count, the table's slot
@@ -278,12 +287,11 @@ fn run<const W: usize>(
     // Where the keys of the current layer are (kept with it).
     let mut current = StateMap::new();
     current.place(0, || 0);
-    for (at, spot) in spots.iter().enumerate() {
+    for (at, (spot, choices)) in walk.spots.iter().zip(&walk.choices).enumerate() {
         if at % 16 == 0 && control.should_stop() {
             return Swept::Stopped;
         }
         let crossing = Crossing::new(stretches, spot);
-        let choices = choices(grid.domain(puzzle, spot.cell), stretches, spot);
         let tracing = matches!(kept, Some(Keep::Trace(..)));
         let line_colors = &stretches[spot.stretches[0].0].colors;
         let mut made: Vec<(u32, u8)> = Vec::new();
@@ -296,7 +304,7 @@ fn run<const W: usize>(
             }
             let (class_a, class_b, cleared) = crossing.split(key);
             let count = &counts[state * words..(state + 1) * words];
-            for &choice in &choices {
+            for &choice in choices {
                 let Some(moved) = crossing.step(cleared, class_a, class_b, choice) else {
                     continue;
                 };
@@ -374,7 +382,8 @@ pub(super) fn count_of(words: &[u64]) -> Count {
     Count::from_big(num_bigint::BigUint::from_slice(&digits))
 }
 
-/// `sum += value`, both `words` words long (no carry can leave the last word: see `sweep`).
+/// `sum += value`, both `words` words long (no carry can leave the last word: see
+/// `words_for`).
 #[inline]
 fn add(sum: &mut [u64], value: &[u64]) {
     let mut carry = false;
