@@ -197,3 +197,41 @@ def test_a_streamed_line_is_the_solution_objects_json_whatever_the_palette() -> 
         puzzle = puzzle_from_grid(grid, palette, keep_goal=False)
         line = contract.solution_line(puzzle, grid)
         assert line == contract.dumps(contract.solution_object(puzzle, grid)), chars
+
+
+def test_a_hard_puzzle_s_stream_goes_on_with_the_probing_search() -> None:
+    """Line logic alone wanders thousands of nodes between this random 20x20's solutions (it
+    listed its 2,988 in 5 s; a random 30x30's 5,760: none in 300 s); once it goes dry, the
+    probing search takes the rest (0.2 s here; engine/src/count/enumerate.rs)."""
+    import random
+
+    from satnono.formats.generate import random_grid
+
+    puzzle = puzzle_from_grid(random_grid(20, 20, 2, 0.45, random.Random(5)))
+    streamed = solve(puzzle, limit=0, keep=None, timeout=3)
+    assert streamed.complete and streamed.solutions_found == 2988
+    assert len(set(streamed.grids)) == 2988
+    assert count_solutions(puzzle, methods=("search",)).count == 2988
+
+
+def test_the_backend_takes_the_stream_over_when_the_engine_finds_no_first_solution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the engine's enumeration finds no solution within NATIVE_FIRST_SOLUTION seconds
+    (webpbn's Sierp and Nature: none in 30 s), the backend lists them instead, from the
+    start: here with no time at all for the engine, every solution still comes, once."""
+    import random
+
+    from satnono.formats.generate import random_grid
+    from satnono.pipeline import solutions
+
+    puzzle = puzzle_from_grid(random_grid(12, 12, 2, 0.45, random.Random(3)))
+    expected = count_solutions(puzzle, methods=("search",)).count
+    assert expected > 2
+    # The backend's search leaves its own stats (the sat backend's native search's nodes).
+    assert "native_nodes" not in solve(puzzle, limit=0, keep=None).stats
+    monkeypatch.setattr(solutions, "NATIVE_FIRST_SOLUTION", 0.0)
+    taken_over = solve(puzzle, limit=0, keep=None)
+    assert "native_nodes" in taken_over.stats
+    assert taken_over.complete and taken_over.solutions_found == expected
+    assert len(set(taken_over.grids)) == expected

@@ -6,12 +6,18 @@ A dev tool (`python tools/bench_stream.py --previous /tmp/prev [--repeat 3] [--s
 PYTHONUNBUFFERED=1, the two checkouts alternating. Every run starts in a scratch folder so that
 PYTHONPATH picks the checkout (`python -m` from a repository's folder imports its working tree
 first). Prints a Markdown table of wall seconds and solutions a second (medians).
+
+With `--puzzles P... [--timeout T]`: every solution of each puzzle instead
+(`--max-solutions 0 --json-lines --timeout T`, to a file), both checkouts alternating: how
+many were listed, whether all of them, and the process's CPU seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -51,12 +57,52 @@ def run(checkout: Path | None, puzzle: Path, solutions: int, unbuffered: bool, p
     return time.perf_counter() - started
 
 
+def listed(checkout: Path | None, puzzle: Path, timeout: float, scratch: Path) -> tuple[str, float]:
+    """Every solution of `puzzle` to a file: "all N" (or "N (status)" when stopped first) and
+    the CPU seconds it took."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if checkout is not None:
+        env["PYTHONPATH"] = str(checkout)
+    command = [
+        sys.executable, "-m", "satnono", "solve", str(puzzle.resolve()), "--max-solutions", "0",
+        "--json-lines", "--timeout", str(timeout),
+    ]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(scratch / "out.jsonl", "w") as out:
+        subprocess.run(command, env=env, check=False, cwd=scratch, stdout=out)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    with open(scratch / "out.jsonl") as lines:
+        last = json.loads(lines.readlines()[-1])
+    found = f"{last['solutions_found']:,}"
+    return (f"all {found}" if last["complete"] else f"{found} ({last['status']})"), cpu
+
+
+def every_solution(puzzles: Sequence[Path], timeout: float, previous: Path | None) -> None:
+    versions: list[tuple[str, Path | None]] = [("now", None)]
+    if previous:
+        versions.append(("previous", previous.resolve()))
+    print("| puzzle | " + " | ".join(f"{name}: listed | CPU s" for name, _ in versions) + " |")
+    print("|---|" + "---|---|" * len(versions))
+    with tempfile.TemporaryDirectory() as scratch:
+        for puzzle in puzzles:
+            cells = [f"{found} | {cpu:.2f}" for found, cpu in (
+                listed(checkout, puzzle, timeout, Path(scratch)) for _, checkout in versions
+            )]  # fmt: skip
+            print(f"| {puzzle.stem} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tools/bench_stream.py", description=__doc__)
     parser.add_argument("--previous", type=Path, help="checkout of the previous satnono")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--solutions", type=int, default=100_000)
+    parser.add_argument("--puzzles", type=Path, nargs="+", help="list every solution of these")
+    parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
+    if args.puzzles:
+        every_solution(args.puzzles, args.timeout, args.previous)
+        return 0
     versions: list[tuple[str, Path | None]] = [("now", None)]
     if args.previous:
         versions.append(("previous", args.previous.resolve()))

@@ -214,9 +214,9 @@ impl<const W: usize> Search<W> {
         if self.excluded.contains(&key) {
             return;
         }
-        if (self.options.restart_base > 0 || !self.excluded.is_empty())
-            && !self.reported.insert(key)
-        {
+        // Only restarts meet a solution again: a depth-first search without them never does
+        // (a probe that completes the grid drops that color from the cell, `probe::found`).
+        if self.options.restart_base > 0 && !self.reported.insert(key) {
             return;
         }
         self.stats.solutions += 1;

@@ -223,9 +223,13 @@ def solve(
         searched.solver or searched.encoding
     ):  # a few cells: the classic search, here (see BackendInfo.branch_below)
         return search_phase("backtrack")
+
+    def searched_phase() -> SolveResult:
+        return search_phase() if search_with is None else search_with(search_phase)
+
     if _streams(backend, limit, searched):
-        return _stream(prepared, deadline, accept, verify, progress, finish)
-    return search_phase() if search_with is None else search_with(search_phase)
+        return _stream(prepared, deadline, accept, verify, progress, finish, searched_phase)
+    return searched_phase()
 
 
 #: From this many solutions asked for (or all of them, 0), the default backend lists them
@@ -236,6 +240,12 @@ def solve(
 NATIVE_STREAM_FROM = 65
 #: Solutions taken from the engine at a time (each batch within native.SLICE seconds).
 STREAM_BATCH = 512
+#: Seconds the engine's enumeration may take to its first solution before the backend (the
+#: native search under a budget, then CaDiCaL with a blocking clause per solution) takes the
+#: whole stream over: on webpbn's Sierp and Nature the engine finds none in 30 s where the
+#: SAT side lists thousands; the engine's first came after 0-7 s on the other survey puzzles
+#: and 15-20 s on random 30x30s (all 5,760 of one in 26 s; BENCHMARKS.md, the stream).
+NATIVE_FIRST_SOLUTION = 30.0
 
 
 def _streams(backend: str, limit: int, options: SearchOptions) -> bool:
@@ -252,21 +262,27 @@ def _stream(
     verify: Verifier,
     progress: Progress,
     finish: Callable[..., SolveResult],
+    searched: Callable[[], SolveResult],
 ) -> SolveResult:
     """Every solution (up to the limit) from the engine's enumeration, each verified before
     anything sees it: a batch at once by `verify.all_right` (a black-and-white puzzle's),
-    else each by `accept`."""
+    else each by `accept`; `searched` (the backend's search) takes over when the engine has
+    found none within NATIVE_FIRST_SOLUTION seconds."""
     from satnono.logic.native import Engine
 
     puzzle, width = prepared.puzzle, prepared.puzzle.width
     solutions = Engine(puzzle).solutions(prepared.domains)
     progress.phase = "search"
     found = 0
+    first = deadline.sooner(NATIVE_FIRST_SOLUTION)
     while not solutions.done:
+        if found == 0 and first.expired() and not deadline.expired():
+            return searched()  # nothing was handed out: the backend starts afresh
         if deadline.expired():
             status = Status.TIMEOUT if found < 2 else Status.MULTIPLE
             return finish(status, False, solver=NATIVE_SOLVER)
-        batch = [decided_colors(domains) for domains in solutions.batch(STREAM_BATCH, deadline)]
+        until = first if found == 0 else deadline
+        batch = [decided_colors(domains) for domains in solutions.batch(STREAM_BATCH, until)]
         checked = verify.all_right(batch)
         for colors in batch:
             found += 1

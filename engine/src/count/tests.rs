@@ -44,8 +44,9 @@ pub fn brute_force(puzzle: &Puzzle) -> u128 {
 pub fn every_color(puzzle: &Puzzle) -> Vec<u128> {
     use crate::count::enumerate::{Enumerator, Step};
     let mut colors = vec![0u128; puzzle.cells()];
-    let mut enumerator = Enumerator::<1>::new(puzzle, &puzzle.initial_domains());
-    while let Step::Solution(domains) = enumerator.next(puzzle, None) {
+    let puzzle = std::sync::Arc::new(puzzle.clone());
+    let mut enumerator = Enumerator::<1>::new(&puzzle, &puzzle.initial_domains());
+    while let Step::Solution(domains) = enumerator.next(&puzzle, None) {
         for (all, one) in colors.iter_mut().zip(domains) {
             *all |= one;
         }
