@@ -14,6 +14,10 @@
 //! the probing search. A board of many easy solutions never goes dry and keeps the plain
 //! search's pace (about four times the probing search's on 2^20 switches).
 //!
+//! Where the sweep counts every component of what line logic and probing leave, no search
+//! runs at all: the solutions are listed from the sweeps' layers (`listed`), each at the cost
+//! of the steps back that differ from the last one's (webpbn's Flag: 1,263,904 solutions).
+//!
 //! The probing search takes the rest whole where it can: from the start, without the
 //! solutions listed so far (kept while they are few). Cut into the plain search's cubes, its
 //! branching is the plain one's near the root, and the same puzzle took 62 s (the two
@@ -23,6 +27,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::clue::Puzzle;
+use crate::count::listed::{Listed, Tried};
 use crate::grid::Mark;
 use crate::propagate::{past, Board, Outcome};
 use crate::search::{Event, Options, Search};
@@ -32,6 +37,10 @@ const LOOK_EVERY: u64 = 256;
 /// Nodes of the plain search without a solution after which the probing search takes over
 /// (a few milliseconds of line logic; see the module's comment).
 pub const PROBE_AFTER: u64 = 4_096;
+/// The most time spent trying to list from the sweeps' layers (line logic, probing and the
+/// sweeps with their layers kept): webpbn's Flag takes 0.4 s, a component the sweep gives up
+/// on far less.
+const LAYERS_SETUP: std::time::Duration = std::time::Duration::from_millis(500);
 /// Cells of the solutions listed that are kept, to be excluded when the probing search
 /// takes the rest whole (16 MB); past it, the rest is searched cube by cube.
 const LISTED_CELLS: usize = 1 << 20;
@@ -51,6 +60,27 @@ pub enum Step {
     Paused,
 }
 
+/// How an enumeration goes about it.
+#[derive(Clone, Copy, Debug)]
+pub struct Knobs {
+    /// Dry nodes of the plain search before the probing search takes over.
+    pub probe_after: u64,
+    /// Cells of the solutions listed kept to exclude when the probing search takes the rest.
+    pub listed_cells: usize,
+    /// List from the sweeps' layers where every component is swept.
+    pub from_layers: bool,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Self {
+            probe_after: PROBE_AFTER,
+            listed_cells: LISTED_CELLS,
+            from_layers: true,
+        }
+    }
+}
+
 pub struct Enumerator<const W: usize> {
     /// None when the domains contradict the clues.
     board: Option<Board<W>>,
@@ -62,8 +92,9 @@ pub struct Enumerator<const W: usize> {
     pub nodes: u64,
     /// Plain nodes since the last solution (or the start), and how many make it dry.
     dry: u64,
-    probe_after: u64,
-    listed_cells: usize,
+    knobs: Knobs,
+    /// The listing from the sweeps' layers, once tried (None inside: it does not apply).
+    layered: Option<Option<Box<Listed>>>,
     /// Whether the probing search has taken over, and its search of the current cube (or
     /// of the whole rest).
     probing: bool,
@@ -76,16 +107,11 @@ pub struct Enumerator<const W: usize> {
 impl<const W: usize> Enumerator<W> {
     /// The solutions of `domains`; none when they contradict the clues.
     pub fn new(puzzle: &Puzzle, domains: &[u128]) -> Self {
-        Self::probing_after(puzzle, domains, (PROBE_AFTER, LISTED_CELLS))
+        Self::with(puzzle, domains, Knobs::default())
     }
 
-    /// As `new`, handing over to the probing search after `probe_after` dry nodes, keeping
-    /// the solutions listed within `listed_cells` cells.
-    pub fn probing_after(
-        puzzle: &Puzzle,
-        domains: &[u128],
-        (probe_after, listed_cells): (u64, usize),
-    ) -> Self {
+    /// As `new`, with other knobs (the tests take each way).
+    pub fn with(puzzle: &Puzzle, domains: &[u128], knobs: Knobs) -> Self {
         let mut board = Board::<W>::new(puzzle, domains).ok();
         if let Some(board) = board.as_mut() {
             board.set_scope(puzzle, &[]);
@@ -104,8 +130,8 @@ impl<const W: usize> Enumerator<W> {
             done: false,
             nodes: 0,
             dry: 0,
-            probe_after,
-            listed_cells,
+            knobs,
+            layered: None,
             probing: false,
             cube: None,
             domains: domains.to_vec(),
@@ -120,6 +146,34 @@ impl<const W: usize> Enumerator<W> {
 
     /// Go on to the next solution, the end, or `deadline`.
     pub fn next(&mut self, puzzle: &Arc<Puzzle>, deadline: Option<Instant>) -> Step {
+        if self.done {
+            return Step::Exhausted;
+        }
+        if self.layered.is_none() {
+            // Tried once, within LAYERS_SETUP whatever the call's slice of time (the caller's
+            // slices are shorter than Flag's sweep): past it, the search lists them.
+            let tried = if self.knobs.from_layers {
+                let options = crate::count::Options::default();
+                let setup = Some(Instant::now() + LAYERS_SETUP);
+                Listed::try_new::<W>(puzzle, &self.domains, options, setup)
+            } else {
+                Tried::Not
+            };
+            match tried {
+                Tried::Listed(listed) => self.layered = Some(Some(listed)),
+                Tried::Zero => self.done = true,
+                Tried::Not => self.layered = Some(None),
+            }
+        }
+        if let Some(Some(listed)) = self.layered.as_mut() {
+            return match listed.next_solution() {
+                Some(domains) => Step::Solution(domains),
+                None => {
+                    self.done = true;
+                    Step::Exhausted
+                }
+            };
+        }
         let Some(mut board) = self.board.take() else {
             return Step::Exhausted;
         };
@@ -155,7 +209,7 @@ impl<const W: usize> Enumerator<W> {
         }
         loop {
             // Here what is left to explore is exactly every frame's colors not yet tried.
-            if self.probing || self.dry >= self.probe_after {
+            if self.probing || self.dry >= self.knobs.probe_after {
                 if !self.probing {
                     self.probing = true;
                     self.take_whole(puzzle);
@@ -189,7 +243,7 @@ impl<const W: usize> Enumerator<W> {
                     let domains = board.grid.domains(puzzle);
                     let cells = domains.len();
                     if let Some(listed) = self.listed.as_mut() {
-                        if (listed.len() + 1) * cells <= self.listed_cells {
+                        if (listed.len() + 1) * cells <= self.knobs.listed_cells {
                             listed.push(domains.clone());
                         } else {
                             self.listed = None;
@@ -291,16 +345,23 @@ mod tests {
             // at every point of the plain search, of the whole rest or cube by cube.
             for probe_after in [u64::MAX, 0, case as u64 % 7 + 1] {
                 for listed_cells in [LISTED_CELLS, 0] {
-                    every_solution_once_when(&puzzle, (probe_after, listed_cells), case);
+                    let knobs = Knobs {
+                        probe_after,
+                        listed_cells,
+                        from_layers: false,
+                    };
+                    every_solution_once_when(&puzzle, knobs, case);
                 }
             }
+            // From the sweeps' layers (every small puzzle's components are swept).
+            every_solution_once_when(&puzzle, Knobs::default(), case);
         }
     }
 
-    fn every_solution_once_when(puzzle: &Arc<Puzzle>, knobs: (u64, usize), case: usize) {
+    fn every_solution_once_when(puzzle: &Arc<Puzzle>, knobs: Knobs, case: usize) {
         let domains = puzzle.initial_domains();
         let mut found = HashSet::new();
-        let mut enumerator = Enumerator::<1>::probing_after(puzzle, &domains, knobs);
+        let mut enumerator = Enumerator::<1>::with(puzzle, &domains, knobs);
         loop {
             match enumerator.next(puzzle, None) {
                 Step::Solution(domains) => {

@@ -8,7 +8,9 @@
 //! instead of a counting search (webpbn's Center, a frame of bands: counted by the sweep in
 //! 0.06 s, where the search-based draws needed 5 s). A backward pass over the same layers
 //! marks the states that reach the end, and with them every color a cell takes in some
-//! solution: the ambiguity map of a swept component.
+//! solution: the ambiguity map of a swept component. And every solution is listed by a
+//! depth-first walk backwards from the last layer (`Listing`): every state kept has a count,
+//! so every step back reaches the start, and the walk never meets a dead end.
 
 use crate::count::number::Count;
 use crate::count::order::Spot;
@@ -106,6 +108,59 @@ impl Layers {
         }
     }
 
+    /// The steps back from `key` before spot `at` to states of the layer there (each with a
+    /// count: reached from the start), with the cell's color.
+    fn steps_back(&self, at: usize, key: u128) -> Vec<(u128, u8)> {
+        let mut steps = Vec::new();
+        self.each_step_back(at, key, |before, color| {
+            if self.find(at, before).is_some() {
+                steps.push((before, color));
+            }
+        });
+        steps
+    }
+
+    /// The next solution of `listing` (each spot's cell with its color), or None once every
+    /// one has been listed.
+    pub fn next_solution(&self, listing: &mut Listing) -> Option<Vec<(usize, u8)>> {
+        let end = self.spots.len();
+        let stack = &mut listing.stack;
+        if listing.started {
+            // The deepest frame with a step not taken yet takes it; those below it go.
+            loop {
+                let frame = stack.last_mut()?;
+                frame.1 += 1;
+                if frame.1 < frame.0.len() {
+                    break;
+                }
+                stack.pop();
+            }
+        } else {
+            listing.started = true;
+            let last = &self.layers[end];
+            let ends = last.keys.iter().map(|&key| (key, 0)).collect();
+            stack.push((ends, 0));
+        }
+        // Down to the start, the first step back each time (frame k steps back over spot
+        // end - k from the state frame k - 1 took).
+        while stack.len() <= end {
+            let at = end - stack.len();
+            let (steps, taken) = stack.last()?;
+            let steps = self.steps_back(at, steps[*taken].0);
+            if steps.is_empty() {
+                return None; // cannot be: a kept state has a count
+            }
+            stack.push((steps, 0));
+        }
+        Some(
+            stack[1..]
+                .iter()
+                .enumerate()
+                .map(|(k, (steps, taken))| (self.spots[end - 1 - k].cell, steps[*taken].1))
+                .collect(),
+        )
+    }
+
     /// The palette color of `choice` at spot `at`.
     fn color(&self, at: usize, choice: (usize, usize)) -> u8 {
         self.stretches[self.spots[at].stretches[0].0].colors[choice.0]
@@ -141,6 +196,14 @@ impl Layers {
             .map(|(spot, colors)| (spot.cell, colors))
             .collect()
     }
+}
+
+/// Where a listing of a component's solutions is (`Layers::next_solution`): per frame, the
+/// steps back it may take and the one taken.
+#[derive(Default)]
+pub struct Listing {
+    stack: Vec<(Vec<(u128, u8)>, usize)>,
+    started: bool,
 }
 
 /// The place of one of `counts` drawn with probability it over their sum; None when all are

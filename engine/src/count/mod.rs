@@ -11,6 +11,7 @@ pub mod enumerate;
 pub mod find;
 pub mod layers;
 pub mod lines;
+pub mod listed;
 pub mod number;
 pub mod order;
 pub mod sample;
