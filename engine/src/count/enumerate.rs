@@ -1,27 +1,23 @@
-//! Every solution, one after another: a depth-first search in sweep order with line logic at
-//! each node, resumable between solutions (the stream of `satnono solve --max-solutions 0`),
-//! handing what is left to the probing search once it goes dry.
-//!
-//! Successive solutions share all but the last few decisions, so a solution costs the
-//! propagation of those few; no solution is held back, none is found twice (the branches of
-//! a cell partition the grids), and nothing is kept of the ones already given.
-//!
-//! Line logic alone is blind on a hard puzzle: on a random 30x30 with 5,760 solutions it
-//! found none in 300 s, where the solver's search (probing at every node, branching on the
-//! probes' scores) lists all of them in 21 s. So once the plain search has gone `PROBE_AFTER`
-//! nodes without a solution, what it has not explored (each frame's colors not yet tried,
-//! under the decisions above it: cubes that partition the rest) is searched cube by cube by
-//! the probing search. A board of many easy solutions never goes dry and keeps the plain
-//! search's pace (about four times the probing search's on 2^20 switches).
+//! Every solution, one after another (the stream of `satnono solve --max-solutions 0`), each
+//! found once, none held back, nothing kept of the ones already given (but a few, see below).
 //!
 //! Where the sweep counts every component of what line logic and probing leave, no search
 //! runs at all: the solutions are listed from the sweeps' layers (`listed`), each at the cost
 //! of the steps back that differ from the last one's (webpbn's Flag: 1,263,904 solutions).
 //!
-//! The probing search takes the rest whole where it can: from the start, without the
-//! solutions listed so far (kept while they are few). Cut into the plain search's cubes, its
-//! branching is the plain one's near the root, and the same puzzle took 62 s (the two
-//! cubes at the root each needed almost as many nodes as the whole search).
+//! Otherwise a depth-first search in sweep order with line logic at each node, resumable
+//! between solutions: successive solutions share all but the last few decisions, so on a
+//! board of many easy solutions each costs the propagation of those few (about four times the
+//! probing search's pace on 2^20 switches). But line logic alone is blind on a hard puzzle:
+//! on a random 30x30 with 5,760 solutions it found none in 300 s, where the solver's search
+//! (probing at every node, branching on the probes' scores) lists all of them in 21 s. So once
+//! the plain search has gone `PROBE_AFTER` nodes without a solution, the probing search takes
+//! what is left: the whole of it, from the start without the solutions already listed, while
+//! those are few enough to keep (`LISTED_CELLS`); else cube by cube, each frame's colors not
+//! yet tried under the decisions above it (cubes that partition the rest). The whole rest is
+//! better: cut into the plain search's cubes, whose first cells are poor ones to split on, the
+//! same puzzle took 62 s (each of the two cubes at the root needed almost as many nodes as the
+//! whole search).
 
 use std::sync::Arc;
 use std::time::Instant;
