@@ -40,14 +40,19 @@ def board(folder: Path) -> Path:
     return path
 
 
-def run(checkout: Path | None, puzzle: Path, solutions: int, unbuffered: bool, pipe: bool) -> float:
-    env = dict(os.environ)
-    env.pop("PYTHONUNBUFFERED", None)
-    env.pop("PYTHONPATH", None)
+def environment(checkout: Path | None, unbuffered: bool) -> dict[str, str]:
+    """This process's environment with the checkout on PYTHONPATH (None: the installed
+    satnono) and PYTHONUNBUFFERED as asked."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONUNBUFFERED")}
     if unbuffered:
         env["PYTHONUNBUFFERED"] = "1"
     if checkout is not None:
         env["PYTHONPATH"] = str(checkout)
+    return env
+
+
+def run(checkout: Path | None, puzzle: Path, solutions: int, unbuffered: bool, pipe: bool) -> float:
+    env = environment(checkout, unbuffered)
     command = (
         f"{sys.executable} -m satnono solve {puzzle} --max-solutions {solutions} --json-lines"
         + (" | wc -l > /dev/null" if pipe else f" > {puzzle.parent / 'out.jsonl'}")
@@ -60,9 +65,7 @@ def run(checkout: Path | None, puzzle: Path, solutions: int, unbuffered: bool, p
 def listed(checkout: Path | None, puzzle: Path, timeout: float, scratch: Path) -> tuple[str, float]:
     """Every solution of `puzzle` to a file: "all N" (or "N (status)" when stopped first) and
     the CPU seconds it took."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if checkout is not None:
-        env["PYTHONPATH"] = str(checkout)
+    env = environment(checkout, "PYTHONUNBUFFERED" in os.environ)
     command = [
         sys.executable, "-m", "satnono", "solve", str(puzzle.resolve()), "--max-solutions", "0",
         "--json-lines", "--timeout", str(timeout),

@@ -157,7 +157,10 @@ impl<const W: usize> Enumerator<W> {
             };
             match tried {
                 Tried::Listed(listed) => self.layered = Some(Some(listed)),
-                Tried::Zero => self.done = true,
+                Tried::Zero => {
+                    self.done = true;
+                    return Step::Exhausted;
+                }
                 Tried::Not => self.layered = Some(None),
             }
         }
@@ -186,9 +189,6 @@ impl<const W: usize> Enumerator<W> {
         board: &mut Board<W>,
         deadline: Option<Instant>,
     ) -> Step {
-        if self.done {
-            return Step::Exhausted;
-        }
         if !self.started {
             self.started = true;
             if board.propagate(puzzle, None) != Outcome::Fixpoint {
@@ -258,14 +258,13 @@ impl<const W: usize> Enumerator<W> {
         let Some(listed) = self.listed.take() else {
             return;
         };
-        let Ok(board) = Board::<W>::new(puzzle, &self.domains) else {
-            return; // contradicts the clues: the plain search found that at its root
-        };
-        let mut search = Search::new(Arc::clone(puzzle), board, &[], whole_search());
-        for solution in &listed {
-            search.exclude(solution);
+        // None: the domains contradict the clues (the plain search found that at its root).
+        self.cube = probing_search(puzzle, &self.domains);
+        if let Some(search) = self.cube.as_mut() {
+            for solution in &listed {
+                search.exclude(solution);
+            }
         }
-        self.cube = Some(Box::new(search));
         self.stack.clear();
     }
 
@@ -305,9 +304,7 @@ impl<const W: usize> Enumerator<W> {
             frame.left &= frame.left - 1;
             let mut cube = board.grid.domains(puzzle);
             cube[self.order[frame.at]] = 1u128 << color;
-            self.cube = Board::<W>::new(puzzle, &cube)
-                .ok()
-                .map(|board| Box::new(Search::new(Arc::clone(puzzle), board, &[], whole_search())));
+            self.cube = probing_search(puzzle, &cube);
         }
     }
 
@@ -318,12 +315,23 @@ impl<const W: usize> Enumerator<W> {
     }
 }
 
-/// A probing search that lists every solution once: depth-first, without restarts.
-fn whole_search() -> Options {
-    Options {
+/// A probing search that lists every solution of `domains` once (depth-first, without
+/// restarts); None when they contradict the clues.
+fn probing_search<const W: usize>(
+    puzzle: &Arc<Puzzle>,
+    domains: &[u128],
+) -> Option<Box<Search<W>>> {
+    let options = Options {
         restart_base: 0,
         ..Options::default()
-    }
+    };
+    let board = Board::<W>::new(puzzle, domains).ok()?;
+    Some(Box::new(Search::new(
+        Arc::clone(puzzle),
+        board,
+        &[],
+        options,
+    )))
 }
 
 #[cfg(test)]
