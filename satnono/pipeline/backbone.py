@@ -23,6 +23,7 @@ from typing import Any
 
 from satnono.core.model import Grid
 from satnono.core.progress import Progress
+from satnono.core.symmetry import symmetries
 from satnono.encode.cnf import encode_puzzle
 from satnono.encode.formula import CnfFormula
 from satnono.pipeline.prepare import Prepared
@@ -136,6 +137,10 @@ def backbone(
     flat = [[color for row in grid for color in row] for grid in known]
     parts = prepared.parts()
     done = 0  # cells of the components settled before this one
+    # Where each cell goes under each symmetry of the clues: what a solution shows, its
+    # images show too, so a cell and its images are settled together.
+    moves = list(symmetries(prepared.puzzle).values())
+    exact: set[int] = set()  # cells of components settled to the end
     if progress is not None:
         progress.phase, progress.settled = "backbone", 0
         progress.to_settle = sum(1 for domain in domains if domain & (domain - 1))
@@ -145,8 +150,17 @@ def backbone(
                 unsettled += prepared.residual(later).cells()
             break
         formula = encode_puzzle(geometry, domains, lines)
+        cells = formula.cell_literals.keys()
+        image = next((m for m in moves if all(m[cell] in exact for cell in cells)), None)
+        if image is not None:  # an image of a component settled before: its colors, moved
+            for cell in cells:
+                colors[cell] = colors[image[cell]]
+            exact.update(cells)
+            done += len(cells)
+            continue
+        inner = [m for m in moves if all(m[cell] in cells for cell in cells)]
         with SatSolver(solver, deadline, formula.clauses) as sat:
-            settle = _Settle(formula, sat, workers)
+            settle = _Settle(formula, sat, workers, inner)
             if progress is not None:
                 settle.changed = lambda each=settle, before=done: setattr(
                     progress, "settled", before + each.settled()
@@ -160,6 +174,8 @@ def backbone(
         for cell, seen in settle.seen.items():
             colors[cell] = seen
         unsettled += settle.unsettled
+        if not settle.unsettled:
+            exact.update(cells)
         done += len(settle.seen) - len(settle.unsettled)
         if progress is not None:
             progress.settled = done
@@ -170,10 +186,19 @@ def backbone(
 
 class _Settle:
     """One component's backbone by chunked flipping with an incremental SAT solver; with
-    `workers` above 1, the candidates are flipped by that many forked solvers at once."""
+    `workers` above 1, the candidates are flipped by that many forked solvers at once.
+    `moves` are the clues' symmetries that take the component to itself (see `symmetries`):
+    every model's images are models too, so only one cell of each orbit is a candidate."""
 
-    def __init__(self, formula: CnfFormula, sat: SatSolver, workers: int = 1) -> None:
+    def __init__(
+        self,
+        formula: CnfFormula,
+        sat: SatSolver,
+        workers: int = 1,
+        moves: Sequence[Sequence[int]] = (),
+    ) -> None:
         self.formula = formula
+        self.moves = moves
         self.deadline = sat.deadline
         # A solver that cannot be interrupted mid-call is stopped between calls only.
         self.stoppable = sat
@@ -209,25 +234,44 @@ class _Settle:
         return result
 
     def _record(self) -> set[int]:
-        """Mark the current model's colors as seen; return its true literals."""
+        """Mark the current model's colors (and its images') as seen; return its true
+        literals."""
         true = set(self.solver.get_model())
-        gained = []
-        for cell, options in self.formula.cell_literals.items():
-            for color, literal in options:
-                if literal in true and not self.seen[cell] >> color & 1:
-                    self.seen[cell] |= 1 << color
-                    gained.append((cell, self.seen[cell]))
+        model = {
+            cell: color
+            for cell, options in self.formula.cell_literals.items()
+            for color, literal in options
+            if literal in true
+        }
+        gained = self._see(model)
         if self.tell is not None and gained:
             self.tell(("seen", gained))
         return true
+
+    def _see(self, model: dict[int, int]) -> list[tuple[int, int]]:
+        """Mark the colors of a solution of the component (cell -> color) and of its images as
+        seen; the cells that gained a color, with all they have now."""
+        gained = []
+        for moved in [None, *self.moves]:
+            for cell, color in model.items():
+                at = cell if moved is None else moved[cell]
+                if not self.seen[at] >> color & 1:
+                    self.seen[at] |= 1 << color
+                    gained.append((at, self.seen[at]))
+        return gained
+
+    def _images(self, cells: Sequence[int]) -> list[int]:
+        """`cells` and their images, each once."""
+        images = (moved[cell] for moved in self.moves for cell in cells)
+        return list(dict.fromkeys([*cells, *images]))
 
     def _note(self, known: Sequence[Sequence[int]]) -> set[int]:
         """Mark the colors of solutions found before as seen; the true literals of the first."""
         true: set[int] = set()
         for number, colors in enumerate(known):
-            for cell, options in self.formula.cell_literals.items():
-                self.seen[cell] |= 1 << colors[cell]
-                if number == 0:
+            self._see({cell: colors[cell] for cell in self.formula.cell_literals})
+            if number == 0:
+                for cell, options in self.formula.cell_literals.items():
                     true.update(literal for color, literal in options if color == colors[cell])
         return true
 
@@ -242,7 +286,8 @@ class _Settle:
                 return None
             else:
                 true = self._record()
-            # Candidate (cell, literal of its color in the first model): backbone until flipped.
+            # Candidate (cell, literal of its color in the first model): backbone until flipped;
+            # of a cell and its images only the first, which settles them all.
             candidates = [
                 (cell, literal)
                 for cell, options in self.formula.cell_literals.items()
@@ -250,6 +295,7 @@ class _Settle:
                 if literal in true
                 and (len(options) == 2 or literal > 0)
                 and not _several(self.seen[cell])  # the known solutions differ there
+                and all(cell <= moved[cell] for moved in self.moves)
             ]
             # Prefer the other value everywhere: each new model then flips all it can.
             self.solver.set_phases([-literal for _, literal in candidates])
@@ -290,19 +336,22 @@ class _Settle:
             # switch -> at least one of the group takes another color.
             self.solver.add_clause([-switch, *(-literal for _, literal in group)])
             flipped = self._solve([switch])
-            true = self._record() if flipped else set()  # before the next clause voids it
+            if flipped:
+                self._record()  # before the next clause voids the model
             self.solver.add_clause([-switch])  # retire the group's clause for good
             if self.changed is not None:
                 self.changed()
             if flipped:
-                pending = [(cell, lit) for cell, lit in pending if lit in true]
+                # flipped by the model or by one of its images: settled
+                pending = [(cell, lit) for cell, lit in pending if not _several(self.seen[cell])]
                 chunk = max(1, chunk // 2)
                 continue
-            for cell, literal in group:
-                self.proven.add(cell)
+            for _, literal in group:
                 self.solver.add_clause([literal])  # a proven backbone literal helps later calls
+            proven = self._images([cell for cell, _ in group])  # images of backbone: backbone
+            self.proven.update(proven)
             if self.tell is not None:
-                self.tell(("proven", [cell for cell, _ in group]))
+                self.tell(("proven", proven))
             pending = rest
             chunk *= 2
 

@@ -1,0 +1,78 @@
+"""The symmetries of a puzzle's clues: the flips and turns of the grid that take every solution
+to a solution.
+
+A flip or turn of a grid lays each of its lines onto a line of the grid it came from, forwards
+or backwards; when every line's clue is the clue of the line it lands on (reversed when it runs
+backwards, colors and all), the turned image of any solution fits the clues too. Many drawn
+puzzles are symmetric (of webpbn's survey: Sierp, Mum left to right; Center, Flag and Knot
+every way), and what one solution shows, its images show as well: the backbone settles a cell
+and its images with one SAT call (satnono.pipeline.backbone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from satnono.core.model import Clue, Puzzle
+
+#: A flip or turn as where each cell of the image comes from: (row, column, height, width)
+#: -> (row, column) in the original, for an image as tall and wide as the original.
+_Move = Callable[[int, int, int, int], tuple[int, int]]
+
+_MOVES: dict[str, tuple[_Move, bool]] = {
+    # name: (source of image cell (r, c), whether it needs a square grid)
+    "mirror left-right": (lambda r, c, h, w: (r, w - 1 - c), False),
+    "mirror top-bottom": (lambda r, c, h, w: (h - 1 - r, c), False),
+    "turn half": (lambda r, c, h, w: (h - 1 - r, w - 1 - c), False),
+    "transpose": (lambda r, c, h, w: (c, r), True),
+    "transpose across": (lambda r, c, h, w: (w - 1 - c, h - 1 - r), True),
+    "turn quarter": (lambda r, c, h, w: (w - 1 - c, r), True),
+    "turn three quarters": (lambda r, c, h, w: (c, h - 1 - r), True),
+}
+
+
+def symmetries(puzzle: Puzzle) -> dict[str, tuple[int, ...]]:
+    """Every flip or turn (but the identity) under which the clues are the same, by name, as
+    where each cell goes (row-major indices): cell `c` of a solution is cell `moved[c]` of its
+    image. They make a group: with a move, its inverse is there too."""
+    height, width = puzzle.height, puzzle.width
+    found: dict[str, tuple[int, ...]] = {}
+    for name, (move, square) in _MOVES.items():
+        if square and height != width:
+            continue
+        if _keeps_clues(puzzle, move):
+            moved = [0] * (height * width)
+            for row in range(height):
+                for column in range(width):
+                    source_row, source_column = move(row, column, height, width)
+                    moved[source_row * width + source_column] = row * width + column
+            found[name] = tuple(moved)
+    return found
+
+
+def _keeps_clues(puzzle: Puzzle, move: _Move) -> bool:
+    """Whether every line of the image has the clue of the line it comes from."""
+    height, width = puzzle.height, puzzle.width
+    lines = [
+        (puzzle.rows[row], [move(row, column, height, width) for column in range(width)])
+        for row in range(height)
+    ] + [
+        (puzzle.columns[column], [move(row, column, height, width) for row in range(height)])
+        for column in range(width)
+    ]
+    return all(_source_clue(puzzle, cells) == clue for clue, cells in lines)
+
+
+def _source_clue(puzzle: Puzzle, cells: list[tuple[int, int]]) -> Clue | None:
+    """The clue of the original line that `cells` (in the image line's order) run along, as
+    read in that order; None when they are not one whole line."""
+    (first_row, first_column), (last_row, last_column) = cells[0], cells[-1]
+    if all(row == first_row for row, _ in cells) and len(cells) == puzzle.width:
+        clue = puzzle.rows[first_row]
+        backwards = first_column > last_column
+    elif all(column == first_column for _, column in cells) and len(cells) == puzzle.height:
+        clue = puzzle.columns[first_column]
+        backwards = first_row > last_row
+    else:
+        return None
+    return tuple(reversed(clue)) if backwards else clue
