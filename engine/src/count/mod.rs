@@ -17,6 +17,7 @@ pub mod order;
 pub mod sample;
 pub mod search;
 pub mod segments;
+pub mod states;
 pub mod store;
 pub mod stretches;
 pub mod sweep;

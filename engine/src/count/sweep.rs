@@ -16,9 +16,13 @@ use crate::count::layers::Layers;
 use crate::count::lines::Lines;
 use crate::count::number::Count;
 use crate::count::order::{self, Spot};
+use crate::count::states::StateMap;
 use crate::count::stretches::{choices, plan, Crossing, Stretch};
 use crate::count::Control;
 use crate::grid::Grid;
+
+/// Successors of states whose slots are touched before any of them is placed.
+const AHEAD: usize = 32;
 
 /// How a sweep ended.
 pub enum Swept {
@@ -34,95 +38,6 @@ pub(super) struct Layer {
     pub(super) keys: Vec<u128>,
     pub(super) counts: Vec<u64>,
     pub(super) index: StateMap,
-}
-
-/// Where each state of the layer being built is, by its key: open addressing on a table at
-/// most half full (a general hash map spent half of a sweep's time on its own bookkeeping).
-pub(super) struct StateMap {
-    keys: Vec<u128>,
-    places: Vec<u32>,
-    mask: usize,
-    len: usize,
-}
-
-const EMPTY: u32 = u32::MAX;
-
-impl StateMap {
-    fn new() -> Self {
-        Self {
-            keys: vec![0; 16],
-            places: vec![EMPTY; 16],
-            mask: 15,
-            len: 0,
-        }
-    }
-
-    fn clear(&mut self) {
-        self.places.iter_mut().for_each(|place| *place = EMPTY);
-        self.len = 0;
-    }
-
-    #[inline]
-    fn slot(&self, key: u128) -> usize {
-        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
-        (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask
-    }
-
-    /// The place of `key`, if it is there.
-    #[inline]
-    pub(super) fn get(&self, key: u128) -> Option<usize> {
-        let mut at = self.slot(key);
-        loop {
-            let place = self.places[at];
-            if place == EMPTY {
-                return None;
-            }
-            if self.keys[at] == key {
-                return Some(place as usize);
-            }
-            at = (at + 1) & self.mask;
-        }
-    }
-
-    /// The place of `key`, made by `make` when it is new.
-    #[inline]
-    fn place(&mut self, key: u128, make: impl FnOnce() -> u32) -> u32 {
-        if 2 * (self.len + 1) > self.places.len() {
-            self.grow();
-        }
-        let mut at = self.slot(key);
-        loop {
-            let place = self.places[at];
-            if place == EMPTY {
-                let made = make();
-                self.keys[at] = key;
-                self.places[at] = made;
-                self.len += 1;
-                return made;
-            }
-            if self.keys[at] == key {
-                return place;
-            }
-            at = (at + 1) & self.mask;
-        }
-    }
-
-    fn grow(&mut self) {
-        let size = self.places.len() * 2;
-        let keys = std::mem::replace(&mut self.keys, vec![0; size]);
-        let places = std::mem::replace(&mut self.places, vec![EMPTY; size]);
-        self.mask = size - 1;
-        for (key, place) in keys.into_iter().zip(places) {
-            if place != EMPTY {
-                let mut at = self.slot(key);
-                while self.places[at] != EMPTY {
-                    at = (at + 1) & self.mask;
-                }
-                self.keys[at] = key;
-                self.places[at] = place;
-            }
-        }
-    }
 }
 
 /// A component to sweep: its cells (sorted row by row, all undecided, nothing outside joined
@@ -298,30 +213,43 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         index.clear();
         next_keys.clear();
         next_counts.clear();
+        let mut place_batch = |batch: &mut Vec<(u128, u32, u8)>, index: &mut StateMap| {
+            for &(moved, state, color) in batch.iter() {
+                let target = index.place(moved, || {
+                    next_keys.push(moved);
+                    next_counts.resize(next_counts.len() + words, 0);
+                    if tracing {
+                        made.push((state, color));
+                    }
+                    (next_keys.len() - 1) as u32
+                }) as usize;
+                let state = state as usize;
+                add(
+                    &mut next_counts[target * words..(target + 1) * words],
+                    &counts[state * words..(state + 1) * words],
+                );
+            }
+            batch.clear();
+        };
+        // Each state's successors are placed a batch at a time, their slots touched first.
+        let mut batch: Vec<(u128, u32, u8)> = Vec::with_capacity(AHEAD + 8);
         for (state, &key) in keys.iter().enumerate() {
             if state % 65_536 == 65_535 && control.should_stop() {
                 return Swept::Stopped;
             }
             let (class_a, class_b, cleared) = crossing.split(key);
-            let count = &counts[state * words..(state + 1) * words];
             for &choice in choices {
                 let Some(moved) = crossing.step(cleared, class_a, class_b, choice) else {
                     continue;
                 };
-                let target = index.place(moved, || {
-                    next_keys.push(moved);
-                    next_counts.resize(next_counts.len() + words, 0);
-                    if tracing {
-                        made.push((state as u32, line_colors[choice.0]));
-                    }
-                    (next_keys.len() - 1) as u32
-                }) as usize;
-                add(
-                    &mut next_counts[target * words..(target + 1) * words],
-                    count,
-                );
+                index.touch(moved);
+                batch.push((moved, state as u32, line_colors[choice.0]));
+            }
+            if batch.len() >= AHEAD {
+                place_batch(&mut batch, &mut index);
             }
         }
+        place_batch(&mut batch, &mut index);
         match kept.as_mut() {
             Some(Keep::Layers(layers, _)) => {
                 held += keys.len();
