@@ -105,6 +105,19 @@ def brute_force_solutions(puzzle: Puzzle) -> set[Grid]:
     return found
 
 
+def brute_force_colors(puzzle: Puzzle) -> list[int] | None:
+    """Every color each cell takes over all solutions (brute force), as a bitmask per cell in
+    row-major order; None without any solution."""
+    solutions = brute_force_solutions(puzzle)
+    if not solutions:
+        return None
+    union = [0] * (puzzle.width * puzzle.height)
+    for grid in solutions:
+        for cell, color in enumerate(color for row in grid for color in row):
+            union[cell] |= 1 << color
+    return union
+
+
 @st.composite
 def grids(
     draw: st.DrawFn, max_width: int = 5, max_height: int = 5, max_colors: int = 3

@@ -18,19 +18,7 @@ from satnono.formats.generate import puzzle_from_grid, switch_board
 from satnono.pipeline.backbone import backbone
 from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
-from support import EXAMPLES, brute_force_solutions, children, puzzles
-
-
-def _union(puzzle: Puzzle) -> list[int] | None:
-    """Every color each cell takes over all solutions (brute force); None without any."""
-    solutions = brute_force_solutions(puzzle)
-    if not solutions:
-        return None
-    union = [0] * (puzzle.width * puzzle.height)
-    for grid in solutions:
-        for cell, color in enumerate(color for row in grid for color in row):
-            union[cell] |= 1 << color
-    return union
+from support import EXAMPLES, brute_force_colors, brute_force_solutions, children, puzzles
 
 
 def _backbone(
@@ -49,7 +37,7 @@ def _backbone(
 )
 def test_the_backbone_lists_every_color_of_every_cell(puzzle: Puzzle) -> None:
     """Black and white up to 5x5, color up to 4x4: exactly the colors the solutions use."""
-    union = _union(puzzle)
+    union = brute_force_colors(puzzle)
     found = _backbone(puzzle)
     if union is None:
         assert found is None or not found.colors  # no solution: nothing to settle
@@ -110,7 +98,7 @@ def test_cells_flipped_before_the_deadline_stay_settled(monkeypatch: pytest.Monk
 def test_forked_solvers_settle_the_same_backbone(puzzle: Puzzle) -> None:
     """Several solvers at once (each given a share of the candidates and told what the
     others flip) give brute force's answer too; none of them outlives the call."""
-    union = _union(puzzle)
+    union = brute_force_colors(puzzle)
     prepared = prepare(puzzle)
     if union is None or prepared.reason is not None:
         return
@@ -147,7 +135,7 @@ def test_known_solutions_stand_for_the_first_model(puzzle: Puzzle) -> None:
     prepared = prepare(puzzle)
     if not solutions or prepared.reason is not None:
         return
-    union = _union(puzzle)
+    union = brute_force_colors(puzzle)
     for known in (solutions[:1], solutions[-2:]):
         found = backbone(prepare(puzzle), known=known)
         assert found is not None and found.exact and list(found.colors) == union

@@ -17,7 +17,7 @@ from satnono.core.symmetry import _MOVES, symmetries
 from satnono.formats.generate import puzzle_from_grid, switch_board
 from satnono.pipeline.backbone import backbone
 from satnono.pipeline.prepare import prepare
-from support import PALETTES, brute_force_solutions, grids
+from support import PALETTES, brute_force_colors, grids
 
 
 def _image(grid: Grid, name: str) -> Grid:
@@ -82,17 +82,6 @@ def test_the_symmetries_are_the_moves_that_keep_the_clues(drawn: tuple[Grid, int
             assert all(flat_image[found[name][cell]] == flat[cell] for cell in range(len(flat)))
 
 
-def _union(puzzle: Puzzle) -> list[int] | None:
-    solutions = brute_force_solutions(puzzle)
-    if not solutions:
-        return None
-    union = [0] * (puzzle.width * puzzle.height)
-    for grid in solutions:
-        for cell, color in enumerate(color for row in grid for color in row):
-            union[cell] |= 1 << color
-    return union
-
-
 @settings(max_examples=120, deadline=None)
 @given(symmetric_grids(5, 2) | symmetric_grids(4, 4), st.booleans())
 def test_the_backbone_of_a_symmetric_puzzle_is_brute_force_s(
@@ -101,7 +90,7 @@ def test_the_backbone_of_a_symmetric_puzzle_is_brute_force_s(
     """Every color of every cell, images settled with their cell, on one solver or several."""
     grid, colors = drawn
     puzzle = puzzle_from_grid(grid, PALETTES[colors], keep_goal=False)
-    union = _union(puzzle)
+    union = brute_force_colors(puzzle)
     prepared = prepare(puzzle)
     assert union is not None and prepared.reason is None  # the grid is a solution
     threshold = satnono.pipeline.backbone.PARALLEL_CANDIDATES
@@ -119,7 +108,7 @@ def _calls(puzzle: Puzzle, monkeypatch: pytest.MonkeyPatch, symmetric: bool) -> 
             patch.setattr(satnono.pipeline.backbone, "symmetries", lambda puzzle: {})
         found = backbone(prepare(puzzle), workers=1)
     assert found is not None and found.exact
-    assert list(found.colors) == _union(puzzle)
+    assert list(found.colors) == brute_force_colors(puzzle)
     return found.sat_calls
 
 
