@@ -193,8 +193,13 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         None => 0,
     };
     let mut held = 0; // states of the layers kept, or traced
+                      // Each layer's counts take as many words as its largest could need (`layer_words`), not
+                      // the whole count's: a thin board's states hold one word where the bound is five, and the
+                      // sweep waits on memory. A sweep that keeps its layers keeps them at one width.
+    let keeping = matches!(kept, Some(Keep::Layers(..)));
+    let mut width = if keeping { words } else { 1 };
     let mut keys: Vec<u128> = vec![0];
-    let mut counts: Vec<u64> = vec![0; words];
+    let mut counts: Vec<u64> = vec![0; width];
     counts[0] = 1;
     let mut next_keys: Vec<u128> = Vec::new();
     let mut next_counts: Vec<u64> = Vec::new();
@@ -209,6 +214,11 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         let crossing = Crossing::new(stretches, spot);
         let tracing = matches!(kept, Some(Keep::Trace(..)));
         let line_colors = &stretches[spot.stretches[0].0].colors;
+        let next_width = if keeping {
+            words
+        } else {
+            layer_words(&counts, width, choices.len()).min(words)
+        };
         let mut made: Vec<(u32, u8)> = Vec::new();
         index.clear();
         next_keys.clear();
@@ -217,7 +227,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             for &(moved, state, color) in batch.iter() {
                 let target = index.place(moved, || {
                     next_keys.push(moved);
-                    next_counts.resize(next_counts.len() + words, 0);
+                    next_counts.resize(next_counts.len() + next_width, 0);
                     if tracing {
                         made.push((state, color));
                     }
@@ -225,8 +235,8 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
                 }) as usize;
                 let state = state as usize;
                 add(
-                    &mut next_counts[target * words..(target + 1) * words],
-                    &counts[state * words..(state + 1) * words],
+                    &mut next_counts[target * next_width..(target + 1) * next_width],
+                    &counts[state * width..(state + 1) * width],
                 );
             }
             batch.clear();
@@ -275,6 +285,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         }
         std::mem::swap(&mut keys, &mut next_keys);
         std::mem::swap(&mut counts, &mut next_counts);
+        width = next_width;
         if keys.len() > most {
             return Swept::TooWide;
         }
@@ -283,7 +294,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     }
     let mut total = vec![0u64; words];
     for state in 0..keys.len() {
-        add(&mut total, &counts[state * words..(state + 1) * words]);
+        add(&mut total, &counts[state * width..(state + 1) * width]);
     }
     if let Some(Keep::Layers(layers, _)) = kept {
         layers.push(Layer {
@@ -310,15 +321,40 @@ pub(super) fn count_of(words: &[u64]) -> Count {
     Count::from_big(num_bigint::BigUint::from_slice(&digits))
 }
 
-/// `sum += value`, both `words` words long (no carry can leave the last word: see
-/// `words_for`).
+/// `sum += value`, numbers of any widths whose sum fits in `sum`'s (no carry leaves its last
+/// word: see `words_for` and `layer_words`).
 #[inline]
 fn add(sum: &mut [u64], value: &[u64]) {
+    if let ([word], [other]) = (&mut *sum, value) {
+        *word += *other;
+        return;
+    }
     let mut carry = false;
-    for (word, &other) in sum.iter_mut().zip(value) {
+    for (at, word) in sum.iter_mut().enumerate() {
+        let other = value.get(at).copied().unwrap_or(0);
         let (total, first) = word.overflowing_add(other);
         let (total, second) = total.overflowing_add(u64::from(carry));
         *word = total;
         carry = first || second;
     }
+}
+
+/// Words enough for every count of the layer after one whose counts (`width` words each) are
+/// `counts`, when a state has `choices` successors at most: no successor's count passes the
+/// largest count times the states times the choices.
+fn layer_words(counts: &[u64], width: usize, choices: usize) -> usize {
+    let bits = |value: usize| usize::BITS as usize - value.leading_zeros() as usize;
+    let largest = counts
+        .chunks_exact(width)
+        .map(|count| {
+            count
+                .iter()
+                .rposition(|&word| word != 0)
+                .map_or(0, |top| 64 * top + 64 - count[top].leading_zeros() as usize)
+        })
+        .max()
+        .unwrap_or(0);
+    (largest + bits(counts.len() / width) + bits(choices))
+        .div_ceil(64)
+        .max(1)
 }

@@ -367,3 +367,33 @@ fn a_passed_deadline_stops_with_a_lower_bound() {
     );
     assert!(!got.exact);
 }
+
+#[test]
+fn counts_past_two_words_are_the_same_at_every_width() {
+    // Three rows of 60 cells, each with 16 blocks of unknown length, every column one block:
+    // a single component with more than 2^128 solutions, whose counts the sweep widens from
+    // one word to three as it goes (`layer_words`), where kept layers hold the whole count's
+    // width from the start.
+    let blotted = Block {
+        length: 0,
+        color: 1,
+    };
+    let width = 60;
+    let mut clues = vec![vec![blotted; 16]; 3];
+    clues.extend(vec![vec![blotted]; width]);
+    let puzzle = Puzzle::new(width, 3, 2, clues).unwrap();
+    let control = Control::new(None);
+    let (mut counter, parts) = after_line_logic(&puzzle, &control).unwrap();
+    assert_eq!(parts.len(), 1);
+    let choose = sweep::plain(width, true);
+    let budgets = (1 << 26, 1 << 28);
+    let part = component(&mut counter, &parts[0]);
+    let Swept::Counted(traced) = sweep::sweep_traced(part, budgets, &control, &choose).0 else {
+        panic!("a narrow board");
+    };
+    assert!(traced.to_big() > num_bigint::BigUint::from(u128::MAX));
+    let part = component(&mut counter, &parts[0]);
+    let (kept, layers) = sweep::sweep_kept(part, budgets, &control, &choose);
+    assert!(layers.is_some());
+    assert!(matches!(kept, Swept::Counted(ref count) if *count == traced));
+}
