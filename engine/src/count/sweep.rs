@@ -193,9 +193,10 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         None => 0,
     };
     let mut held = 0; // states of the layers kept, or traced
-                      // Each layer's counts take as many words as its largest could need (`layer_words`), not
-                      // the whole count's: a thin board's states hold one word where the bound is five, and the
-                      // sweep waits on memory. A sweep that keeps its layers keeps them at one width.
+
+    // Each layer's counts take as many words as its largest could need (`layer_words`), not
+    // the whole count's: a thin board's states hold one word where the bound is five, and the
+    // sweep waits on memory. A sweep that keeps its layers keeps them at one width.
     let keeping = matches!(kept, Some(Keep::Layers(..)));
     let mut width = if keeping { words } else { 1 };
     let mut keys: Vec<u128> = vec![0];
