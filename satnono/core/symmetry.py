@@ -4,9 +4,10 @@ to a solution.
 A flip or turn of a grid lays each of its lines onto a line of the grid it came from, forwards
 or backwards; when every line's clue is the clue of the line it lands on (reversed when it runs
 backwards, colors and all), the turned image of any solution fits the clues too. Many drawn
-puzzles are symmetric (of webpbn's survey: Sierp, Mum left to right; Center, Flag and Knot
-every way), and what one solution shows, its images show as well: the backbone settles a cell
-and its images with one SAT call (satnono.pipeline.backbone).
+puzzles are symmetric (of webpbn's survey: Sierp and Mum left to right; Center and Flag left
+to right, top to bottom and half round; Knot every way), and what one solution shows, its
+images show as well: the backbone settles a cell and its images with one SAT call
+(satnono.pipeline.backbone).
 """
 
 from __future__ import annotations
