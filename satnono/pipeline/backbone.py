@@ -11,7 +11,10 @@ it can (measured: Lion 14 s instead of 26 s). Each new model costs a full SAT so
 puzzle, and the last ambiguous cells are flipped by few models (a coupon collector's tail), so
 the hardest survey puzzles take seconds to minutes (BENCHMARKS.md, counting section). A large
 component is therefore settled by one forked solver per core, each flipping its share of the
-candidates and told what the others flip (Sierp: 22 s on 2 cores instead of 48 s).
+candidates and told what the others flip (Sierp on 2026-11-25: 22 s on 2 cores instead of 48
+s). Where the clues are the same after a flip or turn of the grid (satnono.core.symmetry),
+each model's images are models too, so a cell and its images are settled together (Sierp on
+2026-11-28's slower machine: 22 s, against 51 s without).
 """
 
 from __future__ import annotations
