@@ -127,9 +127,9 @@ pub struct Part {
 }
 
 /// Bytes a count's sweep may keep its trace in (`sweep::sweep_traced`), to take its witness
-/// from: past that, it lets it go and the witness is searched for (`find`), which on some
-/// boards takes far longer than the count (400 columns of two rows with blotted clues: the
-/// count 0.1 s, the search for one solution more than a minute).
+/// from: past that, it lets it go and the witness is searched for (`find::searched`, then
+/// `find`), which on some boards takes far longer than the count (400 columns of two rows
+/// with blotted clues: the count 0.1 s, `find`'s search for one solution more than a minute).
 const WITNESS_TRACE: usize = 256 << 20;
 
 #[derive(Clone, Debug, Default)]
@@ -253,7 +253,7 @@ pub fn count<const W: usize>(
         }
     }
     if counted.exact && !counted.count.is_zero() {
-        counted.witness = witness(&mut counter, &counted.parts);
+        counted.witness = witness(&mut counter, &counted.parts, control);
     }
     control.publish(&counter.stats, counter.store.len());
     counted.nodes = counter.stats.nodes;
@@ -264,26 +264,38 @@ pub fn count<const W: usize>(
 }
 
 /// One solution of the counted components: drawn from the store where the search counted,
-/// traced back where a sweep kept its trace, else found; None when the stop flag comes
-/// first.
-fn witness<const W: usize>(counter: &mut Counter<'_, W>, parts: &[Part]) -> Option<Vec<u128>> {
+/// traced back where a sweep kept its trace, else searched for (the solver's search, then
+/// `find`); None when the stop flag comes first.
+fn witness<const W: usize>(
+    counter: &mut Counter<'_, W>,
+    parts: &[Part],
+    control: &Control,
+) -> Option<Vec<u128>> {
     let mark = counter.board.mark();
     let mut random = Random::new(1);
     let mut dead = find::Dead::default();
     let mut found = true;
+    let mut searched = Vec::new();
     for part in parts.iter().filter(|part| part.drawn.is_none()) {
         counter.choose_direction(&part.cells);
         let one = std::slice::from_ref(&part.cells);
         found = found
             && match part.method {
                 Method::Search => counter.sample(one, &mut random),
-                Method::Sweep => counter.find(one, &mut dead) == find::Found::Yes,
+                Method::Sweep => match find::searched(counter, &part.cells, control) {
+                    Some(drawn) => {
+                        searched.extend(drawn);
+                        true
+                    }
+                    None => counter.find(one, &mut dead) == find::Found::Yes,
+                },
             };
     }
     let mut domains = found.then(|| counter.board.grid.domains(counter.puzzle()));
     counter.board.undo(mark);
     if let Some(domains) = domains.as_mut() {
-        for &(cell, color) in parts.iter().flat_map(|part| part.drawn.iter().flatten()) {
+        let drawn = parts.iter().flat_map(|part| part.drawn.iter().flatten());
+        for &(cell, color) in drawn.chain(&searched) {
             domains[cell] = 1u128 << color;
         }
     }

@@ -397,3 +397,37 @@ fn counts_past_two_words_are_the_same_at_every_width() {
     assert!(layers.is_some());
     assert!(matches!(kept, Swept::Counted(ref count) if *count == traced));
 }
+
+#[test]
+fn swept_components_without_a_trace_are_witnessed_by_the_solvers_search() {
+    // The witness of a component whose sweep let its trace go: the solver's search on each
+    // component (`find::searched`), the components' solutions put together.
+    let mut seed = 0x5EED_0006u64;
+    for case in 0..30 {
+        // Clues of a random picture: each has a solution.
+        let puzzle = random_puzzle(30, 3 + case % 4, 2, 40, case % 2 == 1, &mut seed);
+        let control = Control::new(None);
+        let Some((mut counter, cells)) = after_line_logic(&puzzle, &control) else {
+            continue;
+        };
+        for part in &cells {
+            assert!(
+                find::searched(&counter, part, &control).is_some(),
+                "case {case}"
+            );
+        }
+        let parts: Vec<Part> = cells
+            .into_iter()
+            .map(|cells| Part {
+                cells,
+                count: Count::ONE,
+                exact: true,
+                method: Method::Sweep,
+                seconds: 0.0,
+                drawn: None,
+            })
+            .collect();
+        let witness = witness(&mut counter, &parts, &control).expect("a solution");
+        assert!(fits(&puzzle, &witness), "case {case}: a wrong witness");
+    }
+}
