@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 
 import satnono
+from satnono import backends
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
 from satnono.backends.cubes import simulated_makespan, solve_cube
 from satnono.backends.lookahead import split
 from satnono.core.grids import domains_to_grid
 from satnono.core.model import Puzzle
-from satnono.pipeline import solutions
 from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, load_tool, puzzles, run_satnono
@@ -294,7 +294,7 @@ def test_the_handover_to_cdcl_goes_on_past_the_solutions_already_found(
     same solutions, none twice, whatever probing had reported."""
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)
-    monkeypatch.setattr(solutions, "NATIVE_STREAM_FROM", 10**9)  # the sat backend lists them
+    monkeypatch.setattr(backends, "NATIVE_STREAM_FROM", 10**9)  # the sat backend lists them
     result = satnono.solve(puzzle, max_solutions=300, timeout=60)
     assert result.complete and result.solutions_found == 256
     assert result.solver == sat_backend.PROBED_SOLVER and "native_probes" in result.stats
@@ -432,3 +432,59 @@ def test_no_cluster_is_started_for_work_already_stopped(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(dask, "client", no_cluster)
     assert not dask.run_on_cluster("local", 8, print, [()], lambda *_: True, lambda: True)
+
+
+def _switches_cube() -> tuple[Puzzle, tuple[int, ...]]:
+    """A cube of switches-8 (256 solutions) that holds more than one solution."""
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    cubes, _ = split(prepare(puzzle).residual(), 4)
+    return puzzle, max(cubes, key=lambda cube: sum(d == 3 for d in cube.domains)).domains
+
+
+def test_a_cube_lists_many_solutions_with_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every solution wanted: the engine's enumeration lists the cube (the sat backend is
+    never asked), skipping those excluded; a few wanted: the sat backend searches it."""
+    puzzle, domains = _switches_cube()
+    expected = {
+        tuple(d) for d in solve_cube(puzzle, None, domains, SearchOptions(), None, 0).solutions
+    }
+    asked: list[int] = []
+    search_excluding = sat_backend.BACKEND.search_excluding
+
+    def counted(*args: Any) -> Any:
+        asked.append(1)
+        return search_excluding(*args)
+
+    monkeypatch.setattr(sat_backend.BACKEND, "search_excluding", counted)
+    skipped = tuple(sorted(expected))[:3]
+    listed = solve_cube(puzzle, None, domains, SearchOptions(), None, 0, excluded=skipped)
+    assert listed.exhausted and not asked
+    assert set(listed.solutions) == expected - set(skipped) and len(expected) > 3
+    assert len(listed.solutions) == len(set(listed.solutions))
+    two = solve_cube(puzzle, None, domains, SearchOptions(limit=2), None, 0)
+    assert asked and len(two.solutions) == 2 and set(two.solutions) <= expected
+
+
+def test_a_cube_the_engine_finds_nothing_in_goes_to_the_sat_backend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from satnono.backends import cubes
+
+    puzzle, domains = _switches_cube()
+    listed = solve_cube(puzzle, None, domains, SearchOptions(), None, 0)
+    monkeypatch.setattr(cubes, "NATIVE_FIRST_SOLUTION", -1.0)  # no time for its first
+    searched = solve_cube(puzzle, None, domains, SearchOptions(), None, 0)
+    assert searched.exhausted and set(searched.solutions) == set(listed.solutions)
+
+
+def test_only_a_residual_holding_every_undecided_cell_is_listed_by_the_engine() -> None:
+    """The engine's enumeration decides every undecided cell of the grid: one of several
+    components goes to the sat backend, the only one (or the whole grid) to the engine."""
+    from satnono.backends.cubes import _every_undecided_cell
+
+    several = prepare(satnono.read_puzzle(str(EXAMPLES / "permutations-11x6-color.non")))
+    assert len(several.parts()) > 1
+    assert not any(_every_undecided_cell(several.residual(part)) for part in several.parts())
+    assert _every_undecided_cell(several.residual())
+    single = prepare(satnono.read_puzzle(str(EXAMPLES / "switches-8.non")))
+    assert [_every_undecided_cell(single.residual(part)) for part in single.parts()] == [True]

@@ -25,6 +25,27 @@ from satnono.runtime.deadline import Deadline
 DEFAULT_SEED = 2
 
 
+#: From this many solutions asked for (or all of them, 0), the engine's enumeration lists them
+#: (each solution costs the propagation of its last few decisions) rather than a SAT solver and
+#: a blocking clause per solution, which slow every call as they pile up: 1,700 solutions a
+#: second against tens of thousands (BENCHMARKS.md, streaming). A few solutions come faster
+#: from the SAT side on hard puzzles. The pipeline's stream and the cubes' conquest both ask.
+NATIVE_STREAM_FROM = 65
+#: Solutions taken from the engine's enumeration at a time (each batch within native.SLICE).
+STREAM_BATCH = 512
+#: Seconds the engine's enumeration may take to its first solution before the sat backend (the
+#: native search under a budget, then CaDiCaL with a blocking clause per solution) takes the
+#: listing over: on webpbn's Sierp and Nature the engine finds none in 30 s where the SAT side
+#: lists thousands; the engine's first came after 0-7 s on the other survey puzzles and 15-20 s
+#: on random 30x30s (all 5,760 of one in 26 s; BENCHMARKS.md, the stream).
+NATIVE_FIRST_SOLUTION = 30.0
+
+
+def lists_natively(limit: int) -> bool:
+    """Whether `limit` solutions (0: all) are many enough for the engine's enumeration."""
+    return limit == 0 or limit >= NATIVE_STREAM_FROM
+
+
 @dataclass(frozen=True)
 class SearchOptions:
     """Knobs a backend may honour; each backend documents which ones it reads."""

@@ -1,8 +1,10 @@
 """The cubes backend: cube-and-conquer, one hard puzzle spread over the cores of a Dask cluster.
 
 Split: the lookahead of satnono.backends.lookahead cuts the residual into cubes that partition
-its solutions. Conquer (on the cluster): every cube is a Dask task solved by the sat backend,
-under the same options and deadline; a long cube is split again when workers wait for work.
+its solutions. Conquer (on the cluster): every cube is a Dask task, its solutions listed by
+the engine's enumeration when many are wanted (as the pipeline lists a whole puzzle's), else
+searched by the sat backend, under the same options and deadline; a long cube is split again
+when workers wait for work.
 The first solutions found are reported as they come; when every cube is exhausted, no other
 solution exists. Each cube's time is kept, so that the run's makespan can be simulated for
 more workers than this machine has (`simulated_makespan`).
@@ -17,7 +19,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
 
-from satnono.backends import Residual, SearchOptions, SearchReport, SearchTask
+from satnono.backends import (
+    NATIVE_FIRST_SOLUTION,
+    STREAM_BATCH,
+    Residual,
+    SearchOptions,
+    SearchReport,
+    SearchTask,
+    lists_natively,
+)
 from satnono.backends.lookahead import Cube, split, split_for
 from satnono.core.geometry import Geometry
 from satnono.core.model import Puzzle
@@ -71,11 +81,12 @@ def solve_cube(
     excluded: tuple[tuple[int, ...], ...] = (),
     waiting: str | None = None,
 ) -> CubeResult:
-    """A Dask task: one cube searched by the sat backend, up to `options.limit` solutions,
-    within the run's `seconds`; none of the solutions `excluded` (found in it before, when a
-    larger cube holding it was stopped). Every `budget` seconds, it looks whether workers wait
-    for work (the Dask Event named `waiting` is set; None: always) and if so, stops, to be
-    split again."""
+    """A Dask task: one cube's solutions, up to `options.limit`, within the run's `seconds`,
+    listed by the engine (many wanted, no solver or encoding named, the whole grid's
+    undecided cells: `_listed_natively`) or searched by the sat backend; none of the solutions
+    `excluded` (found in it before, when a larger cube holding it was stopped). Every `budget`
+    seconds, it looks whether workers wait for work (the Dask Event named `waiting` is set;
+    None: always) and if so, stops, to be split again."""
     from satnono.backends.sat import BACKEND as SAT
 
     started = time.perf_counter()
@@ -88,12 +99,57 @@ def solve_cube(
     run = Deadline(seconds)
     own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
     residual = Residual(puzzle, Geometry(puzzle), domains, lines)
-    report = SAT.search_excluding(residual, options, own, keep, excluded)
+    report = None
+    named = options.solver or options.encoding
+    if lists_natively(options.limit) and not named and _every_undecided_cell(residual):
+        report = _listed_natively(residual, own, keep, excluded)
+    if report is None:
+        report = SAT.search_excluding(residual, options, own, keep, excluded)
     stopped = report.timed_out and not run.expired()
     return CubeResult(
         number, tuple(found), report.exhausted, report.timed_out and not stopped,
         round(time.perf_counter() - started, 4), stopped,
     )  # fmt: skip
+
+
+def _every_undecided_cell(residual: Residual) -> bool:
+    """Whether the residual's search decides every undecided cell of the grid (the engine's
+    enumeration decides them all): the whole puzzle's, or its only component's."""
+    undecided = sum(1 for domain in residual.domains if domain & (domain - 1))
+    return residual.lines is None or residual.unknown == undecided
+
+
+def _listed_natively(
+    residual: Residual,
+    own: Deadline,
+    keep: Callable[[list[int]], bool],
+    excluded: tuple[tuple[int, ...], ...],
+) -> SearchReport | None:
+    """Every solution of a cube (but those `excluded`) from the engine's enumeration, as the
+    pipeline lists a whole puzzle's many solutions (satnono.pipeline.solutions._stream): a
+    random 30x30's 5,760 took 26 s so against 84-160 s of cube time by the sat backend, which
+    hands each cube to CaDiCaL and a blocking clause per solution once the native search has
+    spent its budget. None when the engine finds no solution within NATIVE_FIRST_SOLUTION
+    seconds: the sat backend takes the cube over. Batches end at the cube's next look, so
+    that it gives way on time."""
+    from satnono.logic.native import Engine
+
+    solutions = Engine(residual.puzzle).solutions(residual.domains)
+    skipped = set(excluded)
+    started, found = time.monotonic(), 0
+    while not solutions.done:
+        if own.expired():
+            return SearchReport(exhausted=False, timed_out=True, stats={"solver": "native"})
+        if found == 0 and time.monotonic() - started > NATIVE_FIRST_SOLUTION:
+            return None
+        until = own.next_look() if isinstance(own, _GiveWay) else own
+        for decided in map(tuple, solutions.batch(STREAM_BATCH, until)):
+            if decided in skipped:
+                continue
+            found += 1
+            if not keep(list(decided)):
+                return SearchReport(exhausted=False, stats={"solver": "native"})
+    return SearchReport(exhausted=True, stats={"solver": "native"})
 
 
 def _workers_waiting(event: str | None) -> Callable[[], bool]:
@@ -136,6 +192,11 @@ class _GiveWay(Deadline):
         """The run's: a search plans for the time the run has left (the sat backend's
         escalation to CaDiCaL too); a look that gives way ends it early."""
         return 0.0 if self.at is not None else self.run.remaining()
+
+    def next_look(self) -> Deadline:
+        """The run's deadline, or this cube's next look if sooner: a search that cannot watch
+        `expired` as it goes (the engine's enumeration, in batches) returns by then."""
+        return self.run.sooner(max(0.0, self.look_at - time.monotonic()))
 
     def expired(self) -> bool:
         if self.at is not None or self.run.expired():

@@ -12,7 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from satnono.backends import BACKENDS, DEFAULT_BACKEND, SearchOptions, SearchTask, load_backend
+from satnono.backends import (
+    BACKENDS,
+    DEFAULT_BACKEND,
+    NATIVE_FIRST_SOLUTION,
+    STREAM_BATCH,
+    SearchOptions,
+    SearchTask,
+    lists_natively,
+    load_backend,
+)
 from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid, palette_domains
 from satnono.core.model import Grid, Puzzle
 from satnono.core.progress import Progress
@@ -232,27 +241,11 @@ def solve(
     return searched_phase()
 
 
-#: From this many solutions asked for (or all of them, 0), the default backend lists them
-#: with the native engine's depth-first search (each solution costs the propagation of its
-#: last few decisions) rather than a SAT solver and a blocking clause per solution, which
-#: slow every call as they pile up: 1,700 solutions a second against tens of thousands
-#: (BENCHMARKS.md, streaming). A few solutions come faster from the SAT side on hard puzzles.
-NATIVE_STREAM_FROM = 65
-#: Solutions taken from the engine at a time (each batch within native.SLICE seconds).
-STREAM_BATCH = 512
-#: Seconds the engine's enumeration may take to its first solution before the backend (the
-#: native search under a budget, then CaDiCaL with a blocking clause per solution) takes the
-#: whole stream over: on webpbn's Sierp and Nature the engine finds none in 30 s where the
-#: SAT side lists thousands; the engine's first came after 0-7 s on the other survey puzzles
-#: and 15-20 s on random 30x30s (all 5,760 of one in 26 s; BENCHMARKS.md, the stream).
-NATIVE_FIRST_SOLUTION = 30.0
-
-
 def _streams(backend: str, limit: int, options: SearchOptions) -> bool:
     """Whether the engine lists the solutions: the default backend, many or all of them, and
     no SAT solver or encoding named (those ask for the SAT side)."""
-    many = (limit or float("inf")) >= NATIVE_STREAM_FROM  # 0: all of them
-    return backend == DEFAULT_BACKEND and many and not (options.solver or options.encoding)
+    named = options.solver or options.encoding
+    return backend == DEFAULT_BACKEND and lists_natively(limit) and not named
 
 
 def _stream(
