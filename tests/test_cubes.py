@@ -37,7 +37,13 @@ def _cube_solutions(puzzle: Puzzle, count: int) -> list[set[tuple[int, ...]]]:
     return found
 
 
-def _conquered(puzzle: Puzzle, count: int) -> tuple[list[tuple[int, ...]], int]:
+#: Cubes searched by the sat backend, which gives way (the engine's listing never does).
+GIVING_WAY = SearchOptions(solver="glucose3")
+
+
+def _conquered(
+    puzzle: Puzzle, count: int, options: SearchOptions = GIVING_WAY
+) -> tuple[list[tuple[int, ...]], int]:
     """The solutions of a dynamic conquest (a cube stopped at its budget is split again), its
     tasks run here one after another as Dask would run them, and how many cubes it split
     again."""
@@ -45,7 +51,7 @@ def _conquered(puzzle: Puzzle, count: int) -> tuple[list[tuple[int, ...]], int]:
 
     prepared = prepare(puzzle)
     cubes, _ = split(prepared.residual(), count)
-    conquest = _Conquest(prepared.residual(), cubes, SearchOptions(), Deadline(None), 2)
+    conquest = _Conquest(prepared.residual(), cubes, options, Deadline(None), 2)
     conquest.event = None  # no Dask here: a cube gives way at every look
     found: list[tuple[int, ...]] = []
     tasks = list(conquest)
@@ -96,12 +102,13 @@ def test_a_dynamic_conquest_finds_exactly_the_brute_force_solutions(puzzle: Puzz
     # hypothesis: no monkeypatch fixture per example
     cubes.CUBE_BUDGET, cubes.GIVE_WAY_LEVELS = 0.0001, 100
     try:
-        found, _ = _conquered(puzzle, 2)
+        conquests = [_conquered(puzzle, 2, options)[0] for options in (GIVING_WAY, SearchOptions())]
     finally:
         cubes.CUBE_BUDGET, cubes.GIVE_WAY_LEVELS = budget, levels
-    grids = [domains_to_grid(puzzle, list(decided)) for decided in found]
-    assert len(grids) == len(set(grids))
-    assert set(grids) == expected
+    for found in conquests:  # the sat backend's, giving way; the engine's listing
+        grids = [domains_to_grid(puzzle, list(decided)) for decided in found]
+        assert len(grids) == len(set(grids))
+        assert set(grids) == expected
 
 
 def test_a_cube_gives_way_only_at_a_look_that_finds_workers_waiting() -> None:
@@ -488,3 +495,15 @@ def test_only_a_residual_holding_every_undecided_cell_is_listed_by_the_engine() 
     assert _every_undecided_cell(several.residual())
     single = prepare(satnono.read_puzzle(str(EXAMPLES / "switches-8.non")))
     assert [_every_undecided_cell(single.residual(part)) for part in single.parts()] == [True]
+
+
+def test_a_cube_the_engine_lists_never_gives_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its parts would list again the solutions it found: it keeps on, however short the
+    budget, where the sat backend's cubes are split again (the test above)."""
+    from satnono.backends import cubes
+
+    monkeypatch.setattr(cubes, "CUBE_BUDGET", 0.0002)
+    monkeypatch.setattr(cubes, "STREAM_BATCH", 1)  # a look between any two solutions
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    found, resplit = _conquered(puzzle, 2, SearchOptions())
+    assert resplit == 0 and len(found) == len(set(found)) == 256

@@ -102,7 +102,7 @@ def solve_cube(
     report = None
     named = options.solver or options.encoding
     if lists_natively(options.limit) and not named and _every_undecided_cell(residual):
-        report = _listed_natively(residual, own, keep, excluded)
+        report = _listed_natively(residual, run, keep, excluded)
     if report is None:
         report = SAT.search_excluding(residual, options, own, keep, excluded)
     stopped = report.timed_out and not run.expired()
@@ -121,29 +121,30 @@ def _every_undecided_cell(residual: Residual) -> bool:
 
 def _listed_natively(
     residual: Residual,
-    own: Deadline,
+    run: Deadline,
     keep: Callable[[list[int]], bool],
     excluded: tuple[tuple[int, ...], ...],
 ) -> SearchReport | None:
     """Every solution of a cube (but those `excluded`) from the engine's enumeration, as the
-    pipeline lists a whole puzzle's many solutions (satnono.pipeline.solutions._stream): a
-    random 30x30's 5,760 took 26 s so against 84-160 s of cube time by the sat backend, which
-    hands each cube to CaDiCaL and a blocking clause per solution once the native search has
-    spent its budget. None when the engine finds no solution within NATIVE_FIRST_SOLUTION
-    seconds: the sat backend takes the cube over. Batches end at the cube's next look, so
-    that it gives way on time."""
+    pipeline lists a whole puzzle's many solutions (satnono.pipeline.solutions._stream): on a
+    random 30x30 (5,760 solutions, 64 cubes, one worker) 89-108 s of cube time against 118-136
+    s by the sat backend, which hands a cube to CaDiCaL and a blocking clause per solution once
+    the native search has spent its budget. Such a cube never gives way: its parts would find
+    again every solution it had found (the engine cannot be told to skip them), and on two
+    workers a heavy cube that gave way took 81 s where it kept on alone took 48 s. None when the
+    engine finds no solution within NATIVE_FIRST_SOLUTION seconds: the sat backend takes the
+    cube over."""
     from satnono.logic.native import Engine
 
     solutions = Engine(residual.puzzle).solutions(residual.domains)
     skipped = set(excluded)
     started, found = time.monotonic(), 0
     while not solutions.done:
-        if own.expired():
+        if run.expired():
             return SearchReport(exhausted=False, timed_out=True, stats={"solver": "native"})
         if found == 0 and time.monotonic() - started > NATIVE_FIRST_SOLUTION:
             return None
-        until = own.next_look() if isinstance(own, _GiveWay) else own
-        for decided in map(tuple, solutions.batch(STREAM_BATCH, until)):
+        for decided in map(tuple, solutions.batch(STREAM_BATCH, run)):
             if decided in skipped:
                 continue
             found += 1
@@ -192,11 +193,6 @@ class _GiveWay(Deadline):
         """The run's: a search plans for the time the run has left (the sat backend's
         escalation to CaDiCaL too); a look that gives way ends it early."""
         return 0.0 if self.at is not None else self.run.remaining()
-
-    def next_look(self) -> Deadline:
-        """The run's deadline, or this cube's next look if sooner: a search that cannot watch
-        `expired` as it goes (the engine's enumeration, in batches) returns by then."""
-        return self.run.sooner(max(0.0, self.look_at - time.monotonic()))
 
     def expired(self) -> bool:
         if self.at is not None or self.run.expired():
