@@ -162,6 +162,18 @@ pub fn line_colors(clue: &[Block], colors: usize) -> Result<Vec<u8>, String> {
     Ok(used)
 }
 
+/// The rows and columns (as line indices: rows, then columns) holding `cells` of a grid
+/// `width` wide and `height` high, sorted: a component's lines, read from its cells.
+pub fn lines_holding(cells: &[u32], width: usize, height: usize) -> Vec<usize> {
+    let mut lines: Vec<usize> = cells
+        .iter()
+        .flat_map(|&c| [c as usize / width, height + c as usize % width])
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines
+}
+
 #[cfg(test)]
 pub mod tests {
     use super::*;

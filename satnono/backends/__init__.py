@@ -41,11 +41,6 @@ STREAM_BATCH = 512
 NATIVE_FIRST_SOLUTION = 30.0
 
 
-def lists_natively(limit: int) -> bool:
-    """Whether `limit` solutions (0: all) are many enough for the engine's enumeration."""
-    return limit == 0 or limit >= NATIVE_STREAM_FROM
-
-
 @dataclass(frozen=True)
 class SearchOptions:
     """Knobs a backend may honour; each backend documents which ones it reads."""
@@ -62,6 +57,13 @@ class SearchOptions:
     workers: int | None = None
     scheduler: str = "local"
     cubes: int | None = None
+
+
+def lists_natively(options: SearchOptions) -> bool:
+    """Whether the engine's enumeration lists the solutions `options` ask for: many or all of
+    them (`limit` 0), and no SAT solver or encoding named (those ask for the SAT side)."""
+    many = options.limit == 0 or options.limit >= NATIVE_STREAM_FROM
+    return many and not (options.solver or options.encoding)
 
 
 @dataclass(frozen=True)

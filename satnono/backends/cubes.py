@@ -100,8 +100,7 @@ def solve_cube(
     own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
     residual = Residual(puzzle, Geometry(puzzle), domains, lines)
     report = None
-    named = options.solver or options.encoding
-    if lists_natively(options.limit) and not named and _every_undecided_cell(residual):
+    if lists_natively(options) and _every_undecided_cell(residual):
         report = _listed_natively(residual, run, keep, excluded)
     if report is None:
         report = SAT.search_excluding(residual, options, own, keep, excluded)

@@ -236,16 +236,9 @@ def solve(
     def searched_phase() -> SolveResult:
         return search_phase() if search_with is None else search_with(search_phase)
 
-    if _streams(backend, limit, searched):
+    if backend == DEFAULT_BACKEND and lists_natively(searched):  # many, nothing named
         return _stream(prepared, deadline, accept, verify, progress, finish, searched_phase)
     return searched_phase()
-
-
-def _streams(backend: str, limit: int, options: SearchOptions) -> bool:
-    """Whether the engine lists the solutions: the default backend, many or all of them, and
-    no SAT solver or encoding named (those ask for the SAT side)."""
-    named = options.solver or options.encoding
-    return backend == DEFAULT_BACKEND and lists_natively(limit) and not named
 
 
 def _stream(

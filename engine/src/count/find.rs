@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::clue::lines_holding;
 use crate::count::search::Counter;
 use crate::count::store::FastMap;
 use crate::count::Control;
@@ -92,15 +93,7 @@ pub(crate) fn searched<const W: usize>(
     let puzzle = counter.puzzle();
     let domains = counter.board.grid.domains(puzzle);
     let board = Board::<W>::new(puzzle, &domains).ok()?;
-    let mut lines: Vec<usize> = cells
-        .iter()
-        .flat_map(|&cell| {
-            let (row, column) = puzzle.lines_of(cell as usize);
-            [row, column]
-        })
-        .collect();
-    lines.sort_unstable();
-    lines.dedup();
+    let lines = lines_holding(cells, puzzle.width, puzzle.height);
     let options = Options {
         max_probes: Some(WITNESS_PROBES),
         ..Options::default()

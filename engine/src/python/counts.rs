@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use super::{checked_domains, deadline_in, domains_out, guarded, wait_of, DomainsIn, PyEngine};
+use crate::clue::lines_holding;
 use crate::count::enumerate::Step;
 use crate::count::{self as counting, Ambiguity, Control, Counted, Method};
 use crate::engine::{AnyEnumerator, Engine};
@@ -204,7 +205,7 @@ impl PyJob {
             .iter()
             .map(|part| {
                 (
-                    lines_of(&part.cells, width, height),
+                    lines_holding(&part.cells, width, height),
                     part.cells.len(),
                     part.count.to_big(),
                     part.exact,
@@ -248,17 +249,6 @@ impl PyJob {
 
 /// An ambiguity map as Python reads it: (solvable, every cell's colors, the cells not settled).
 type AmbiguityAnswer = (bool, Vec<u128>, Vec<u32>);
-
-/// The rows and columns (as line indices: rows, then columns) holding `cells`, sorted.
-fn lines_of(cells: &[u32], width: usize, height: usize) -> Vec<usize> {
-    let mut lines: Vec<usize> = cells
-        .iter()
-        .flat_map(|&c| [c as usize / width, height + c as usize % width])
-        .collect();
-    lines.sort_unstable();
-    lines.dedup();
-    lines
-}
 
 fn start_job(
     engine: &PyEngine,
