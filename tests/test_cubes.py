@@ -10,12 +10,14 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import satnono
 from satnono import backends
 from satnono.backends import SearchOptions
 from satnono.backends import sat as sat_backend
-from satnono.backends.cubes import simulated_makespan, solve_cube
+from satnono.backends.cube_task import solve_cube
+from satnono.backends.cubes import simulated_makespan
 from satnono.backends.lookahead import split
 from satnono.core.grids import domains_to_grid
 from satnono.core.model import Puzzle
@@ -24,11 +26,14 @@ from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, load_tool, puzzles, run_satnono
 
 
-def _cube_solutions(puzzle: Puzzle, count: int) -> list[set[tuple[int, ...]]]:
-    """Every cube's solutions (whole grids), each cube searched by the sat backend in-process."""
+def _cube_solutions(
+    puzzle: Puzzle, count: int, listing: bool = False
+) -> list[set[tuple[int, ...]]]:
+    """Every cube's solutions (whole grids), each cube searched in-process: the lookahead's
+    cubes, or with `listing` the search's own branchings."""
     prepared = prepare(puzzle)
     assert prepared.reason is None
-    cubes, _ = split(prepared.residual(), count)
+    cubes, _ = split(prepared.residual(), count, listing=listing)
     found = []
     for number, cube in enumerate(cubes):
         result = solve_cube(puzzle, None, cube.domains, SearchOptions(), None, number)
@@ -37,7 +42,8 @@ def _cube_solutions(puzzle: Puzzle, count: int) -> list[set[tuple[int, ...]]]:
     return found
 
 
-#: Cubes searched by the sat backend, which gives way (the engine's listing never does).
+#: Cubes searched by the sat backend, split again when they give way (a cube the engine
+#: lists gives away the rest of its search instead).
 GIVING_WAY = SearchOptions(solver="glucose3")
 
 
@@ -50,7 +56,7 @@ def _conquered(
     from satnono.backends.cubes import _Conquest
 
     prepared = prepare(puzzle)
-    cubes, _ = split(prepared.residual(), count)
+    cubes, _ = split(prepared.residual(), count, listing=backends.lists_natively(options))
     conquest = _Conquest(prepared.residual(), cubes, options, Deadline(None), 2)
     conquest.event = None  # no Dask here: a cube gives way at every look
     found: list[tuple[int, ...]] = []
@@ -64,9 +70,10 @@ def _conquered(
     return found, conquest.resplit
 
 
-def test_cubes_partition_the_solutions() -> None:
+@pytest.mark.parametrize("listing", [False, True])
+def test_cubes_partition_the_solutions(listing: bool) -> None:
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
-    parts = _cube_solutions(puzzle, 16)
+    parts = _cube_solutions(puzzle, 16, listing)
     assert len(parts) >= 16
     every = set().union(*parts)
     assert sum(len(part) for part in parts) == len(every) == 256  # disjoint, and all of them
@@ -112,7 +119,7 @@ def test_a_dynamic_conquest_finds_exactly_the_brute_force_solutions(puzzle: Puzz
 
 
 def test_a_cube_gives_way_only_at_a_look_that_finds_workers_waiting() -> None:
-    from satnono.backends.cubes import _GiveWay
+    from satnono.backends.cube_task import _GiveWay
 
     waiting = [False]
     run = Deadline(None)
@@ -133,7 +140,8 @@ def test_the_conquest_tells_the_cubes_through_dask_when_workers_wait() -> None:
     cleared when a cube that gave way brings parts, and read in a task by `_workers_waiting`."""
     from distributed import Client, Event
 
-    from satnono.backends.cubes import CubeResult, _Conquest, _workers_waiting
+    from satnono.backends.cube_task import CubeResult, _workers_waiting
+    from satnono.backends.cubes import _Conquest
 
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     residual = prepare(puzzle).residual()
@@ -190,8 +198,9 @@ def test_the_makespan_waits_for_a_stopped_cube_before_its_parts() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(puzzles(max_width=5, max_height=5, max_colors=3))
-def test_cubes_find_exactly_the_brute_force_solutions(puzzle: Puzzle) -> None:
+@given(puzzles(max_width=5, max_height=5, max_colors=3), st.booleans())
+def test_cubes_find_exactly_the_brute_force_solutions(puzzle: Puzzle, listing: bool) -> None:
+    """Either split (the lookahead's, the search's branchings) partitions the solutions."""
     expected = brute_force_solutions(puzzle)
     prepared = prepare(puzzle)
     if prepared.reason is not None:
@@ -199,7 +208,7 @@ def test_cubes_find_exactly_the_brute_force_solutions(puzzle: Puzzle) -> None:
         return
     found = [
         domains_to_grid(puzzle, list(decided))
-        for part in _cube_solutions(puzzle, 4)
+        for part in _cube_solutions(puzzle, 4, listing)
         for decided in part
     ]
     assert len(found) == len(set(found))
@@ -475,35 +484,74 @@ def test_a_cube_lists_many_solutions_with_the_engine(monkeypatch: pytest.MonkeyP
 def test_a_cube_the_engine_finds_nothing_in_goes_to_the_sat_backend(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from satnono.backends import cubes
+    from satnono.backends import cube_task
 
     puzzle, domains = _switches_cube()
     listed = solve_cube(puzzle, None, domains, SearchOptions(), None, 0)
-    monkeypatch.setattr(cubes, "NATIVE_FIRST_SOLUTION", -1.0)  # no time for its first
+    monkeypatch.setattr(cube_task, "NATIVE_FIRST_SOLUTION", -1.0)  # no time for its first
     searched = solve_cube(puzzle, None, domains, SearchOptions(), None, 0)
     assert searched.exhausted and set(searched.solutions) == set(listed.solutions)
 
 
-def test_only_a_residual_holding_every_undecided_cell_is_listed_by_the_engine() -> None:
+def test_only_a_residual_holdingevery_undecided_cell_is_listed_by_the_engine() -> None:
     """The engine's enumeration decides every undecided cell of the grid: one of several
     components goes to the sat backend, the only one (or the whole grid) to the engine."""
-    from satnono.backends.cubes import _every_undecided_cell
+    from satnono.backends.cube_task import every_undecided_cell
 
     several = prepare(satnono.read_puzzle(str(EXAMPLES / "permutations-11x6-color.non")))
     assert len(several.parts()) > 1
-    assert not any(_every_undecided_cell(several.residual(part)) for part in several.parts())
-    assert _every_undecided_cell(several.residual())
+    assert not any(every_undecided_cell(several.residual(part)) for part in several.parts())
+    assert every_undecided_cell(several.residual())
     single = prepare(satnono.read_puzzle(str(EXAMPLES / "switches-8.non")))
-    assert [_every_undecided_cell(single.residual(part)) for part in single.parts()] == [True]
+    assert [every_undecided_cell(single.residual(part)) for part in single.parts()] == [True]
 
 
-def test_a_cube_the_engine_lists_never_gives_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Its parts would list again the solutions it found: it keeps on, however short the
-    budget, where the sat backend's cubes are split again (the test above)."""
+def test_a_cube_the_engine_lists_gives_away_what_it_has_not_searched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At every look (a budget far too short) the engine's search stops and gives away the
+    rest of its space: its parts, given no solution to exclude, list each of the 256 exactly
+    once between them."""
     from satnono.backends import cubes
 
     monkeypatch.setattr(cubes, "CUBE_BUDGET", 0.0002)
-    monkeypatch.setattr(cubes, "STREAM_BATCH", 1)  # a look between any two solutions
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     found, resplit = _conquered(puzzle, 2, SearchOptions())
-    assert resplit == 0 and len(found) == len(set(found)) == 256
+    assert resplit > 2 and len(found) == len(set(found)) == 256
+
+
+def test_a_cube_of_many_solutions_sends_them_back_as_it_goes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cube the engine lists gives away its rest every RESULT_CELLS cells of solutions (here
+    every 3 solutions), workers waiting or not: each result stays small, and nothing is lost
+    or listed twice."""
+    from satnono.backends import cube_task
+
+    puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
+    monkeypatch.setattr(cube_task, "RESULT_CELLS", 3 * puzzle.width * puzzle.height)
+    puzzle, domains = _switches_cube()
+    first = solve_cube(puzzle, None, domains, SearchOptions(), None, 0)
+    assert first.stopped and first.parts and 3 <= len(first.solutions) < 16
+    found, resplit = _conquered(puzzle, 2, SearchOptions())
+    assert resplit > 8 and len(found) == len(set(found)) == 256
+
+
+def test_the_engine_lists_cubes_split_along_its_search() -> None:
+    """Every solution wanted: the cubes follow the search's own branchings (they cost about
+    what the whole does; the lookahead's cost the engine several times more), a few give way
+    to idle workers when a cube runs long."""
+    from satnono.backends.cube_task import every_undecided_cell
+    from satnono.backends.lookahead import LISTING_CUBES_PER_WORKER, split_for
+
+    residual = prepare(satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))).residual()
+    assert every_undecided_cell(residual)
+    stats: dict[str, Any] = {}
+    cubes, workers = split_for(residual, SearchOptions(workers=2), Deadline(10), stats, True)
+    assert workers == 2 and stats["cubes"] == len(cubes) >= LISTING_CUBES_PER_WORKER * 2
+    listed = set()
+    for number, cube in enumerate(cubes):
+        result = solve_cube(residual.puzzle, None, cube.domains, SearchOptions(), None, number)
+        assert result.exhausted and not listed & set(result.solutions)
+        listed |= set(result.solutions)
+    assert len(listed) == 256

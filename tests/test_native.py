@@ -124,6 +124,54 @@ def test_a_search_reports_every_solution_but_the_excluded_ones_once(
     assert len(found) == len(set(found)) and set(found) == set(solutions) - set(excluded)
 
 
+def _given_away(engine: native.Engine, domains: list[int], every: int) -> list[list[int]]:
+    """Every solution of `domains`, each search giving away the rest of its space after
+    `every` solutions (and its parts the same, to the end)."""
+    found: list[list[int]] = []
+    parts = [domains]
+    while parts:
+        search = engine.search(parts.pop(), restarts=False)
+        listed = 0
+        while True:
+            event, decided = search.next(Deadline(30))
+            if event == "exhausted":
+                break
+            assert event == "solution" and decided is not None
+            found.append(decided)
+            listed += 1
+            if listed % every == 0:
+                given = search.give_away()
+                if given is not None:
+                    solutions, rest = given
+                    found += solutions
+                    parts += rest
+                    assert search.next(Deadline(30)) == ("exhausted", None)
+                    break
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3), st.integers(1, 3))
+def test_the_parts_a_search_gives_away_hold_every_solution_it_did_not_find(
+    puzzle: Puzzle, every: int
+) -> None:
+    """What a search gives away (`Search.give_away`) partitions the solutions it has not
+    reported: listed to the end, every solution comes out exactly once."""
+    solutions = brute_force_solutions(puzzle)
+    found = _given_away(native.Engine(puzzle), initial_domains(puzzle), every)
+    grids = [domains_to_grid(puzzle, decided) for decided in found]
+    assert len(grids) == len(set(grids)) and set(grids) == solutions
+
+
+def test_a_search_gives_away_nothing_before_its_root_or_at_its_last_branch() -> None:
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")
+    engine = native.Engine(puzzle)
+    domains = prepare(puzzle).domains
+    assert engine.search(domains, restarts=False).give_away() is None  # not started
+    found = _given_away(engine, domains, 1)
+    assert len(found) == len({tuple(d) for d in found}) == 256
+
+
 def test_a_search_within_one_component_decides_only_its_cells() -> None:
     """Eleven independent 6x6 permutation squares of colors (6! solutions each): a search over
     one square's lines finds its 720 and leaves every other square's cells undecided."""

@@ -185,6 +185,15 @@ impl Engine {
         )
     }
 
+    /// At least `count` cubes of `domains` over `scope`, each split on the probing search's
+    /// first branching (see `branches.rs`): the cubes for listing every solution.
+    pub fn branches(&self, start: Start<'_>, count: usize) -> Split {
+        with_words!(
+            self.words,
+            crate::branches::split(&self.puzzle, start, count)
+        )
+    }
+
     /// Line logic, then probing to its fixpoint; every cell it fixes has that color in every
     /// solution (a probe that finds a solution counts as a branch that fits). Also returns
     /// the number of probes made.
@@ -319,6 +328,12 @@ impl AnySearch {
 
     pub fn root_domains(&mut self) -> Option<Vec<u128>> {
         on_search!(self, search => search.root_domains(), None)
+    }
+
+    /// See `Search::give_away`.
+    #[allow(clippy::type_complexity)]
+    pub fn give_away(&mut self) -> Option<(Vec<Vec<u128>>, Vec<Vec<u128>>)> {
+        on_search!(self, search => search.give_away(), None)
     }
 
     pub fn root_implications(

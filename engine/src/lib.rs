@@ -3,7 +3,7 @@
 //!
 //! The core is in private modules, one job each (`line`: the line solver; `grid`: the state
 //! and its trail; `propagate`: the fixpoint over dirty lines; `probe`: probing; `search`: the
-//! depth-first search; `lookahead`: the cubes' split; `estimate`: belief propagation, guesses
+//! depth-first search; `lookahead`: the cubes' split; `branches`: cubes along the search's own tree; `estimate`: belief propagation, guesses
 //! for a SAT solver; `count`: counting, sampling, every solution and the colors each cell
 //! takes; `engine`: the calls the surface makes, at the word count a puzzle needs). For
 //! certificates: `automaton` and `cnf`, the automaton CNF of a whole puzzle, which they are
@@ -18,6 +18,7 @@
 
 mod automaton;
 mod bits;
+mod branches;
 mod cache;
 mod clue;
 mod cnf;

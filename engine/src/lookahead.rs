@@ -142,25 +142,18 @@ fn split_cube<const W: usize>(
             let domains = board.grid.domains(puzzle);
             return Some((vec![Cube { decisions, domains }], failed));
         };
-        let mut children = Vec::new();
-        for color in branches {
-            let mark = board.mark();
-            board.assign(puzzle, cell, color);
-            match board.propagate(puzzle, deadline) {
-                Outcome::Fixpoint => {
-                    let mut made = decisions.clone();
-                    made.push((cell, color));
-                    children.push(Cube {
-                        decisions: made,
-                        domains: board.grid.domains(puzzle),
-                    });
+        let children = board
+            .children(puzzle, cell, branches, deadline)?
+            .into_iter()
+            .map(|(color, domains)| {
+                let mut made = decisions.clone();
+                made.push((cell, color));
+                Cube {
+                    decisions: made,
+                    domains,
                 }
-                Outcome::Conflict(_) => {}
-                Outcome::Timeout => return None,
-            }
-            board.propagator.clear_queue();
-            board.undo(mark);
-        }
+            })
+            .collect();
         return Some((children, failed));
     }
 }

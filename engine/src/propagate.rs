@@ -419,6 +419,33 @@ impl<const W: usize> Board<W> {
         self.propagator.push(column);
     }
 
+    /// Each of `colors` (bitmasks) given to `cell` and propagated, then undone: (the color,
+    /// the domains it reaches) for each that line logic does not refute, in order; None when
+    /// the deadline passed. The board must be at line logic's fixpoint.
+    pub fn children(
+        &mut self,
+        puzzle: &Puzzle,
+        cell: usize,
+        colors: impl IntoIterator<Item = u128>,
+        deadline: Option<Instant>,
+    ) -> Option<Vec<(u128, Vec<u128>)>> {
+        let mut children = Vec::new();
+        for color in colors {
+            let mark = self.mark();
+            self.assign(puzzle, cell, color);
+            let outcome = self.propagate(puzzle, deadline);
+            if outcome == Outcome::Fixpoint {
+                children.push((color, self.grid.domains(puzzle)));
+            }
+            self.propagator.clear_queue();
+            self.undo(mark);
+            if outcome == Outcome::Timeout {
+                return None;
+            }
+        }
+        Some(children)
+    }
+
     #[inline]
     pub fn propagate(&mut self, puzzle: &Puzzle, deadline: Option<Instant>) -> Outcome {
         self.propagator

@@ -1,10 +1,12 @@
 """The cubes backend: cube-and-conquer, one hard puzzle spread over the cores of a Dask cluster.
 
 Split: the lookahead of satnono.backends.lookahead cuts the residual into cubes that partition
-its solutions. Conquer (on the cluster): every cube is a Dask task, its solutions listed by
-the engine's enumeration when many are wanted (as the pipeline lists a whole puzzle's), else
-searched by the sat backend, under the same options and deadline; a long cube is split again
-when workers wait for work.
+its solutions (when the engine lists every solution, along the probing search's own
+branchings instead). Conquer (on the cluster): every cube is a Dask task, its solutions listed
+by the engine's probing search when many are wanted (as the pipeline lists a hard puzzle's),
+else searched by the sat backend, under the same options and deadline (one cube's task:
+satnono.backends.cube_task). When workers wait for work, a long cube gives way: the engine's
+search gives away the rest of its space, a sat backend's cube is split again.
 The first solutions found are reported as they come; when every cube is exhausted, no other
 solution exists. Each cube's time is kept, so that the run's makespan can be simulated for
 more workers than this machine has (`simulated_makespan`).
@@ -15,22 +17,19 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, ClassVar, NamedTuple
 
 from satnono.backends import (
-    NATIVE_FIRST_SOLUTION,
-    STREAM_BATCH,
     Residual,
     SearchOptions,
     SearchReport,
     SearchTask,
     lists_natively,
 )
+from satnono.backends.cube_task import CubeResult, every_undecided_cell, solve_cube
 from satnono.backends.lookahead import Cube, split, split_for
-from satnono.core.geometry import Geometry
-from satnono.core.model import Puzzle
 from satnono.runtime.deadline import Deadline, Timeout
 
 #: Residuals with fewer undecided cells are searched here by the sat backend, without a
@@ -54,155 +53,6 @@ CUBE_BUDGET = 4.0
 #: its 67 s in one cube, and at each of three more levels in one part again, each giving way
 #: cost a restart and gave the idle worker nothing: 89 s against 70 s on one worker.
 GIVE_WAY_LEVELS = 1
-
-
-@dataclass(frozen=True)
-class CubeResult:
-    """What a worker found in one cube (solutions as decided domains, at most the cap).
-    `stopped` when the cube gave way to waiting workers (the run's time had not run out): it
-    is split again."""
-
-    number: int
-    solutions: tuple[tuple[int, ...], ...]
-    exhausted: bool
-    timed_out: bool
-    seconds: float
-    stopped: bool = False
-
-
-def solve_cube(
-    puzzle: Puzzle,
-    lines: tuple[int, ...] | None,
-    domains: tuple[int, ...],
-    options: SearchOptions,
-    seconds: float | None,
-    number: int,
-    budget: float | None = None,
-    excluded: tuple[tuple[int, ...], ...] = (),
-    waiting: str | None = None,
-) -> CubeResult:
-    """A Dask task: one cube's solutions, up to `options.limit`, within the run's `seconds`,
-    listed by the engine (many wanted, no solver or encoding named, the whole grid's
-    undecided cells: `_listed_natively`) or searched by the sat backend; none of the solutions
-    `excluded` (found in it before, when a larger cube holding it was stopped). Every `budget`
-    seconds, it looks whether workers wait for work (the Dask Event named `waiting` is set;
-    None: always) and if so, stops, to be split again."""
-    from satnono.backends.sat import BACKEND as SAT
-
-    started = time.perf_counter()
-    found: list[tuple[int, ...]] = []
-
-    def keep(decided: list[int]) -> bool:
-        found.append(tuple(decided))
-        return options.limit == 0 or len(found) < options.limit
-
-    run = Deadline(seconds)
-    own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
-    residual = Residual(puzzle, Geometry(puzzle), domains, lines)
-    report = None
-    if lists_natively(options) and _every_undecided_cell(residual):
-        report = _listed_natively(residual, run, keep, excluded)
-    if report is None:
-        report = SAT.search_excluding(residual, options, own, keep, excluded)
-    stopped = report.timed_out and not run.expired()
-    return CubeResult(
-        number, tuple(found), report.exhausted, report.timed_out and not stopped,
-        round(time.perf_counter() - started, 4), stopped,
-    )  # fmt: skip
-
-
-def _every_undecided_cell(residual: Residual) -> bool:
-    """Whether the residual's search decides every undecided cell of the grid (the engine's
-    enumeration decides them all): the whole puzzle's, or its only component's."""
-    undecided = sum(1 for domain in residual.domains if domain & (domain - 1))
-    return residual.lines is None or residual.unknown == undecided
-
-
-def _listed_natively(
-    residual: Residual,
-    run: Deadline,
-    keep: Callable[[list[int]], bool],
-    excluded: tuple[tuple[int, ...], ...],
-) -> SearchReport | None:
-    """Every solution of a cube (but those `excluded`) from the engine's enumeration, as the
-    pipeline lists a whole puzzle's many solutions (satnono.pipeline.solutions._stream): on a
-    random 30x30 (5,760 solutions, 64 cubes, one worker) 89-108 s of cube time against 118-136
-    s by the sat backend, which hands a cube to CaDiCaL and a blocking clause per solution once
-    the native search has spent its budget. Such a cube never gives way: its parts would find
-    again every solution it had found (the engine cannot be told to skip them), and on two
-    workers a heavy cube that gave way took 81 s where it kept on alone took 48 s. None when the
-    engine finds no solution within NATIVE_FIRST_SOLUTION seconds: the sat backend takes the
-    cube over."""
-    from satnono.logic.native import Engine
-
-    solutions = Engine(residual.puzzle).solutions(residual.domains)
-    skipped = set(excluded)
-    started, found = time.monotonic(), 0
-    while not solutions.done:
-        if run.expired():
-            return SearchReport(exhausted=False, timed_out=True, stats={"solver": "native"})
-        if found == 0 and time.monotonic() - started > NATIVE_FIRST_SOLUTION:
-            return None
-        for decided in map(tuple, solutions.batch(STREAM_BATCH, run)):
-            if decided in skipped:
-                continue
-            found += 1
-            if not keep(list(decided)):
-                return SearchReport(exhausted=False, stats={"solver": "native"})
-    return SearchReport(exhausted=True, stats={"solver": "native"})
-
-
-def _workers_waiting(event: str | None) -> Callable[[], bool]:
-    """Whether workers wait for work, read from the Dask Event `event` through this task's
-    client (got here, in the task's thread; the look is made from the solver watcher's)."""
-    if event is None:
-        return lambda: True
-    from distributed import Event, get_client
-
-    flag = Event(event, client=get_client())
-
-    def look() -> bool:
-        try:
-            return bool(flag.is_set())
-        except Exception:  # a lost scheduler: keep searching; the run decides
-            return False
-
-    return look
-
-
-class _GiveWay(Deadline):
-    """A cube's deadline: the run's, and also any look (every `period` seconds) that finds
-    workers waiting for work, so that the cube is split again and its work shared. While every
-    worker is busy, a cube keeps its solver, and what the solver learned, for as long as it
-    needs (on a puzzle whose cubes are all hard, splitting again only restarts them: random
-    50x50 puzzles, BENCHMARKS.md frontier section)."""
-
-    __slots__ = ("look_at", "period", "run", "waiting")
-
-    def __init__(self, run: Deadline, period: float, waiting: Callable[[], bool]) -> None:
-        super().__init__(None)
-        self.run, self.period, self.waiting = run, period, waiting
-        self.look_at = time.monotonic() + period
-
-    @property
-    def bounded(self) -> bool:
-        return True
-
-    def remaining(self) -> float | None:
-        """The run's: a search plans for the time the run has left (the sat backend's
-        escalation to CaDiCaL too); a look that gives way ends it early."""
-        return 0.0 if self.at is not None else self.run.remaining()
-
-    def expired(self) -> bool:
-        if self.at is not None or self.run.expired():
-            return True
-        now = time.monotonic()
-        if now >= self.look_at:
-            if self.waiting():
-                self.at = now
-                return True
-            self.look_at = now + self.period
-        return False
 
 
 def simulated_makespan(
@@ -309,14 +159,20 @@ class _Conquest:
         """Split the cube of a task that gave way; its parts wait their turn."""
         cube, _, budget, excluded = self.taken[result.number]
         found = (*excluded, *result.solutions)
-        part = replace(self.residual, domains=cube.domains)
-        children, _ = split(part, self.parts, self.deadline)
-        if len(children) == 1 and children[0].domains == cube.domains:
-            children = [cube]  # nothing left to split on: the same cube, for longer
-        else:
+        if result.parts:  # the engine's search gave away what it had not done: no level limit
+            children = [Cube((), part) for part in result.parts]
+            found = excluded  # the parts hold none of the solutions it found
+            looks = budget
             self.resplit += 1
-        again = self.level(result.number) + 1 < GIVE_WAY_LEVELS
-        looks = budget * 2 if budget is not None and again else None
+        else:
+            part = replace(self.residual, domains=cube.domains)
+            children, _ = split(part, self.parts, self.deadline)
+            if len(children) == 1 and children[0].domains == cube.domains:
+                children = [cube]  # nothing left to split on: the same cube, for longer
+            else:
+                self.resplit += 1
+            again = self.level(result.number) + 1 < GIVE_WAY_LEVELS
+            looks = budget * 2 if budget is not None and again else None
         for child in children:
             inside = tuple(s for s in found if all(map(_within, s, child.domains)))
             self.waiting.append(_Task(child, result.number, looks, inside))
@@ -369,7 +225,8 @@ class CubesBackend:
         check_worker_processes_can_start(options.scheduler)  # before any work is done
         stats: dict[str, Any] = {"solver": canonical_solver(options.solver)}
         try:
-            cubes, workers = split_for(residual, options, deadline, stats)
+            listing = lists_natively(options) and every_undecided_cell(residual)
+            cubes, workers = split_for(residual, options, deadline, stats, listing)
         except Timeout:
             return SearchReport(exhausted=False, timed_out=True, stats=stats)
         if not cubes:

@@ -132,13 +132,16 @@ class Engine:
         count: int,
         candidates: int,
         deadline: Deadline | None = None,
+        search: bool = False,
     ) -> tuple[list[tuple[list[tuple[int, int]], list[int]]], int]:
         """At least `count` cubes of `domains` (at line logic's fixpoint) over `lines` by the
         engine's lookahead (engine/src/lookahead.rs), `candidates` cells tried at each split:
-        ([(decisions as (cell, color bitmask), domains)], failed literals). Raises Timeout
-        when the deadline passes first."""
+        ([(decisions as (cell, color bitmask), domains)], failed literals). With `search`,
+        each cube is split on the probing search's first branching instead
+        (engine/src/branches.rs: the cubes for listing every solution). Raises Timeout when
+        the deadline passes first."""
         found = self._engine.split(
-            self._wire(domains), list(lines), count, candidates, _seconds(deadline)
+            self._wire(domains), list(lines), count, candidates, _seconds(deadline), search=search
         )
         if found is None:
             raise Timeout
@@ -261,6 +264,16 @@ class Search:
     def root_domains(self) -> list[int] | None:
         """The state probing reached at the root (None before); the search starts over there."""
         return _listed(self._search.root_domains())
+
+    def give_away(self) -> tuple[list[list[int]], list[list[int]]] | None:
+        """Stop, giving away what is left: (the solutions found and not yet returned, the rest
+        of the space as domains that partition the solutions not returned, the largest
+        first); None, and the search goes on, when there are fewer than two parts to give."""
+        given = self._search.give_away()
+        if given is None:
+            return None
+        solutions, parts = given
+        return [list(s) for s in solutions], [list(p) for p in parts]
 
     def implications(
         self, most: int, deadline: Deadline | None = None

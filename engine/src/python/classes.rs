@@ -127,8 +127,11 @@ impl PyEngine {
 
     /// At least `count` cubes of `domains` (at line logic's fixpoint) over `scope` (all lines
     /// when empty), `candidates` cells tried at each split: ([(decisions as (cell, color
-    /// bitmask), domains)], failed literals), or None when `seconds` passed first.
-    #[pyo3(signature = (domains, scope, count, candidates, seconds=None))]
+    /// bitmask), domains)], failed literals), or None when `seconds` passed first. With
+    /// `search`, each cube is split on the probing search's first branching instead
+    /// (`branches.rs`, the cubes for listing every solution; `candidates` unused).
+    #[pyo3(signature = (domains, scope, count, candidates, seconds=None, search=false))]
+    #[allow(clippy::too_many_arguments)]
     fn split(
         &self,
         py: Python<'_>,
@@ -137,10 +140,19 @@ impl PyEngine {
         count: usize,
         candidates: usize,
         seconds: Option<f64>,
+        search: bool,
     ) -> PyResult<Option<(Vec<CubeOut>, u64)>> {
         let call = self.checked(domains, scope, seconds)?;
         let engine = &self.engine;
-        let split = py.detach(|| guarded(|| Ok(engine.split(call.start(), count, candidates))))?;
+        let split = py.detach(|| {
+            guarded(|| {
+                Ok(if search {
+                    engine.branches(call.start(), count)
+                } else {
+                    engine.split(call.start(), count, candidates)
+                })
+            })
+        })?;
         let as_bytes = call.as_bytes;
         let Some((cubes, failed)) = split else {
             return Ok(None);
@@ -259,6 +271,24 @@ impl PySearch {
         domains
             .map(|domains| domains_out(py, domains, self.as_bytes))
             .transpose()
+    }
+
+    /// Stop, giving away what is left: (the solutions found and not yet returned, the rest of
+    /// the space as parts that partition the solutions not returned, the largest first); None,
+    /// and the search goes on, when there are fewer than two parts to give.
+    #[allow(clippy::type_complexity)]
+    fn give_away(&mut self, py: Python<'_>) -> PyResult<Option<(Vec<Py<PyAny>>, Vec<Py<PyAny>>)>> {
+        let search = &mut self.search;
+        let given = py.detach(|| guarded(|| Ok(search.give_away())))?;
+        let Some((solutions, parts)) = given else {
+            return Ok(None);
+        };
+        let out = |all: Vec<Vec<u128>>| {
+            all.into_iter()
+                .map(|domains| domains_out(py, domains, self.as_bytes))
+                .collect::<PyResult<Vec<_>>>()
+        };
+        Ok(Some((out(solutions)?, out(parts)?)))
     }
 
     /// At most `most` implications of single assignments at the root, as (cell, color, other

@@ -12,6 +12,8 @@
 //! the search backtracks (so a node's records serve both of its branches) and every line
 //! state with them.
 
+mod parts;
+
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
