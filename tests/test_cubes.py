@@ -21,6 +21,7 @@ from satnono.backends.cubes import simulated_makespan
 from satnono.backends.lookahead import split
 from satnono.core.grids import domains_to_grid
 from satnono.core.model import Puzzle
+from satnono.formats.generate import puzzle_from_grid
 from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
 from support import EXAMPLES, brute_force_solutions, load_tool, puzzles, run_satnono
@@ -235,7 +236,6 @@ def _two_regions(folder: Path) -> Path:
     """needs-search-25 (578 cells left, one solution) beside a 2x2 switch (two): a puzzle
     whose large region goes to the cluster and whose small one is searched in-process."""
     from satnono.formats import write_puzzles
-    from satnono.formats.generate import puzzle_from_grid
 
     large = satnono.solve(satnono.read_puzzle(str(EXAMPLES / "needs-search-25.non"))).grids[0]
     width = len(large[0])
@@ -268,7 +268,6 @@ def test_the_cube_that_ends_the_run_keeps_its_time(tmp_path: Path) -> None:
     cluster's): the first cube to find two solutions ends the run, and its time is in the
     stats (it was dropped when the solutions were reported before the time was kept)."""
     from satnono.formats import write_puzzles
-    from satnono.formats.generate import puzzle_from_grid
 
     identity = tuple(tuple(int(row == column) for column in range(15)) for row in range(15))
     path = tmp_path / "permutation-15.non"
@@ -535,6 +534,48 @@ def test_a_cube_of_many_solutions_sends_them_back_as_it_goes(
     assert first.stopped and first.parts and 3 <= len(first.solutions) < 16
     found, resplit = _conquered(puzzle, 2, SearchOptions())
     assert resplit > 8 and len(found) == len(set(found)) == 256
+
+
+def test_checking_a_large_result_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """15! solutions, cubes listed by the engine and run here in turn (no cluster), each
+    result up to RESULT_CELLS of them (37,282 here): checking them (slow here, 2 ms each) stops
+    at the run's deadline, mid-result, instead of going through the whole result (75 s)."""
+    from satnono.backends import SearchTask, cube_task
+    from satnono.backends.cubes import BACKEND
+    from satnono.runtime import dask
+
+    def in_turn(_: str, __: int, function: Any, arguments: Any, on_result: Any, *___: Any) -> bool:
+        class Done:
+            client = None
+
+            def __init__(self, result: Any) -> None:
+                self.value = result
+
+            def result(self) -> Any:
+                return self.value
+
+        for number, task in enumerate(arguments):
+            if not on_result(number, Done(function(*task))):
+                return False
+        return True
+
+    monkeypatch.setattr(dask, "run_on_cluster", in_turn)
+    monkeypatch.setattr(dask, "check_worker_processes_can_start", lambda *_: None)
+    monkeypatch.setattr(cube_task, "_workers_waiting", lambda _: lambda: False)  # no Dask here
+    identity = tuple(tuple(int(row == column) for column in range(15)) for row in range(15))
+    residual = prepare(puzzle_from_grid(identity, keep_goal=False)).residual()
+    checked: list[int] = []
+
+    def slow(decided: list[int]) -> bool:
+        time.sleep(0.002)
+        checked.append(1)
+        return True
+
+    options = SearchOptions(workers=1, scheduler="tcp://127.0.0.1:1")  # no local cluster's stop
+    started = time.monotonic()
+    report = BACKEND.search(SearchTask(residual, options, Deadline(1.5), slow))
+    assert report.timed_out and not report.exhausted
+    assert time.monotonic() - started < 2.5 and 0 < len(checked) < 37_282  # one result's worth
 
 
 def test_the_engine_lists_cubes_split_along_its_search() -> None:

@@ -257,6 +257,9 @@ class CubesBackend:
             except Timeout:
                 report.timed_out = True
             for decided in result.solutions:
+                if deadline.expired():  # checking a large result must not outrun the run
+                    report.timed_out = True
+                    return False
                 if not on_solution(list(decided)):
                     return False
             return not report.timed_out
