@@ -214,6 +214,35 @@ def test_a_hard_puzzle_s_stream_goes_on_with_the_probing_search() -> None:
     assert count_solutions(puzzle, methods=("search",)).count == 2988
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_probing_search_lists_a_hard_puzzle_in_any_number_of_threads(threads: int) -> None:
+    """Once the probing search takes the rest over, `threads` searches share it (a thread
+    that waits for work is given the rest of another's, engine/src/search/parallel.rs): the
+    same 2,988 solutions, each once."""
+    import random
+
+    from satnono.formats.generate import random_grid
+    from satnono.pipeline.prepare import prepare
+
+    puzzle = puzzle_from_grid(random_grid(20, 20, 2, 0.45, random.Random(5)))
+    solutions = Engine(puzzle).solutions(prepare(puzzle).domains, threads=threads)
+    found: list[tuple[int, ...]] = []
+    while not solutions.done:
+        found += map(tuple, solutions.batch(512, Deadline(30)))
+    assert len(found) == len(set(found)) == 2988
+
+
+@pytest.mark.parametrize("threads", [0, 65])
+def test_a_listing_refuses_a_thread_count_out_of_range(threads: int) -> None:
+    from satnono.formats import read_puzzle
+    from satnono.pipeline.prepare import prepare
+    from support import EXAMPLES
+
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")
+    with pytest.raises(ValueError, match="threads"):
+        Engine(puzzle).solutions(prepare(puzzle).domains, threads=threads)
+
+
 def test_the_backend_takes_the_stream_over_when_the_engine_finds_no_first_solution(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

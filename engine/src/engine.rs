@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::bits::Bits;
 use crate::clue::{line_colors, Block, Puzzle, MAX_COLORS, MAX_SIDE};
-use crate::count::enumerate::{Enumerator, Step};
+use crate::count::enumerate::{Enumerator, Knobs, Step};
 use crate::count::{self, Ambiguity, Control, Counted, Drawn};
 use crate::lemmas::{self, Ending, Lemma};
 use crate::line::{self, Workspace};
@@ -245,14 +245,21 @@ impl Engine {
     }
 
     /// Every solution of `domains` in turn.
-    pub fn enumerate(&self, domains: &[u128]) -> AnyEnumerator {
+    /// Every solution of `domains` in turn, the probing search in `threads` threads once it
+    /// takes the whole rest over.
+    pub fn enumerate(&self, domains: &[u128], threads: usize) -> AnyEnumerator {
         let puzzle = Arc::clone(&self.puzzle);
+        let knobs = Knobs {
+            threads,
+            ..Knobs::default()
+        };
+        let (p, d) = (&puzzle, domains);
         match self.words {
-            1 => AnyEnumerator::W1(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
-            2 => AnyEnumerator::W2(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
-            4 => AnyEnumerator::W4(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
-            8 => AnyEnumerator::W8(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
-            _ => AnyEnumerator::W16(Box::new(Enumerator::new(&puzzle, domains)), puzzle),
+            1 => AnyEnumerator::W1(Box::new(Enumerator::with(p, d, knobs)), puzzle),
+            2 => AnyEnumerator::W2(Box::new(Enumerator::with(p, d, knobs)), puzzle),
+            4 => AnyEnumerator::W4(Box::new(Enumerator::with(p, d, knobs)), puzzle),
+            8 => AnyEnumerator::W8(Box::new(Enumerator::with(p, d, knobs)), puzzle),
+            _ => AnyEnumerator::W16(Box::new(Enumerator::with(p, d, knobs)), puzzle),
         }
     }
 

@@ -195,9 +195,11 @@ class Engine:
         )
         return Job(job)
 
-    def solutions(self, domains: Sequence[int]) -> Solutions:
-        """Every solution of `domains` in turn, each found once (a depth-first search)."""
-        return Solutions(_engine.solutions(self._engine, self._wire(domains)))
+    def solutions(self, domains: Sequence[int], threads: int = 1) -> Solutions:
+        """Every solution of `domains` in turn, each found once (a depth-first search); once
+        the probing search takes the whole rest over, in `threads` threads sharing it
+        (engine/src/search/parallel.rs)."""
+        return Solutions(_engine.solutions(self._engine, self._wire(domains), threads))
 
     def search(
         self,
@@ -219,6 +221,9 @@ class Engine:
         )  # fmt: skip
         return Search(search)
 
+
+#: Threads a listing may run in at most (the engine refuses more).
+MAX_THREADS = 64
 
 #: Search nodes per unit of the Luby sequence between restarts (nonosolve's 300).
 RESTART_BASE = 300

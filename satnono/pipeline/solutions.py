@@ -21,6 +21,7 @@ from satnono.backends import (
     SearchTask,
     lists_natively,
     load_backend,
+    usable_cores,
 )
 from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid, palette_domains
 from satnono.core.model import Grid, Puzzle
@@ -254,10 +255,13 @@ def _stream(
     anything sees it: a batch at once by `verify.all_right` (a black-and-white puzzle's),
     else each by `accept`; `searched` (the backend's search) takes over when the engine has
     found none within NATIVE_FIRST_SOLUTION seconds."""
-    from satnono.logic.native import Engine
+    from satnono.logic.native import MAX_THREADS, Engine
 
     puzzle, width = prepared.puzzle, prepared.puzzle.width
-    solutions = Engine(puzzle).solutions(prepared.domains)
+    # Both cores (all usable ones) on a hard puzzle's listing, once the probing search takes
+    # the whole rest over (BENCHMARKS.md, issue 43 round 7).
+    threads = min(usable_cores(), MAX_THREADS)
+    solutions = Engine(puzzle).solutions(prepared.domains, threads=threads)
     progress.phase = "search"
     found = 0
     first = deadline.sooner(NATIVE_FIRST_SOLUTION)

@@ -13,8 +13,9 @@
 //! (probing at every node, branching on the probes' scores) lists all of them in 21 s. So once
 //! the plain search has gone `PROBE_AFTER` nodes without a solution, the probing search takes
 //! what is left: the whole of it, from the start without the solutions already listed, while
-//! those are few enough to keep (`LISTED_CELLS`); else cube by cube, each frame's colors not
-//! yet tried under the decisions above it (cubes that partition the rest). The whole rest is
+//! those are few enough to keep (`LISTED_CELLS`), in `Knobs::threads` threads sharing it
+//! (`search::parallel`: both cores on one listing); else cube by cube, each frame's colors
+//! not yet tried under the decisions above it (cubes that partition the rest). The whole rest is
 //! better: cut into the plain search's cubes, whose first cells are poor ones to split on, the
 //! same puzzle took 62 s (each of the two cubes at the root needed almost as many nodes as the
 //! whole search).
@@ -26,6 +27,7 @@ use crate::clue::Puzzle;
 use crate::count::listed::{Listed, Tried};
 use crate::grid::Mark;
 use crate::propagate::{past, Board, Outcome};
+use crate::search::parallel::Listing;
 use crate::search::{Event, Options, Search};
 
 /// Nodes between two looks at the clock.
@@ -65,6 +67,9 @@ pub struct Knobs {
     pub listed_cells: usize,
     /// List from the sweeps' layers where every component is swept.
     pub from_layers: bool,
+    /// Threads the probing search runs in once it takes the whole rest over (the parallel
+    /// listing of `search::parallel`); 1: this thread alone.
+    pub threads: usize,
 }
 
 impl Default for Knobs {
@@ -73,6 +78,7 @@ impl Default for Knobs {
             probe_after: PROBE_AFTER,
             listed_cells: LISTED_CELLS,
             from_layers: true,
+            threads: 1,
         }
     }
 }
@@ -95,18 +101,16 @@ pub struct Enumerator<const W: usize> {
     /// of the whole rest).
     probing: bool,
     cube: Option<Box<Search<W>>>,
+    /// The whole rest listed by several threads (`knobs.threads` above 1).
+    parallel: Option<Listing>,
     /// The domains to list the solutions of, and those listed so far while they are few.
     domains: Vec<u128>,
     listed: Option<Vec<Vec<u128>>>,
 }
 
 impl<const W: usize> Enumerator<W> {
-    /// The solutions of `domains`; none when they contradict the clues.
-    pub fn new(puzzle: &Puzzle, domains: &[u128]) -> Self {
-        Self::with(puzzle, domains, Knobs::default())
-    }
-
-    /// As `new`, with other knobs (the tests take each way).
+    /// The solutions of `domains` the way `knobs` say (the tests take each way); none when
+    /// they contradict the clues.
     pub fn with(puzzle: &Puzzle, domains: &[u128], knobs: Knobs) -> Self {
         let mut board = Board::<W>::new(puzzle, domains).ok();
         if let Some(board) = board.as_mut() {
@@ -130,6 +134,7 @@ impl<const W: usize> Enumerator<W> {
             layered: None,
             probing: false,
             cube: None,
+            parallel: None,
             domains: domains.to_vec(),
             listed: Some(Vec::new()),
         }
@@ -258,6 +263,17 @@ impl<const W: usize> Enumerator<W> {
         let Some(listed) = self.listed.take() else {
             return;
         };
+        if self.knobs.threads > 1 {
+            let domains = self.domains.clone();
+            self.parallel = Some(Listing::new::<W>(
+                puzzle,
+                domains,
+                listed,
+                self.knobs.threads,
+            ));
+            self.stack.clear();
+            return;
+        }
         // None: the domains contradict the clues (the plain search found that at its root).
         self.cube = probing_search(puzzle, &self.domains);
         if let Some(search) = self.cube.as_mut() {
@@ -276,6 +292,16 @@ impl<const W: usize> Enumerator<W> {
         board: &mut Board<W>,
         deadline: Option<Instant>,
     ) -> Step {
+        if let Some(listing) = self.parallel.as_mut() {
+            return match listing.next(deadline) {
+                Event::Solution(domains) => Step::Solution(domains),
+                Event::Paused => Step::Paused,
+                Event::Exhausted | Event::Budget => {
+                    self.done = true;
+                    Step::Exhausted
+                }
+            };
+        }
         loop {
             if let Some(cube) = self.cube.as_mut() {
                 match cube.run(deadline) {
@@ -349,12 +375,15 @@ mod tests {
             // at every point of the plain search, of the whole rest or cube by cube.
             for probe_after in [u64::MAX, 0, case as u64 % 7 + 1] {
                 for listed_cells in [LISTED_CELLS, 0] {
-                    let knobs = Knobs {
-                        probe_after,
-                        listed_cells,
-                        from_layers: false,
-                    };
-                    every_solution_once_when(&puzzle, knobs, case);
+                    for threads in [1, 2] {
+                        let knobs = Knobs {
+                            probe_after,
+                            listed_cells,
+                            from_layers: false,
+                            threads,
+                        };
+                        every_solution_once_when(&puzzle, knobs, case);
+                    }
                 }
             }
             // From the sweeps' layers (every small puzzle's components are swept).

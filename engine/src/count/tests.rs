@@ -42,10 +42,11 @@ pub fn brute_force(puzzle: &Puzzle) -> u128 {
 
 /// Every color each cell takes in the puzzle's solutions, by listing them all.
 pub fn every_color(puzzle: &Puzzle) -> Vec<u128> {
-    use crate::count::enumerate::{Enumerator, Step};
+    use crate::count::enumerate::{Enumerator, Knobs, Step};
     let mut colors = vec![0u128; puzzle.cells()];
     let puzzle = std::sync::Arc::new(puzzle.clone());
-    let mut enumerator = Enumerator::<1>::new(&puzzle, &puzzle.initial_domains());
+    let knobs = Knobs::default();
+    let mut enumerator = Enumerator::<1>::with(&puzzle, &puzzle.initial_domains(), knobs);
     while let Step::Solution(domains) = enumerator.next(&puzzle, None) {
         for (all, one) in colors.iter_mut().zip(domains) {
             *all |= one;

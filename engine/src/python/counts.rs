@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use num_bigint::BigUint;
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -342,13 +342,24 @@ impl PySolutions {
     }
 }
 
-/// Every solution of `domains` in turn (see `Solutions`).
+/// Every solution of `domains` in turn (see `Solutions`); the probing search, once it takes
+/// the whole rest over, in `threads` threads (1 to 64).
 #[pyfunction]
-pub fn solutions(engine: PyRef<'_, PyEngine>, domains: DomainsIn<'_>) -> PyResult<PySolutions> {
+#[pyo3(signature = (engine, domains, threads=1))]
+pub fn solutions(
+    engine: PyRef<'_, PyEngine>,
+    domains: DomainsIn<'_>,
+    threads: usize,
+) -> PyResult<PySolutions> {
     let (domains, as_bytes) = domains.read();
     checked_domains(&engine.engine, &domains)?;
+    if !(1..=64).contains(&threads) {
+        return Err(PyValueError::new_err(format!(
+            "{threads} threads: from 1 to 64"
+        )));
+    }
     Ok(PySolutions {
-        enumerator: engine.engine.enumerate(&domains),
+        enumerator: engine.engine.enumerate(&domains, threads),
         as_bytes,
         done: false,
     })

@@ -12,6 +12,7 @@
 //! the search backtracks (so a node's records serve both of its branches) and every line
 //! state with them.
 
+pub mod parallel;
 mod parts;
 
 use std::collections::{HashSet, VecDeque};
@@ -94,6 +95,8 @@ pub struct Search<const W: usize> {
     options: Options,
     /// The undecided cells of the scope when the search began, row by row.
     cells: Vec<usize>,
+    /// Every cell's domain when the search began: the space it lists.
+    start: Vec<u128>,
     goal: usize,
     phase: Phase,
     root: Option<(Mark, LogMark)>,
@@ -135,6 +138,7 @@ impl<const W: usize> Search<W> {
     pub fn new(puzzle: Arc<Puzzle>, board: Board<W>, scope: &[usize], options: Options) -> Self {
         let mut board = board;
         let cells = board.set_scope(&puzzle, scope);
+        let start = board.grid.domains(&puzzle);
         let goal = board.grid.known + cells.len();
         let mut prober = Prober::new(&puzzle);
         prober.logging = true;
@@ -143,6 +147,7 @@ impl<const W: usize> Search<W> {
             prober,
             options,
             cells,
+            start,
             goal,
             phase: Phase::Root,
             root: None,
@@ -162,8 +167,18 @@ impl<const W: usize> Search<W> {
         }
     }
 
-    /// Never report this solution (every cell's domain, the scope's decided).
+    /// Never report this solution (every cell's domain, the scope's decided). One outside the
+    /// space searched is ignored: its key, the colors of the cells undecided at the start,
+    /// would stand for a solution of this space that differs from it only where the space is
+    /// decided (found when parallel listings passed every part the same exclusions).
     pub fn exclude(&mut self, domains: &[u128]) {
+        if domains
+            .iter()
+            .zip(&self.start)
+            .any(|(&one, &all)| one & !all != 0)
+        {
+            return;
+        }
         let key = self.key(domains);
         self.excluded.insert(key);
     }

@@ -83,3 +83,89 @@ impl<const W: usize> Search<W> {
         self.board.grid.domains(&self.puzzle)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::sync::Arc;
+
+    use crate::count::tests::{brute_force, mixed_puzzle};
+    use crate::engine::Start;
+    use crate::propagate::Board;
+    use crate::search::{Event, Options, Search};
+
+    fn listing(puzzle: &Arc<crate::clue::Puzzle>, domains: &[u128]) -> Option<Search<1>> {
+        let options = Options {
+            restart_base: 0,
+            ..Options::default()
+        };
+        let board = Board::<1>::new(puzzle, domains).ok()?;
+        Some(Search::new(Arc::clone(puzzle), board, &[], options))
+    }
+
+    /// Every solution of the puzzle, each search giving away the rest of its space after
+    /// `every` solutions, its parts listed the same way: each solution once, none missing.
+    #[test]
+    fn the_parts_given_away_hold_every_solution_not_reported() {
+        let mut seed = 0x5EED_0043u64;
+        for case in 0..200 {
+            let puzzle = Arc::new(mixed_puzzle(case, 3, (4, 4), (3, 3), &mut seed));
+            let every = case % 3 + 1;
+            let mut found = HashSet::new();
+            let mut parts = vec![puzzle.initial_domains()];
+            while let Some(part) = parts.pop() {
+                let Some(mut search) = listing(&puzzle, &part) else {
+                    continue;
+                };
+                let mut listed = 0;
+                loop {
+                    match search.run(None) {
+                        Event::Solution(domains) => {
+                            assert!(found.insert(domains), "case {case}: a solution twice");
+                            listed += 1;
+                            if listed % every == 0 {
+                                if let Some((solutions, rest)) = search.give_away() {
+                                    for domains in solutions {
+                                        assert!(found.insert(domains), "case {case}: twice");
+                                    }
+                                    parts.extend(rest);
+                                    assert_eq!(search.run(None), Event::Exhausted);
+                                    break;
+                                }
+                            }
+                        }
+                        Event::Exhausted => break,
+                        other => panic!("case {case}: {other:?}"),
+                    }
+                }
+            }
+            assert_eq!(found.len() as u128, brute_force(&puzzle), "case {case}");
+        }
+    }
+
+    /// The cubes along the search's branchings partition the solutions.
+    #[test]
+    fn the_search_branchings_partition_the_solutions() {
+        let mut seed = 0x5EED_0044u64;
+        for case in 0..200 {
+            let puzzle = Arc::new(mixed_puzzle(case, 3, (4, 4), (3, 3), &mut seed));
+            let domains = puzzle.initial_domains();
+            let start = Start {
+                domains: &domains,
+                scope: &[],
+                deadline: None,
+            };
+            let (cubes, _) = crate::branches::split::<1>(&puzzle, start, case % 6 + 2).unwrap();
+            let mut found = HashSet::new();
+            for cube in cubes {
+                let Some(mut search) = listing(&puzzle, &cube.domains) else {
+                    continue;
+                };
+                while let Event::Solution(domains) = search.run(None) {
+                    assert!(found.insert(domains), "case {case}: in two cubes");
+                }
+            }
+            assert_eq!(found.len() as u128, brute_force(&puzzle), "case {case}");
+        }
+    }
+}
