@@ -64,8 +64,9 @@ def solve_cube(
     listed by the engine (many wanted, no solver or encoding named, the whole grid's
     undecided cells: `_listed_natively`) or searched by the sat backend; none of the solutions
     `excluded` (found in it before, when a larger cube holding it was stopped). Every `budget`
-    seconds, it looks whether workers wait for work (the Dask Event named `waiting` is set;
-    None: always) and if so, stops, to be split again."""
+    seconds (NATIVE_LOOK for the engine's listing), it looks whether workers wait for work
+    (the Dask Event named `waiting` is set; None: always) and if so, stops: the engine's
+    listing gives away the rest of its search (`parts`), a sat backend's cube is split again."""
     from satnono.backends.sat import BACKEND as SAT
 
     started = time.perf_counter()
