@@ -1,6 +1,7 @@
-//! The search's state handed out in parts, for the cubes backend: the cell it branches on
-//! first (the cubes of `branches.rs` follow the search's own tree), and, when workers wait, the
-//! rest of its space given away without losing what it has searched.
+//! The search's state handed out in parts, for the cubes backend and the parallel listing: the
+//! cell it branches on first (the cubes of `branches.rs` follow the search's own tree), and,
+//! when workers or threads wait, the rest of its space given away without losing what it has
+//! searched.
 
 use std::time::Instant;
 
@@ -43,8 +44,9 @@ impl<const W: usize> Search<W> {
     /// is still to be probed). They partition the solutions not reported, and hold none that
     /// was (a probe's solution dropped its color at the node it was found, and each part is
     /// made from its branch's own state). None, and the search goes on, when there are fewer
-    /// than two parts to give (before the root's fixpoint, or on the last branch): the cubes
-    /// backend's way of sharing a long cube's listing with idle workers.
+    /// than two parts to give (before the root's fixpoint, or on the last branch): how the
+    /// cubes backend shares a long cube's listing with idle workers, and `parallel.rs` a
+    /// listing with idle threads.
     #[allow(clippy::type_complexity)]
     pub fn give_away(&mut self) -> Option<(Vec<Vec<u128>>, Vec<Vec<u128>>)> {
         if self.root.is_none() || self.phase == Phase::Done || self.phase == Phase::Root {
