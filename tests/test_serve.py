@@ -182,6 +182,11 @@ def _shots(tmp_path: Path) -> Path:
 def test_the_page_solves_a_color_puzzle(page: object, tmp_path: Path) -> None:
     page.fill("#text", (EXAMPLES / "sailboat-color.non").read_text())  # type: ignore[attr-defined]
     page.click("#solve")  # type: ignore[attr-defined]
+    # The picture may show while the verdict still says "Solving…" (seen once on CI): wait
+    # for the verdict itself.
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "!document.getElementById('verdict').textContent.startsWith('Solving')", timeout=30_000
+    )
     page.wait_for_selector("#picture svg", timeout=30_000)  # type: ignore[attr-defined]
     assert page.inner_text("#verdict") == "Unique solution"  # type: ignore[attr-defined]
     svg = page.inner_html("#picture")  # type: ignore[attr-defined]
