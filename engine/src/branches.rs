@@ -16,7 +16,7 @@ use crate::clue::Puzzle;
 use crate::engine::Start;
 use crate::lookahead::{Cube, Split};
 use crate::propagate::Board;
-use crate::search::{Options, Search};
+use crate::search::Search;
 
 /// At least `count` cubes of `domains` over the `scope` lines (all when empty), fewer when
 /// the space is smaller, each open cube split on the probing search's first branching; the
@@ -39,14 +39,9 @@ pub fn split<const W: usize>(puzzle: &Arc<Puzzle>, start: Start<'_>, count: usiz
     while !open.is_empty() && open.len() < count {
         open.sort_by_key(|(left, _)| *left);
         let Some((_, cube)) = open.pop() else { break };
-        let Ok(board) = Board::<W>::new(puzzle, &cube.domains) else {
+        let Some(mut search) = Search::<W>::listing(puzzle, &cube.domains, scope) else {
             continue; // no grid fits this cube
         };
-        let options = Options {
-            restart_base: 0,
-            ..Options::default()
-        };
-        let mut search = Search::new(Arc::clone(puzzle), board, scope, options);
         let branch = search.first_branch(deadline).ok()?;
         solved.extend(search.take_solutions().into_iter().map(|domains| Cube {
             decisions: cube.decisions.clone(),

@@ -28,7 +28,7 @@ use crate::count::listed::{Listed, Tried};
 use crate::grid::Mark;
 use crate::propagate::{past, Board, Outcome};
 use crate::search::parallel::Listing;
-use crate::search::{Event, Options, Search};
+use crate::search::{Event, Search};
 
 /// Nodes between two looks at the clock.
 const LOOK_EVERY: u64 = 256;
@@ -341,23 +341,13 @@ impl<const W: usize> Enumerator<W> {
     }
 }
 
-/// A probing search that lists every solution of `domains` once (depth-first, without
-/// restarts); None when they contradict the clues.
+/// A probing search that lists every solution of `domains` once; None when they contradict
+/// the clues.
 fn probing_search<const W: usize>(
     puzzle: &Arc<Puzzle>,
     domains: &[u128],
 ) -> Option<Box<Search<W>>> {
-    let options = Options {
-        restart_base: 0,
-        ..Options::default()
-    };
-    let board = Board::<W>::new(puzzle, domains).ok()?;
-    Some(Box::new(Search::new(
-        Arc::clone(puzzle),
-        board,
-        &[],
-        options,
-    )))
+    Search::listing(puzzle, domains, &[]).map(Box::new)
 }
 
 #[cfg(test)]

@@ -167,6 +167,18 @@ impl<const W: usize> Search<W> {
         }
     }
 
+    /// A search that lists every solution of `domains` over the `scope` lines once (depth
+    /// first, no restarts: the enumeration's takeover, the cubes' branchings and the parallel
+    /// listing all start one so); None when the domains contradict the clues.
+    pub fn listing(puzzle: &Arc<Puzzle>, domains: &[u128], scope: &[usize]) -> Option<Self> {
+        let board = Board::<W>::new(puzzle, domains).ok()?;
+        let options = Options {
+            restart_base: 0,
+            ..Options::default()
+        };
+        Some(Self::new(Arc::clone(puzzle), board, scope, options))
+    }
+
     /// Never report this solution (every cell's domain, the scope's decided). One outside the
     /// space searched is ignored: its key, the colors of the cells undecided at the start,
     /// would stand for a solution of this space that differs from it only where the space is

@@ -15,9 +15,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{Event, Options, Search};
+use super::{Event, Search};
 use crate::clue::Puzzle;
-use crate::propagate::Board;
 
 /// How long a thread searches between two looks at whether another waits for work.
 const LOOK: Duration = Duration::from_millis(20);
@@ -188,14 +187,9 @@ fn list<const W: usize>(
     sender: &SyncSender<Vec<u128>>,
     part: &[u128],
 ) -> Result<Vec<Vec<u128>>, ()> {
-    let Ok(board) = Board::<W>::new(puzzle, part) else {
+    let Some(mut search) = Search::<W>::listing(puzzle, part, &[]) else {
         return Ok(Vec::new()); // no grid fits this part
     };
-    let options = Options {
-        restart_base: 0,
-        ..Options::default()
-    };
-    let mut search = Search::new(Arc::clone(puzzle), board, &[], options);
     for solution in excluded {
         search.exclude(solution);
     }

@@ -93,16 +93,10 @@ mod tests {
 
     use crate::count::tests::{brute_force, mixed_puzzle};
     use crate::engine::Start;
-    use crate::propagate::Board;
-    use crate::search::{Event, Options, Search};
+    use crate::search::{Event, Search};
 
     fn listing(puzzle: &Arc<crate::clue::Puzzle>, domains: &[u128]) -> Option<Search<1>> {
-        let options = Options {
-            restart_base: 0,
-            ..Options::default()
-        };
-        let board = Board::<1>::new(puzzle, domains).ok()?;
-        Some(Search::new(Arc::clone(puzzle), board, &[], options))
+        Search::listing(puzzle, domains, &[])
     }
 
     /// Every solution of the puzzle, each search giving away the rest of its space after
