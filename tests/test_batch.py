@@ -511,3 +511,34 @@ def test_batch_proof_writes_a_checked_certificate_for_each_verdict(
     assert again.returncode == 2 and "0 run now" in again.stdout
     with (certificates / "certificates.csv").open(encoding="utf-8") as file:
         assert len(list(csv.DictReader(file))) == len(listed)
+
+
+def test_a_batch_solver_process_keeps_to_its_share_of_the_cores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each worker's solver process may use the machine's cores divided among the workers
+    (a listing's threads, a rival solver's core): two workers of two cores listing every
+    solution each in two threads, with their rivals, would run four things on two cores."""
+    from satnono.archive import engine
+    from satnono.backends import share_cores, usable_cores
+
+    seen: list[int] = []
+    monkeypatch.setattr(engine, "_solve_here", lambda *_: seen.append(usable_cores()) or {})
+    monkeypatch.setitem(engine._SHARED, -1, [("a job", "its settings")])
+    monkeypatch.setitem(engine._CORES, -1, 1)
+    monkeypatch.setattr(engine, "_work", lambda *_: (None, None, None))
+    messages = iter([(-1, [0]), (None, [(None, None, None)])])
+
+    def receive() -> object:
+        try:
+            return next(messages)
+        except StopIteration:
+            raise EOFError from None
+
+    with pytest.raises(EOFError):
+        engine._serve(lambda _: None, receive)
+    cores = usable_cores()
+    assert seen == [1, cores]  # the run's share, then none for a remote cluster's chunk
+    with share_cores(3), share_cores(1):
+        assert usable_cores() == 1
+    assert usable_cores() == cores

@@ -596,3 +596,22 @@ def test_the_engine_lists_cubes_split_along_its_search() -> None:
         assert result.exhausted and not listed & set(result.solutions)
         listed |= set(result.solutions)
     assert len(listed) == 256
+
+
+def test_a_cube_keeps_to_one_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker of the cubes backend is one core: the sat backend's rival solver takes turns
+    with CaDiCaL in its cube rather than racing it from a core the other workers use."""
+    from satnono.backends import SearchReport, cube_task, usable_cores
+    from satnono.backends.sat import BACKEND as SAT
+
+    seen: list[int] = []
+
+    def searched(*_: Any) -> SearchReport:
+        seen.append(usable_cores())
+        return SearchReport(exhausted=True)
+
+    monkeypatch.setattr(SAT, "search_excluding", searched)
+    residual = prepare(puzzle_from_grid(((1, 0), (0, 1)), keep_goal=False)).residual()
+    options = SearchOptions(limit=2)
+    cube_task.solve_cube(residual.puzzle, None, residual.domains, options, 10.0, 0)
+    assert seen == [1] and usable_cores() >= 1

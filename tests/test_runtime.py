@@ -6,7 +6,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -238,6 +238,48 @@ def test_a_race_keeps_the_solver_that_answers_and_ends_at_its_deadline() -> None
     with SatSolver("cadical195", Deadline(1), hard) as solver:
         assert solver.race("glucose3", rival_hard, 2_000) is None
     assert time.monotonic() - started < 1 + 3 * SLICE_SECONDS + 0.5
+
+
+def test_a_race_on_two_cores_takes_the_rivals_answer_and_goes_on_here(
+    no_children_left: None,
+) -> None:
+    """With a core of its own the rival solves in a forked child while the first solver goes
+    on at full speed: the rival's answer (its model, or unsatisfiable) is the adapter's, the
+    first solver stays the adapter's solver, and the rival's model is given only until the
+    next call. A rival that fails leaves the first solver alone; neither answering ends at
+    the deadline; no child is left either way. (The rival is loaded with another formula, so
+    that which one answered shows.)"""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import SLICE_SECONDS, SatSolver
+
+    hard = PHP(12).clauses
+
+    def loading(clauses: list[list[int]]) -> Callable[[object], None]:
+        def load(solver: object) -> None:
+            solver.append_formula(clauses)  # type: ignore[attr-defined]
+
+        return load
+
+    with SatSolver("cadical195", Deadline(30), hard) as solver:
+        assert solver.race("glucose3", loading([[1, 2], [-1], [-2, 3]]), 2_000, True) is True
+        assert solver.rival_answered and solver.name == "cadical195"
+        assert solver.get_model()[:3] == [-1, 2, 3]
+        assert solver.solve_for(0.05) is None  # the first solver goes on, on its own formula
+        assert solver.get_model() is None or solver.get_model()[:3] != [-1, 2, 3]
+    with SatSolver("cadical195", Deadline(30), hard) as solver:
+        assert solver.race("glucose3", loading([[1], [-1]]), 2_000, True) is False
+        assert solver.rival_answered
+
+    def failing(solver: object) -> None:
+        raise MemoryError("the rival could not load")
+
+    for rival in (failing, loading(hard)):
+        started = time.monotonic()
+        with SatSolver("cadical195", Deadline(1), hard) as solver:
+            assert solver.race("glucose3", rival, 2_000, True) is None
+            assert not solver.rival_answered
+        assert time.monotonic() - started < 1 + 3 * SLICE_SECONDS + 0.5
 
 
 def test_a_paused_collector_runs_again_after_unless_it_was_off_before() -> None:

@@ -43,19 +43,24 @@ def test_sat_counts_match_brute_force(puzzle: Puzzle) -> None:
         assert result.status == "unsolvable" and result.reason
 
 
-@pytest.mark.parametrize("head_start", [sat_backend.RIVAL_HEAD_START, 0])
+@pytest.mark.parametrize(
+    ("head_start", "second_core"),
+    [(sat_backend.RIVAL_HEAD_START, True), (0, True), (0, False)],
+)
 @settings(max_examples=100, deadline=None)
 @given(puzzles(max_width=5, max_height=5, max_colors=3))
 def test_native_search_then_cdcl_finds_exactly_the_solutions(
-    head_start: int, puzzle: Puzzle
+    head_start: int, second_core: bool, puzzle: Puzzle
 ) -> None:
     """The default path with no native search budget: root probing, then CDCL on what it
     leaves, with probing's implications and belief propagation's phases; no solution twice.
-    With no head start, Glucose takes turns with CaDiCaL from the first conflict, and
-    whichever answers first enumerates the rest."""
+    With no head start, Glucose races CaDiCaL from the first conflict: on a core of its own
+    (a forked child: its answer is the first, CaDiCaL goes on from there), or taking turns
+    with it on one core (whichever answers first enumerates the rest)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sat_backend, "SEARCH_WORK", 0)
         patch.setattr(sat_backend, "RIVAL_HEAD_START", head_start)
+        patch.setattr(sat_backend, "_second_core", lambda: second_core)
         found, report = backend_solutions("sat", puzzle)
     assert report.exhausted
     assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)

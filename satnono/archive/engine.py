@@ -182,6 +182,8 @@ _LIVE: set[Any] = set()
 _SHARED: dict[int, Sequence[tuple[Job, BatchSettings]]] = {}
 #: Runs ended early (Ctrl-C, an error): their tasks still running stop at once.
 _STOPPED: set[int] = set()
+#: The cores each solver process of a run on the local cluster may use: its worker's share.
+_CORES: dict[int, int] = {}
 
 
 def solve_shared(run: int, start: int, end: int) -> list[ResultRow]:
@@ -291,12 +293,15 @@ def _kill_solvers() -> None:
 def _serve(send: Callable[[Any], None], receive: Callable[[], Any]) -> None:
     """The solver process: chunk after chunk, an answer per puzzle as soon as it is solved,
     until the worker kills it."""
+    from satnono.backends import share_cores
+
     while True:
         run, items = receive()
         if run is not None:  # places in the run's tasks, which this process has too
             items = [_work(*_SHARED[run][place]) for place in items]
-        for puzzle, settings, folder in items:
-            send(_solve_here(puzzle, settings, folder))
+        with share_cores(None if run is None else _CORES.get(run)):
+            for puzzle, settings, folder in items:
+                send(_solve_here(puzzle, settings, folder))
 
 
 def _work(job: Job, settings: BatchSettings) -> tuple[Puzzle | None, BatchSettings, str | None]:
@@ -452,8 +457,11 @@ def run_tasks(
         run_on_cluster(scheduler, workers, solve_chunk, arguments, finished,
                        in_flight=CHUNKS_PER_WORKER * workers)  # fmt: skip
         return
+    from satnono.backends import usable_cores
+
     run = next(_RUNS)
     _SHARED[run] = tasks
+    _CORES[run] = max(1, usable_cores() // workers)
     try:
         run_on_cluster(
             scheduler, workers, solve_shared, ((run, a, b) for a, b in chunks), finished,
@@ -462,7 +470,7 @@ def run_tasks(
         )  # fmt: skip
     finally:
         _kill_solvers()
-        del _SHARED[run]
+        del _SHARED[run], _CORES[run]
         _STOPPED.discard(run)
 
 

@@ -7,11 +7,13 @@ decides when to stop, so limits, verification and streaming live in one place fo
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -188,11 +190,38 @@ BACKENDS: dict[str, BackendInfo] = {
 
 
 def usable_cores() -> int:
-    """Cores this process may run on (its affinity mask, not the machine's core count)."""
+    """Cores this process may run on (its affinity mask, not the machine's core count), or
+    its share of them while it is one of several at work (`share_cores`)."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, *_SHARES)) if _SHARES else cores
+
+
+#: The shares of the cores in force in this process (the least counts), and their lock.
+_SHARES: list[int] = []
+_SHARES_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def share_cores(cores: int | None) -> Iterator[None]:
+    """Within the block, this process's searches use at most `cores` cores (None: no limit):
+    a batch worker's solver process and a cube's task are one of several at work on the
+    machine, so a listing's threads, a rival solver's core and the backbone's solvers keep
+    to their share rather than each taking every core. Process-wide (the library searches
+    off the caller's thread), and safe to nest or overlap from several threads: the least
+    share in force counts."""
+    if cores is None:
+        yield
+        return
+    with _SHARES_LOCK:
+        _SHARES.append(cores)
+    try:
+        yield
+    finally:
+        with _SHARES_LOCK:
+            _SHARES.remove(cores)
 
 
 def cluster_workers(scheduler: str) -> int:

@@ -16,6 +16,7 @@ from satnono.backends import (
     SearchOptions,
     SearchReport,
     lists_natively,
+    share_cores,
 )
 from satnono.core.geometry import Geometry
 from satnono.core.model import Puzzle
@@ -88,7 +89,8 @@ def solve_cube(
             report, parts = listed
     if report is None:
         own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
-        report = SAT.search_excluding(residual, options, own, keep, excluded)
+        with share_cores(1):  # a worker is one core: the rival solver takes turns on it
+            report = SAT.search_excluding(residual, options, own, keep, excluded)
     stopped = report.timed_out and not run.expired()
     return CubeResult(
         number, tuple(found), report.exhausted, report.timed_out and not stopped,

@@ -6,9 +6,10 @@ the native engine propagates and probes the residual and searches it depth first
 budget (SEARCH_WORK); if that does not finish, CaDiCaL takes the probed residual, with the
 binary implications probing found as extra clauses and belief propagation's guesses as its
 phases (cells and block starts), raced by Glucose once it has spent a head start without an
-answer; each later solution is searched from the last one's phases. A named solver or
-encoding gets line logic's residual alone, with the phase seed (SearchOptions.seed): that is
-the configuration being compared, and what the portfolio races.
+answer (on a core of its own, in a forked child, where the process has two: taking turns on
+one core halves each solver's speed); each later solution is searched from the last one's
+phases. A named solver or encoding gets line logic's residual alone, with the phase seed
+(SearchOptions.seed): that is the configuration being compared, and what the portfolio races.
 
 Solutions are enumerated with blocking clauses over the residual cell variables. Solvers that
 PySAT can interrupt run in this process (satnono.runtime.stoppable stops them at the deadline
@@ -104,8 +105,10 @@ def enumerate_models(
     those solutions again. The consumer sends nothing back; it simply stops iterating when it
     has enough. `blocked` are blocking clauses of solutions found before (by an earlier search);
     `implied` are clauses the formula implies (probing's), loaded with it. With a `rival`
-    solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START seconds the
-    rival, loaded alike, takes turns with the solver, and whichever answers goes on.
+    solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START conflicts the
+    rival, loaded alike, races the solver, on a core of its own where this process has two
+    (a forked child: its answer is the first, and the solver goes on from there), else
+    taking turns with it on this one (and whichever answers goes on).
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
@@ -131,9 +134,11 @@ def enumerate_models(
         first = True
         while not splits or len(blocking) < BLOCKING_PHASE:
             if first and rival is not None:
-                result = solver.race(rival, load_rival, RIVAL_HEAD_START)
-                if solver.name != solver_name:
-                    yield ("solver", solver.name)  # the rival answered and goes on
+                result = solver.race(rival, load_rival, RIVAL_HEAD_START, _second_core())
+                if solver.rival_answered:  # taking turns, the rival goes on; from its own
+                    # core, it gave the first answer and the solver goes on from there
+                    took_over = solver.name != solver_name
+                    yield ("solver", solver.name if took_over else f"{rival}+{solver_name}")
             else:
                 result = solver.solve()
             first = False
@@ -167,6 +172,15 @@ def enumerate_models(
                 guided = phases is not None and solver_name not in NO_PHASES
                 yield ("solver", f"{first_name}+{solver_name}")
         yield from _enumerate_by_splitting(solver, cell_variables, formula.checks_by_propagation)
+
+
+def _second_core() -> bool:
+    """Whether a rival may race on a core of its own (a forked child) rather than take turns
+    with the solver on this one."""
+    from satnono.backends import usable_cores
+    from satnono.runtime.child import can_fork
+
+    return usable_cores() >= 2 and can_fork()
 
 
 #: Clauses handed to the solver between two looks at the deadline (about 0.05 s of loading).

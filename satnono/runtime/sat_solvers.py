@@ -126,6 +126,10 @@ class SatSolver(Stoppable):
         self.slice = FIRST_SLICE if canonical in SLICED else None
         #: Whether a slice has shown this solver's speed here (the slices are sized by it).
         self.measured = False
+        #: The model of the last answer when a rival in a child gave it (`_race_in_child`).
+        self.given_model: list[int] | None = None
+        #: Whether the rival answered the last `race`.
+        self.rival_answered = False
         self.solver: Any = Solver(
             name=name, bootstrap_with=clauses if clauses else None, with_proof=with_proof
         )
@@ -144,6 +148,7 @@ class SatSolver(Stoppable):
 
     def solve(self, assumptions: Iterable[int] = ()) -> bool | None:
         """Satisfiable or not under `assumptions`; None when the deadline stopped the solver."""
+        self.given_model = None
         remaining = self.deadline.remaining()
         if remaining is not None and remaining <= 0:
             return None
@@ -164,6 +169,7 @@ class SatSolver(Stoppable):
         """solve() in slices of a conflict budget (each about SLICE_SECONDS) for about
         `seconds` or `conflicts` more conflicts: None when it has not answered by then or the
         deadline has passed."""
+        self.given_model = None
         if self.slice is None:
             self.slice = FIRST_SLICE
         spent = 0.0
@@ -194,15 +200,25 @@ class SatSolver(Stoppable):
         return int(self.solver.accum_stats().get("conflicts", 0))
 
     def race(
-        self, rival_name: str, load_rival: Callable[[Any], None], head_start: int
+        self,
+        rival_name: str,
+        load_rival: Callable[[Any], None],
+        head_start: int,
+        parallel: bool = False,
     ) -> bool | None:
         """solve(), but after `head_start` conflicts without an answer a second solver, named
-        `rival_name` and loaded by `load_rival`, takes turns with this one, a slice each.
-        Whichever answers first is this adapter's solver from then on (the other is deleted);
-        None when the deadline came first. Both must take a conflict budget."""
+        `rival_name` and loaded by `load_rival`, races this one: on another core when
+        `parallel` (in a forked child, while this one goes on at full speed), else taking
+        turns with it, a slice each. Whichever answers first is this adapter's answer, and
+        `rival_answered` says whether the rival did (taking turns, it is this adapter's
+        solver from then on, and `name` says so); None when the deadline came first. Both
+        must take a conflict budget."""
+        self.rival_answered = False
         result = self.solve_for(float("inf"), head_start)
         if result is not None or self.deadline.expired():
             return result
+        if parallel:
+            return self._race_in_child(rival_name, load_rival)
         rival = SatSolver(rival_name, self.deadline)  # not watched: its slices look at the deadline
         rival.slice = SMALLEST_SLICE  # grown to SLICE_SECONDS from its first turn's speed
         try:
@@ -212,6 +228,7 @@ class SatSolver(Stoppable):
                 if result is not None:  # swapped, so that the loser is the one deleted below
                     self.solver, rival.solver = rival.solver, self.solver
                     self.name, self.slice, self.measured = rival.name, rival.slice, True
+                    self.rival_answered = True
                     return result
                 result = self.solve_for(SLICE_SECONDS)
                 if result is not None:
@@ -219,6 +236,40 @@ class SatSolver(Stoppable):
             return None
         finally:
             rival.solver.delete()
+
+    def _race_in_child(self, rival_name: str, load_rival: Callable[[Any], None]) -> bool | None:
+        """The race of `race` on two cores: the rival solves in a forked child (killed when
+        this solver answers first, at the deadline, on Ctrl-C), this solver goes on here in
+        its slices. When the rival answers first, its answer is this adapter's, and its model
+        is what `get_model` gives until the next call; this solver, with all it learned, goes
+        on from there (the rival's search is not kept: a child cannot hand a solver over).
+        On one core the turns of `race` halve each solver's speed: a random 40x40 whose
+        probed residual CaDiCaL 1.9.5 solves alone in 22.9 s took 49.9 s raced so
+        (BENCHMARKS.md, issue 43)."""
+        from pysat.solvers import Solver
+
+        from satnono.runtime.child import ChildFinished, ForkedChild
+
+        def run(send: Callable[[Any], None]) -> None:
+            rival: Any = Solver(name=rival_name)
+            load_rival(rival)
+            satisfiable = bool(rival.solve())  # not stopped here: the parent kills this child
+            send((satisfiable, rival.get_model() if satisfiable else None))
+
+        with ForkedChild(run, f"{rival_name} solver", quiet=True) as child:
+            while not self.deadline.expired():
+                result = self.solve_for(SLICE_SECONDS)
+                if result is not None:
+                    return result
+                if child.finished or not child.ready():
+                    continue
+                try:
+                    satisfiable, model = child.receive(0)
+                except (ChildFinished, RuntimeError):  # the rival failed: this one goes on
+                    continue
+                self.rival_answered, self.given_model = True, model
+                return bool(satisfiable)
+            return None
 
     def propagate(self, assumptions: Iterable[int] = ()) -> tuple[bool, list[int]]:
         """Unit propagation under `assumptions`: (consistent, implied literals)."""
@@ -229,7 +280,8 @@ class SatSolver(Stoppable):
         self.solver.add_clause(clause)
 
     def get_model(self) -> Any:
-        return self.solver.get_model()
+        """The last satisfying assignment: this solver's, or a rival's that answered for it."""
+        return self.solver.get_model() if self.given_model is None else self.given_model
 
     def interrupt(self) -> None:
         if self.interruptible:
