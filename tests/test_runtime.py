@@ -3,6 +3,7 @@ between a producer thread and its consumer, and a solve watched through its hand
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -251,7 +252,7 @@ def test_a_race_on_two_cores_takes_the_rivals_answer_and_goes_on_here(
     that which one answered shows.)"""
     from pysat.examples.genhard import PHP
 
-    from satnono.runtime.sat_solvers import SLICE_SECONDS, SatSolver
+    from satnono.runtime.sat_solvers import RIVAL_NICENESS, SLICE_SECONDS, SatSolver
 
     hard = PHP(12).clauses
 
@@ -270,6 +271,15 @@ def test_a_race_on_two_cores_takes_the_rivals_answer_and_goes_on_here(
     with SatSolver("cadical195", Deadline(30), hard) as solver:
         assert solver.race("glucose3", loading([[1], [-1]]), 2_000, True) is False
         assert solver.rival_answered
+
+    def niceness(solver: object) -> None:  # the rival says how it is scheduled, as its model
+        lower = os.nice(0) >= here + RIVAL_NICENESS
+        solver.append_formula([[1 if lower else -1]])  # type: ignore[attr-defined]
+
+    here = os.nice(0)
+    with SatSolver("cadical195", Deadline(30), hard) as solver:
+        assert solver.race("glucose3", niceness, 2_000, True) is True
+        assert solver.get_model()[0] == 1  # it yields to this solver on busy cores
 
     def failing(solver: object) -> None:
         raise MemoryError("the rival could not load")

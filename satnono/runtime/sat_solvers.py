@@ -11,6 +11,7 @@ child that it can kill instead, as it does CaDiCaL on a large formula.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Self
@@ -51,6 +52,8 @@ SMALLEST_SLICE = 1_000
 #: processes on 2 cores, and its first slice of 10,000 took 8.7 s past a 4 s timeout). A
 #: deadline 10 s away or more keeps the first slice of FIRST_SLICE the solver was tuned with.
 SAFE_RATE = 1_000
+#: How much lower a rival racing from a child of its own is scheduled (see SatSolver.race).
+RIVAL_NICENESS = 10
 
 
 def solver_names() -> dict[str, str]:
@@ -251,6 +254,9 @@ class SatSolver(Stoppable):
         from satnono.runtime.child import ChildFinished, ForkedChild
 
         def run(send: Callable[[Any], None]) -> None:
+            # A core of its own only if one is idle: on busy cores the rival yields to this
+            # solver (whose slices, sized before the rival started, must keep the deadline).
+            os.nice(RIVAL_NICENESS)
             rival: Any = Solver(name=rival_name)
             load_rival(rival)
             satisfiable = bool(rival.solve())  # not stopped here: the parent kills this child
