@@ -166,3 +166,22 @@ def test_implied_clauses_do_not_count_as_solutions_found(monkeypatch: pytest.Mon
                                                   implied=implied), strict=False)
     )  # fmt: skip
     assert [isinstance(item, list) for _, item in items] == [True] * 3
+
+
+def test_the_rival_races_on_a_core_of_its_own_only_when_two_are_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On busy cores a rival in a child would only take time from CaDiCaL, whose slices must
+    keep the deadline: it takes turns then, as on one core."""
+    import os
+
+    import satnono.backends as backends
+
+    idle = backends.idle_cores(0.02)
+    assert idle is None or 0 <= idle <= (os.cpu_count() or 1)
+    monkeypatch.setattr(backends, "usable_cores", lambda: 2)
+    for measured, parallel in ((2.0, True), (1.6, True), (1.2, False), (0.0, False), (None, True)):
+        monkeypatch.setattr(backends, "idle_cores", lambda measured=measured: measured)
+        assert sat_backend._second_core() is parallel
+    monkeypatch.setattr(backends, "usable_cores", lambda: 1)
+    assert sat_backend._second_core() is False

@@ -199,6 +199,26 @@ def usable_cores() -> int:
     return max(1, min(cores, *_SHARES)) if _SHARES else cores
 
 
+def idle_cores(seconds: float = 0.05) -> float | None:
+    """How many of the machine's cores were idle over the next `seconds` (this thread sleeps
+    meanwhile), from /proc/stat; None where it cannot be read (not Linux)."""
+    import time
+
+    def idle_and_total() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as stat:
+            ticks = [int(field) for field in stat.readline().split()[1:]]
+        return ticks[3] + ticks[4], sum(ticks)  # idle and waiting for I/O, of all
+
+    try:
+        idle_before, total_before = idle_and_total()
+        time.sleep(seconds)
+        idle_after, total_after = idle_and_total()
+    except (OSError, ValueError, IndexError):
+        return None
+    cores = os.cpu_count() or 1
+    return cores * (idle_after - idle_before) / max(1, total_after - total_before)
+
+
 #: The shares of the cores in force in this process (the least counts), and their lock.
 _SHARES: list[int] = []
 _SHARES_LOCK = threading.Lock()

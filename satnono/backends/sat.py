@@ -176,11 +176,22 @@ def enumerate_models(
 
 def _second_core() -> bool:
     """Whether a rival may race on a core of its own (a forked child) rather than take turns
-    with the solver on this one."""
-    from satnono.backends import usable_cores
+    with the solver on this one: this process may use two cores, and two are idle now (this
+    search's and the rival's; `idle_cores`). On busy cores a rival in a child only takes time
+    from the solver, whose slices must keep the deadline (a 9 s timeout on two cores loaded by
+    the test suite ended at 11.7 s)."""
+    from satnono.backends import idle_cores, usable_cores
     from satnono.runtime.child import can_fork
 
-    return usable_cores() >= 2 and can_fork()
+    if usable_cores() < 2 or not can_fork():
+        return False
+    idle = idle_cores()
+    return idle is None or idle >= IDLE_CORES
+
+
+#: Cores that must be idle for a rival to race on a core of its own (this search's own, which
+#: waits while they are measured, and the rival's), less a margin for the measure's coarseness.
+IDLE_CORES = 1.5
 
 
 #: Clauses handed to the solver between two looks at the deadline (about 0.05 s of loading).
