@@ -6,10 +6,11 @@ the native engine propagates and probes the residual and searches it depth first
 budget (SEARCH_WORK); if that does not finish, CaDiCaL takes the probed residual, with the
 binary implications probing found as extra clauses and belief propagation's guesses as its
 phases (cells and block starts), raced by Glucose once it has spent a head start without an
-answer (on a core of its own, in a forked child, where the process has two: taking turns on
-one core halves each solver's speed); each later solution is searched from the last one's
-phases. A named solver or encoding gets line logic's residual alone, with the phase seed
-(SearchOptions.seed): that is the configuration being compared, and what the portfolio races.
+answer (on a core of its own, in a forked child, where the process has two and both are
+idle: taking turns on one core halves each solver's speed); each later solution is searched
+from the last one's phases. A named solver or encoding gets line logic's residual alone, with
+the phase seed (SearchOptions.seed): that is the configuration being compared, and what the
+portfolio races.
 
 Solutions are enumerated with blocking clauses over the residual cell variables. Solvers that
 PySAT can interrupt run in this process (satnono.runtime.stoppable stops them at the deadline
@@ -107,8 +108,8 @@ def enumerate_models(
     `implied` are clauses the formula implies (probing's), loaded with it. With a `rival`
     solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START conflicts the
     rival, loaded alike, races the solver, on a core of its own where this process has two
-    (a forked child: its answer is the first, and the solver goes on from there), else
-    taking turns with it on this one (and whichever answers goes on).
+    idle ones (`_second_core`; a forked child: its answer is the first, and the solver goes on
+    from there), else taking turns with it on this one (and whichever answers goes on).
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
