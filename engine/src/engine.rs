@@ -244,7 +244,6 @@ impl Engine {
         )
     }
 
-    /// Every solution of `domains` in turn.
     /// Every solution of `domains` in turn, the probing search in `threads` threads once it
     /// takes the whole rest over.
     pub fn enumerate(&self, domains: &[u128], threads: usize) -> AnyEnumerator {

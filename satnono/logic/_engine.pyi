@@ -114,4 +114,7 @@ def sampler(
     knobs: tuple[int, int, int, int],
     seconds: float | None = None,
 ) -> Sampler: ...
+
+MAX_THREADS: int
+
 def solutions(engine: Engine, domains: Domains, threads: int = 1) -> Solutions: ...

@@ -223,7 +223,7 @@ class Engine:
 
 
 #: Threads a listing may run in at most (the engine refuses more).
-MAX_THREADS = 64
+MAX_THREADS: int = _engine.MAX_THREADS
 
 #: Search nodes per unit of the Luby sequence between restarts (nonosolve's 300).
 RESTART_BASE = 300

@@ -20,6 +20,7 @@ use crate::clue::lines_holding;
 use crate::count::enumerate::Step;
 use crate::count::{self as counting, Ambiguity, Control, Counted, Method};
 use crate::engine::{AnyEnumerator, Engine};
+use crate::search::parallel::MAX_THREADS;
 
 /// What a job came to.
 enum Outcome {
@@ -343,7 +344,7 @@ impl PySolutions {
 }
 
 /// Every solution of `domains` in turn (see `Solutions`); the probing search, once it takes
-/// the whole rest over, in `threads` threads (1 to 64).
+/// the whole rest over, in `threads` threads (1 to `MAX_THREADS`).
 #[pyfunction]
 #[pyo3(signature = (engine, domains, threads=1))]
 pub fn solutions(
@@ -353,9 +354,9 @@ pub fn solutions(
 ) -> PyResult<PySolutions> {
     let (domains, as_bytes) = domains.read();
     checked_domains(&engine.engine, &domains)?;
-    if !(1..=64).contains(&threads) {
+    if !(1..=MAX_THREADS).contains(&threads) {
         return Err(PyValueError::new_err(format!(
-            "{threads} threads: from 1 to 64"
+            "{threads} threads: from 1 to {MAX_THREADS}"
         )));
     }
     Ok(PySolutions {

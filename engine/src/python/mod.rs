@@ -216,5 +216,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<samples::PySampler>()?;
     module.add_function(wrap_pyfunction!(samples::sampler, module)?)?;
     module.add_function(wrap_pyfunction!(counts::solutions, module)?)?;
+    module.add("MAX_THREADS", crate::search::parallel::MAX_THREADS)?;
     Ok(())
 }

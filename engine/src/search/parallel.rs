@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use super::{Event, Search};
 use crate::clue::Puzzle;
 
+/// Threads a listing may run in at most (the Python surface refuses more, and says so).
+pub const MAX_THREADS: usize = 64;
 /// How long a thread searches between two looks at whether another waits for work.
 const LOOK: Duration = Duration::from_millis(20);
 /// Solutions found and not yet taken, at most (then the threads wait for the caller).
