@@ -336,9 +336,11 @@ def test_search_and_ganak_agree_on_the_corpus() -> None:
     compared = 0
     for path in sorted((SHARED / "corpus").rglob("*.non")):
         puzzle = read_puzzle(path)
-        native = count_solutions(puzzle, methods=("search",), deadline=Deadline(1))
+        native = count_solutions(puzzle, methods=("search",), deadline=Deadline(0.5))
         if not native.factors:
             continue  # line logic and probing decide it: nothing for either method to count
+        if not native.exact:
+            continue  # nothing to compare Ganak's count with (those it counts take 0.1 s)
         counts = [native, count_solutions(puzzle, methods=("ganak",), deadline=Deadline(1))]
         finished = [c.count for c in counts if c.exact]
         assert len(set(finished)) <= 1, f"{path.name}: {[c.count for c in counts]}"

@@ -85,8 +85,11 @@ def test_unreadable_images_are_one_line_and_exit_2(tmp_path: Path, content: byte
 
 
 def _claimed_png(path: Path, width: int, height: int) -> None:
-    """A gray PNG of width x height pixels, all zero: compressed to a small file (the rows are
-    compressed as they are made, never held whole)."""
+    """A gray PNG of width x height pixels, all zero: compressed to a small file. The rows
+    are compressed a block at a time, each block ending in a full flush, after which the
+    compressor starts afresh: every block after the first compresses to the same bytes, so
+    those are repeated rather than compressed again (0.6 s for 30000 x 30000, not 5 s), and
+    the stream's checksum is computed over what it holds."""
     import struct
     import zlib
 
@@ -94,13 +97,34 @@ def _claimed_png(path: Path, width: int, height: int) -> None:
         checksum = zlib.crc32(kind + data) & 0xFFFFFFFF
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", checksum)
 
+    rows_per_block = min(500, height)
+    blocks, rest = divmod(height, rows_per_block)
+    block, tail = bytes(width + 1) * rows_per_block, bytes(width + 1) * rest
     packer = zlib.compressobj(9)
-    row = bytes(width + 1)
-    data = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    first = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    repeated = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    last = packer.compress(tail) + packer.flush()
+    adler = 1
+    for piece in [block] * blocks + [tail]:
+        adler = zlib.adler32(piece, adler)
+    data = first + repeated * (blocks - 1) + last[:-4] + struct.pack(">I", adler)
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     path.write_bytes(
         b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
     )
+
+
+def test_the_claimed_png_is_a_valid_png_of_its_size(tmp_path: Path) -> None:
+    """The bomb below must be a real PNG, or refusing it proves nothing."""
+    import zlib
+
+    _claimed_png(tmp_path / "small.png", 300, 1234)
+    with Image.open(tmp_path / "small.png") as image:
+        assert image.size == (300, 1234) and image.getextrema() == (0, 0)
+    content = (tmp_path / "small.png").read_bytes()  # Pillow skips the stream's checksum
+    start = content.index(b"IDAT") + 4
+    length = int.from_bytes(content[start - 8 : start - 4], "big")
+    assert zlib.decompress(content[start : start + length]) == bytes(301 * 1234)
 
 
 @pytest.mark.parametrize("side", [13_000, 30_000])

@@ -103,7 +103,7 @@ def test_an_interrupted_compare_shows_the_runs_that_finished(tmp_path: Path) -> 
     write_puzzles([hard], tmp_path / "z-hard.non")
     csv_file = tmp_path / "runs.csv"
     code, out, err = _interrupted(
-        14, "compare", str(tmp_path), "--backends", "sat,backtrack", "--timeout", "60",
+        6, "compare", str(tmp_path), "--backends", "sat,backtrack", "--timeout", "60",
         "--csv", str(csv_file),
     )  # fmt: skip
     assert code == 130, err
