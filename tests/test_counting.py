@@ -91,6 +91,52 @@ def test_a_limit_caps_the_count_at_a_true_lower_bound(puzzle: Puzzle, limit: int
         assert not counted.exact and counted.stopped == "limit"
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    puzzles(max_width=5, max_height=5, max_colors=2)
+    | puzzles(max_width=4, max_height=4, max_colors=4),
+    st.integers(0, 6),
+)
+def test_the_engines_listing_counts_what_the_backend_leaves(puzzle: Puzzle, limit: int) -> None:
+    """The backend lists only the first solution here; the engine's listing counts them all,
+    or up to the limit, each once."""
+    from satnono.pipeline.counting import count as count_module
+
+    expected = len(brute_force_solutions(puzzle))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(count_module, "ENUMERATION_LIMIT", 1)
+        counted = count_solutions(puzzle, methods=("enumerate",), limit=limit)
+    assert counted.count == (min(expected, limit) if limit else expected)
+    if not limit or expected < limit:
+        assert counted.exact and counted.stopped is None
+    elif expected > limit:
+        assert not counted.exact and counted.stopped == "limit"
+    assert (counted.witness is not None) == (counted.count > 0)
+
+
+def test_the_engines_listing_counts_a_puzzle_the_count_search_is_slow_on() -> None:
+    """A random 25x25 of density 0.45 with 121 solutions: the counting search had not finished
+    after 15 s, Ganak took 3.1 s, the engine's listing lists them in 0.7 s."""
+    import random
+
+    from satnono.formats.generate import random_grid
+
+    puzzle = puzzle_from_grid(random_grid(25, 25, 2, 0.45, random.Random(5)))
+    counted = count_solutions(puzzle, methods=("enumerate", "search"), deadline=Deadline(60))
+    assert counted.exact and counted.count == 121 and counted.witness is not None
+    assert [factor.method for factor in counted.factors] == ["enumerate"]
+
+
+def test_the_engines_listing_gives_up_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from satnono.pipeline.counting import listing
+
+    monkeypatch.setattr(listing, "LISTING_LIMIT", 10)
+    board = read_puzzle(EXAMPLES / "switchboard-10.non")  # 2^100 solutions
+    counted = count_solutions(board, methods=("enumerate",), deadline=Deadline(30))
+    assert not counted.exact and counted.stopped == "limit"
+    assert counted.count == 64  # the backend's listing, which the engine's did not pass
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [

@@ -245,11 +245,13 @@ impl Engine {
     }
 
     /// Every solution of `domains` in turn, the probing search in `threads` threads once it
-    /// takes the whole rest over.
-    pub fn enumerate(&self, domains: &[u128], threads: usize) -> AnyEnumerator {
+    /// takes the whole rest over; with `from_layers`, from the sweeps' layers first where
+    /// every component is swept (a count beside it sweeps them already: it goes without).
+    pub fn enumerate(&self, domains: &[u128], threads: usize, from_layers: bool) -> AnyEnumerator {
         let puzzle = Arc::clone(&self.puzzle);
         let knobs = Knobs {
             threads,
+            from_layers,
             ..Knobs::default()
         };
         let (p, d) = (&puzzle, domains);

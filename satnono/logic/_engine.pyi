@@ -117,4 +117,6 @@ def sampler(
 
 MAX_THREADS: int
 
-def solutions(engine: Engine, domains: Domains, threads: int = 1) -> Solutions: ...
+def solutions(
+    engine: Engine, domains: Domains, threads: int = 1, layers: bool = True
+) -> Solutions: ...

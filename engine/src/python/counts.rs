@@ -344,13 +344,15 @@ impl PySolutions {
 }
 
 /// Every solution of `domains` in turn (see `Solutions`); the probing search, once it takes
-/// the whole rest over, in `threads` threads (1 to `MAX_THREADS`).
+/// the whole rest over, in `threads` threads (1 to `MAX_THREADS`); with `layers`, from the
+/// sweeps' layers first where every component is swept.
 #[pyfunction]
-#[pyo3(signature = (engine, domains, threads=1))]
+#[pyo3(signature = (engine, domains, threads=1, layers=true))]
 pub fn solutions(
     engine: PyRef<'_, PyEngine>,
     domains: DomainsIn<'_>,
     threads: usize,
+    layers: bool,
 ) -> PyResult<PySolutions> {
     let (domains, as_bytes) = domains.read();
     checked_domains(&engine.engine, &domains)?;
@@ -360,7 +362,7 @@ pub fn solutions(
         )));
     }
     Ok(PySolutions {
-        enumerator: engine.engine.enumerate(&domains, threads),
+        enumerator: engine.engine.enumerate(&domains, threads, layers),
         as_bytes,
         done: false,
     })

@@ -28,6 +28,7 @@ from satnono.pipeline.counting.counters import (
     installed,
     share_of_guarantee,
 )
+from satnono.pipeline.counting.listing import LISTING_HEAD_START, NativeListing
 from satnono.pipeline.counting.race import CounterRace
 from satnono.pipeline.prepare import Prepared, prepare
 from satnono.runtime.child import can_fork
@@ -140,7 +141,8 @@ def count_solutions(
     `limit`, the true count being at least that).
 
     `methods` are what may count ("enumerate": the backend lists the first solutions, which
-    count a puzzle with few; "search": satnono's own count, in the engine; "ganak";
+    count a puzzle with few, then the engine's own search lists on beside the count, up to
+    LISTING_LIMIT; "search": satnono's own count, in the engine; "ganak";
     "approxmc"; default: see default_methods): the first exact answer wins. `domains`
     (default: nothing decided) restricts the count to the grids they allow (a cube's count, the
     cubes backend, which `backend="cubes"` counts with on a cluster). `progress` is kept
@@ -181,7 +183,8 @@ def _capped(counted: Counted, limit: int, approximation: Approximation | None) -
 
 @dataclass
 class _Race:
-    """One count's race: the backend lists the first solutions while the engine counts, and
+    """One count's race: the backend lists the first solutions while the engine counts, then
+    the engine's listing goes on beside the count (satnono.pipeline.counting.listing), and
     the counters join after the head start; the first exact answer wins."""
 
     prepared: Prepared
@@ -214,7 +217,7 @@ class _Race:
                 listed = self._listed(job, backend, options, limit)
                 if listed is not None:
                     return listed
-            return self._counted(methods, job)
+            return self._counted(methods, job, limit)
         finally:
             if job is not None:
                 job.cancel()
@@ -254,8 +257,9 @@ class _Race:
         return Counted(found, report.exhausted, None if report.exhausted else "limit",
                        witness=self.witness, stats=self.stats, factors=(factor,))  # fmt: skip
 
-    def _counted(self, methods: tuple[str, ...], job: Job | None) -> Counted:
-        """The engine's count, or a counter's answer when one comes first."""
+    def _counted(self, methods: tuple[str, ...], job: Job | None, limit: int) -> Counted:
+        """The engine's count, the engine's listing of every solution (with "enumerate"), or a
+        counter's answer, whichever comes first."""
         prepared, deadline, approximation = self.prepared, self.deadline, self.approximation
         lines = tuple(range(prepared.puzzle.line_count))
         counters = tuple(method for method in methods if method in (GANAK, APPROXMC))
@@ -263,25 +267,48 @@ class _Race:
         if approximation is not None and APPROXMC in counters:
             guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, 1)
         race = CounterRace(prepared, deadline, lines, counters, guarantee, self.head_start)
+        listing: NativeListing | None = None
         answer: int | Estimate | None = None
         try:
             if job is None:
                 race.start()
-                answer = race.wait()
-            else:
-                while not job.wait(SLICE):
+            while True:
+                if listing is None and ENUMERATE in methods and self._listing_due(job):
+                    listing = NativeListing(self.engine, prepared.domains)
+                if listing is not None and listing.going:
+                    listing.step(deadline)  # a slice on this thread while the job counts
+                    self.progress.solutions = max(self.progress.solutions, listing.found)
+                    ended = job is not None and job.wait(0)
+                elif job is not None:
+                    ended = job.wait(SLICE)
+                else:  # nothing of the engine's runs: the counters' answer, if any
+                    answer = race.wait()
+                    break
+                if listing is not None and (listing.exhausted or 0 < limit <= listing.found):
+                    break
+                if ended:
+                    break
+                if job is not None:
                     _follow(job.progress(), self.progress)
-                    if counters and race.tick():
-                        answer = race.answer
-                        break
-                    if deadline.expired():
+                if counters and race.tick():
+                    answer = race.answer
+                    break
+                if deadline.expired():
+                    if job is not None:
                         job.cancel()
                         job.finish(Deadline(None))
-                        break
+                    break
         finally:
             race.close()
             if race.errors:
                 self.stats["counter_errors"] = race.errors
+        if listing is not None and answer is None:
+            if listing.first is not None and self.witness is None:
+                decided = domains_to_grid(prepared.puzzle, listing.first)
+                self.witness = verify(prepared.puzzle, decided)
+            if listing.exhausted or 0 < limit <= listing.found:
+                return self._listed_natively(listing)
+            self.listed = max(self.listed, listing.found)
         seconds = round(time.perf_counter() - self.started, 4)
         cells = prepared.cells_left
         if isinstance(answer, Estimate):
@@ -319,6 +346,24 @@ class _Race:
         if not native.exact and self.listed > native.count:  # the listing counted more
             counted = replace(counted, count=self.listed)
         return self._witnessed(counted, native)
+
+    def _listing_due(self, job: Job | None) -> bool:
+        """Whether the engine's listing starts now: at once without a count beside it, else
+        once the count has had LISTING_HEAD_START (most counts end well before)."""
+        return job is None or time.perf_counter() - self.started >= LISTING_HEAD_START
+
+    def _listed_natively(self, listing: NativeListing) -> Counted:
+        """The count the engine's listing came to: exact when it listed every solution, else
+        (the --limit reached) a lower bound."""
+        seconds = round(time.perf_counter() - self.started, 4)
+        prepared, found, exact = self.prepared, listing.found, listing.exhausted
+        lines = tuple(range(prepared.puzzle.line_count))
+        factor = Factor(lines, prepared.cells_left, found, exact, ENUMERATE, seconds)
+        if not found:
+            why = "search proved that no grid fits the clues"
+            return Counted(0, True, reason=why, stats=self.stats, factors=(factor,))
+        return Counted(found, exact, None if exact else "limit", witness=self.witness,
+                       stats=self.stats, factors=(factor,))  # fmt: skip
 
     def _witnessed(self, counted: Counted, native: NativeCount | None = None) -> Counted:
         """`counted` with a verified grid: the listing's first, the native count's own when it

@@ -1,0 +1,66 @@
+"""Counting by listing: the engine's own search lists every solution of the residual, on the
+calling thread, while the engine's count runs on its own; where the solutions run out first,
+their number is the count.
+
+The counting search keeps a store of sub-counts, which pays where parts of the grid repeat;
+on a random puzzle's one large component it finds few repeats and branches cell by cell
+without probing, while the probing search that lists solutions (engine/src/count/enumerate.rs)
+reaches each of a few thousand in microseconds: a random 25x25 of density 0.45 with 121
+solutions listed in 0.7 s, counted by neither the engine (past 15 s) nor Ganak (3.1 s) sooner
+(BENCHMARKS.md, "Counting by listing"). Past LISTING_LIMIT solutions the listing gives up:
+a count that large is the counters' work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from satnono.logic.native import Engine
+from satnono.runtime.deadline import Deadline
+
+#: Solutions listed at most before the listing gives up (about 0.6 s of a core on a random
+#: 25x25, 3 s on Lion, whose stream is the slowest measured).
+LISTING_LIMIT = 20_000
+#: Seconds the engine's count runs alone before the listing joins it: Flag's and Center's
+#: counts (a sweep, 0.1-0.2 s) took 0.25 s and 0.13 s longer as whole processes with the
+#: listing beside them from the start.
+LISTING_HEAD_START = 0.3
+#: Solutions asked of the engine per call.
+BATCH = 4096
+#: Seconds of listing between two looks at the count beside it: a count that ends first
+#: (most do, in milliseconds) waits no longer than this for its answer to be taken.
+STEP = 0.02
+
+
+class NativeListing:
+    """Every solution of `domains`, counted as the engine lists them, a slice at a time."""
+
+    __slots__ = ("_solutions", "first", "found", "limit")
+
+    def __init__(self, engine: Engine, domains: Sequence[int], limit: int | None = None):
+        # Not from the sweeps' layers: where the count sweeps every component it ends first,
+        # and the layers' setup would take the first slice past its end (1.2 s on Faase).
+        self._solutions = engine.solutions(list(domains), layers=False)
+        self.limit = LISTING_LIMIT if limit is None else limit
+        #: Solutions listed so far, each once, and the first of them (its domains, decided).
+        self.found = 0
+        self.first: list[int] | None = None
+
+    @property
+    def exhausted(self) -> bool:
+        """Every solution listed: `found` is the count."""
+        return self._solutions.done
+
+    @property
+    def going(self) -> bool:
+        """Neither exhausted nor past its limit."""
+        return not self._solutions.done and self.found < self.limit
+
+    def step(self, deadline: Deadline) -> None:
+        """List for STEP seconds at most (or to the deadline)."""
+        most = min(BATCH, self.limit - self.found)
+        batch: list[Any] = self._solutions.batch(most, deadline.sooner(STEP))
+        if batch and self.first is None:
+            self.first = list(batch[0])
+        self.found += len(batch)
