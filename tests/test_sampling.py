@@ -63,6 +63,28 @@ def test_small_components_are_drawn_exactly_uniformly() -> None:
     assert chi2 < 330
 
 
+def test_the_engines_listing_gives_exact_draws_where_the_count_is_slow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A random 25x25 with 121 solutions, which the engine's count does not finish in 15 s:
+    its listing, beside the count, ends first and the draws come from it, every solution
+    with probability 1/121 (12,100 draws, a chi-square test). Components of more than 50
+    solutions would otherwise go to CMSGen here."""
+    import random
+
+    from satnono.formats.generate import random_grid
+    from satnono.pipeline.counting import count_solutions
+
+    monkeypatch.setattr(satnono.pipeline.sampling, "EXACT_LIMIT", 50)
+    puzzle = puzzle_from_grid(random_grid(25, 25, 2, 0.45, random.Random(5)))
+    sampling = Sampling(puzzle, 12_100, seed=4, deadline=Deadline(60))
+    tally = Counter(sampling)
+    assert [(m.method, m.solutions) for m in sampling.methods] == [("exact", 121)]
+    assert len(tally) == 121 == count_solutions(puzzle, methods=("enumerate",)).count
+    # Chi-square with 120 degrees of freedom: 174 is about the 0.999 quantile.
+    assert sum((n - 100) ** 2 / 100 for n in tally.values()) < 174
+
+
 def test_the_seed_repeats_the_samples() -> None:
     puzzle = read_puzzle(EXAMPLES / "permutations-11x6-color.non")
     assert list(Sampling(puzzle, 4, seed=5)) == list(Sampling(puzzle, 4, seed=5))

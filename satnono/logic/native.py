@@ -384,14 +384,15 @@ class Sampler:
             if kind != "nothing" or deadline.expired():
                 return kind, told
 
-    def total(self, deadline: Deadline) -> int | None:
+    def total(self, deadline: Deadline, cancel: bool = True) -> int | None:
         """The number of solutions, once counted exactly; None when the count ends otherwise
-        (`ended` says how) or the deadline passes first (then it is cancelled)."""
+        (`ended` says how) or the deadline passes first (then it is cancelled, unless
+        `cancel` is False: a look that leaves the count going)."""
         if self.total_count is None and self.ended is None:
             kind, told = self._receive(deadline)
             if kind == "total":
                 self.total_count = int(told)
-            elif kind == "nothing":
+            elif kind == "nothing" and cancel:
                 self.cancel()
         return self.total_count
 

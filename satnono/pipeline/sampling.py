@@ -4,16 +4,19 @@ The native engine counts the solutions (engine/src/count/) and draws each one wi
 exactly 1/N from the counts: a color is chosen at each branch with probability (solutions
 with it) / (solutions of the node), in exact integers (a component the sweep counts is drawn
 backwards through the sweep's states, engine/src/count/layers.rs), and independent components
-are drawn independently. Where no exact count finishes within EXACT_BUDGET, each independent
-component is sampled on its own: one with few solutions is enumerated and drawn from exactly
-uniformly, a larger one goes to a sampler from the field (CMSGen or UniGen3, see SAMPLERS for
-what each guarantees) running on its CNF in a forked child. Every grid is checked by the
-independent verifier before it is handed out.
+are drawn independently. Beside the count the engine lists every solution (up to 20,000,
+satnono.pipeline.counting.listing): where that ends first, the draws are made from the list,
+each solution with probability exactly 1/N. Where neither finishes within EXACT_BUDGET,
+each independent component is sampled on its own: one with few solutions is enumerated and
+drawn from exactly uniformly, a larger one goes to a sampler from the field (CMSGen or
+UniGen3, see SAMPLERS for what each guarantees) running on its CNF in a forked child. Every
+grid is checked by the independent verifier before it is handed out.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -24,8 +27,9 @@ from satnono.core.verify import Verifier
 from satnono.encode.cnf import encode_puzzle
 from satnono.encode.formula import CnfFormula
 from satnono.errors import Contradiction
-from satnono.logic.native import Engine, Sampler
+from satnono.logic.native import SLICE, Engine, Sampler
 from satnono.pipeline.counting.counters import sampling_set
+from satnono.pipeline.counting.listing import LISTING_HEAD_START, NativeListing
 from satnono.pipeline.prepare import Assignment, Prepared, enumerate_part, no_grid, prepare
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
@@ -96,21 +100,52 @@ class Sampling:
         yield from self._by_components(prepared)
 
     def _exactly(self, prepared: Prepared) -> Iterator[Grid] | None:
-        """The draws from the engine's exact count, when it finishes within EXACT_BUDGET;
-        None when it does not (the samplers take over), or when the budget is 0 (off: a count
-        that ends at once would otherwise still race a zero budget)."""
+        """The draws from the engine's exact count, or from the engine's listing of every
+        solution when it ends first (after LISTING_HEAD_START, up to LISTING_LIMIT solutions:
+        satnono.pipeline.counting.listing), within EXACT_BUDGET; None when neither ends (the
+        samplers take over), or when the budget is 0 (off: a count that ends at once would
+        otherwise still race a zero budget)."""
         if EXACT_BUDGET <= 0:
             return None
         puzzle, deadline = self.puzzle, self.deadline
-        sampler = Engine(puzzle).sampler(prepared.domains, self.seed, deadline)
-        total = sampler.total(deadline.sooner(EXACT_BUDGET))
-        if total is None:
-            sampler.cancel()
-            if sampler.ended == "zero":
-                raise Contradiction("search proved that no grid fits the clues")
-            return None
-        self.methods.append(ComponentSampling(prepared.cells_left, total, "exact"))
-        return self._drawn_exactly(sampler)
+        engine = Engine(puzzle)
+        sampler = engine.sampler(prepared.domains, self.seed, deadline)
+        budget, started = deadline.sooner(EXACT_BUDGET), time.perf_counter()
+        listing: NativeListing | None = None
+        while True:
+            if listing is None and time.perf_counter() - started >= LISTING_HEAD_START:
+                listing = NativeListing(engine, prepared.domains, keep=True)
+            if listing is not None and listing.going:
+                listing.step(budget)  # on this thread, while the engine counts on its own
+                total = sampler.total(Deadline(0), cancel=False)
+            elif sampler.ended is None:
+                total = sampler.total(budget.sooner(SLICE), cancel=False)
+            else:
+                total = None
+            if total is not None:
+                self.methods.append(ComponentSampling(prepared.cells_left, total, "exact"))
+                return self._drawn_exactly(sampler)
+            if sampler.ended == "zero" or (listing is not None and listing.exhausted):
+                sampler.cancel()
+                if sampler.ended == "zero" or listing is None or not listing.kept:
+                    raise Contradiction("search proved that no grid fits the clues")
+                self.methods.append(ComponentSampling(prepared.cells_left, listing.found, "exact"))
+                return self._drawn_from(listing.kept)
+            going = sampler.ended is None or (listing is not None and listing.going)
+            if budget.expired() or not going:
+                sampler.cancel()
+                return None
+
+    def _drawn_from(self, listed: list[bytes] | list[list[int]]) -> Iterator[Grid]:
+        """Draws from every solution, listed: each with probability exactly 1/len(listed)."""
+        puzzle, deadline = self.puzzle, self.deadline
+        verify = Verifier(puzzle)
+        rng = random.Random(self.seed)
+        for _ in range(self.n):
+            if deadline.expired():
+                raise Timeout
+            colors = decided_colors(rng.choice(listed))
+            yield verify(colors_to_grid(puzzle.width, colors), colors)
 
     def _drawn_exactly(self, sampler: Sampler) -> Iterator[Grid]:
         puzzle, deadline = self.puzzle, self.deadline

@@ -34,11 +34,15 @@ STEP = 0.02
 
 
 class NativeListing:
-    """Every solution of `domains`, counted as the engine lists them, a slice at a time."""
+    """Every solution of `domains`, counted as the engine lists them, a slice at a time; with
+    `keep`, each kept as the engine gives it (its domains, decided: bytes up to 8 colors) to
+    draw from."""
 
-    __slots__ = ("_solutions", "first", "found", "limit")
+    __slots__ = ("_solutions", "first", "found", "kept", "limit")
 
-    def __init__(self, engine: Engine, domains: Sequence[int], limit: int | None = None):
+    def __init__(
+        self, engine: Engine, domains: Sequence[int], limit: int | None = None, keep: bool = False
+    ):
         # Not from the sweeps' layers: where the count sweeps every component it ends first,
         # and the layers' setup would take the first slice past its end (1.2 s on Faase).
         self._solutions = engine.solutions(list(domains), layers=False)
@@ -46,6 +50,7 @@ class NativeListing:
         #: Solutions listed so far, each once, and the first of them (its domains, decided).
         self.found = 0
         self.first: list[int] | None = None
+        self.kept: list[Any] | None = [] if keep else None
 
     @property
     def exhausted(self) -> bool:
@@ -64,3 +69,5 @@ class NativeListing:
         if batch and self.first is None:
             self.first = list(batch[0])
         self.found += len(batch)
+        if self.kept is not None:
+            self.kept += batch
