@@ -396,6 +396,11 @@ class Sampler:
                 self.cancel()
         return self.total_count
 
+    def nodes(self) -> int:
+        """Nodes of the counting search so far: 0 while the count sweeps."""
+        searched: int = self._sampler.nodes()
+        return searched
+
     def draw(self, n: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
         """`n` more draws (domains, decided); fewer (none) when the deadline passes first."""
         if self.ended is not None:

@@ -4,8 +4,8 @@ The native engine counts the solutions (engine/src/count/) and draws each one wi
 exactly 1/N from the counts: a color is chosen at each branch with probability (solutions
 with it) / (solutions of the node), in exact integers (a component the sweep counts is drawn
 backwards through the sweep's states, engine/src/count/layers.rs), and independent components
-are drawn independently. Beside the count the engine lists every solution (up to 20,000,
-satnono.pipeline.counting.listing): where that ends first, the draws are made from the list,
+are drawn independently. Beside the count the engine lists every solution (as many as 64 MB
+hold, satnono.pipeline.counting.listing): where that ends first, the draws come from the list,
 each solution with probability exactly 1/N. Where neither finishes within EXACT_BUDGET,
 each independent component is sampled on its own: one with few solutions is enumerated and
 drawn from exactly uniformly, a larger one goes to a sampler from the field (CMSGen or
@@ -113,7 +113,8 @@ class Sampling:
         budget, started = deadline.sooner(EXACT_BUDGET), time.perf_counter()
         listing: NativeListing | None = None
         while True:
-            if listing is None and time.perf_counter() - started >= LISTING_HEAD_START:
+            due = time.perf_counter() - started >= LISTING_HEAD_START
+            if listing is None and due and sampler.nodes() > 0:  # not beside a sweep
                 listing = NativeListing(engine, prepared.domains, keep=True)
             if listing is not None and listing.going:
                 listing.step(budget)  # on this thread, while the engine counts on its own

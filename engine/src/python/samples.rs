@@ -102,6 +102,11 @@ impl PySampler {
     fn cancel(&self) {
         self.control.stop.store(true, Ordering::Relaxed);
     }
+
+    /// Nodes of the counting search so far (none while the count sweeps).
+    fn nodes(&self) -> u64 {
+        self.control.nodes.load(Ordering::Relaxed)
+    }
 }
 
 /// Solutions drawn uniformly (seeded), in a thread (see `Sampler`).

@@ -7,8 +7,9 @@ on a random puzzle's one large component it finds few repeats and branches cell 
 without probing, while the probing search that lists solutions (engine/src/count/enumerate.rs)
 reaches each of a few thousand in microseconds: a random 25x25 of density 0.45 with 121
 solutions listed in 0.7 s, counted by neither the engine (past 15 s) nor Ganak (3.1 s) sooner
-(BENCHMARKS.md, "Counting by listing"). Past LISTING_LIMIT solutions the listing gives up:
-a count that large is the counters' work.
+(BENCHMARKS.md, "Counting by listing"). Past LISTING_LIMIT solutions (KEPT_BYTES of them
+when they are kept to draw from) the listing gives up: a count that large is the counters'
+work.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from typing import Any
 from satnono.logic.native import Engine
 from satnono.runtime.deadline import Deadline
 
-#: Solutions listed at most before the listing gives up (about 0.6 s of a core on a random
-#: 25x25, 3 s on Lion, whose stream is the slowest measured).
-LISTING_LIMIT = 20_000
+#: Solutions listed at most before the listing gives up: 8-16 s of a core on a random 25x25
+#: (15,000-30,000 a second), about 35 s on Lion, whose stream is the slowest measured.
+LISTING_LIMIT = 250_000
+#: Bytes the solutions kept to draw from may take (a byte a cell up to 8 colors).
+KEPT_BYTES = 64 << 20
 #: Seconds the engine's count runs alone before the listing joins it: Flag's and Center's
 #: counts (a sweep, 0.1-0.2 s) took 0.25 s and 0.13 s longer as whole processes with the
 #: listing beside them from the start.
@@ -47,6 +50,8 @@ class NativeListing:
         # and the layers' setup would take the first slice past its end (1.2 s on Faase).
         self._solutions = engine.solutions(list(domains), layers=False)
         self.limit = LISTING_LIMIT if limit is None else limit
+        if keep:
+            self.limit = min(self.limit, max(1, KEPT_BYTES // max(1, len(domains))))
         #: Solutions listed so far, each once, and the first of them (its domains, decided).
         self.found = 0
         self.first: list[int] | None = None
