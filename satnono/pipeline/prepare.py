@@ -92,11 +92,15 @@ def prepare(
     return Prepared(puzzle, Geometry(puzzle), domains, reason, solves)
 
 
+#: The reason given when a search proves that the clues have no solution.
+NO_GRID = "search proved that no grid fits the clues"
+
+
 def no_grid(puzzle: Puzzle, lines: tuple[int, ...]) -> str:
     """Why a component proved that no grid fits, naming its first lines."""
     names = ", ".join(puzzle.line_name(line) for line in lines[:4])
     more = "" if len(lines) <= 4 else f" and {len(lines) - 4} more lines"
-    return f"search proved that no grid fits the clues (the region of {names}{more})"
+    return f"{NO_GRID} (the region of {names}{more})"
 
 
 @dataclass

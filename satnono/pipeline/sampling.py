@@ -30,7 +30,14 @@ from satnono.errors import Contradiction
 from satnono.logic.native import SLICE, Engine, Sampler
 from satnono.pipeline.counting.counters import sampling_set
 from satnono.pipeline.counting.listing import LISTING_HEAD_START, NativeListing
-from satnono.pipeline.prepare import Assignment, Prepared, enumerate_part, no_grid, prepare
+from satnono.pipeline.prepare import (
+    NO_GRID,
+    Assignment,
+    Prepared,
+    enumerate_part,
+    no_grid,
+    prepare,
+)
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
 
@@ -101,7 +108,7 @@ class Sampling:
 
     def _exactly(self, prepared: Prepared) -> Iterator[Grid] | None:
         """The draws from the engine's exact count, or from the engine's listing of every
-        solution when it ends first (after LISTING_HEAD_START, up to LISTING_LIMIT solutions:
+        solution when it ends first (after LISTING_HEAD_START, as many as KEPT_BYTES hold:
         satnono.pipeline.counting.listing), within EXACT_BUDGET; None when neither ends (the
         samplers take over), or when the budget is 0 (off: a count that ends at once would
         otherwise still race a zero budget)."""
@@ -129,7 +136,7 @@ class Sampling:
             if sampler.ended == "zero" or (listing is not None and listing.exhausted):
                 sampler.cancel()
                 if sampler.ended == "zero" or listing is None or not listing.kept:
-                    raise Contradiction("search proved that no grid fits the clues")
+                    raise Contradiction(NO_GRID)
                 self.methods.append(ComponentSampling(prepared.cells_left, listing.found, "exact"))
                 return self._drawn_from(listing.kept)
             going = sampler.ended is None or (listing is not None and listing.going)

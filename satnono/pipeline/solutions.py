@@ -28,7 +28,14 @@ from satnono.core.model import Grid, Puzzle
 from satnono.core.progress import Progress
 from satnono.core.status import Status
 from satnono.core.verify import Verifier
-from satnono.pipeline.prepare import Assignment, Prepared, enumerate_part, no_grid, prepare
+from satnono.pipeline.prepare import (
+    NO_GRID,
+    Assignment,
+    Prepared,
+    enumerate_part,
+    no_grid,
+    prepare,
+)
 from satnono.runtime.deadline import Deadline, Timeout
 
 if TYPE_CHECKING:
@@ -222,9 +229,7 @@ def solve(
         if (report.timed_out or ran_out) and found < 2:
             return finish(Status.TIMEOUT, False, solver=solver)
         if found == 0:
-            return finish(
-                Status.UNSOLVABLE, True, "search proved that no grid fits the clues", solver
-            )
+            return finish(Status.UNSOLVABLE, True, NO_GRID, solver)
         if found == 1:
             return finish(Status.UNIQUE if exhausted else Status.SOLVED, exhausted, solver=solver)
         return finish(Status.MULTIPLE, exhausted, solver=solver)
@@ -281,7 +286,7 @@ def _stream(
                 status = Status.MULTIPLE if found >= 2 else Status.SOLVED
                 return finish(status, False, solver=NATIVE_SOLVER)
     if found == 0:
-        return finish(Status.UNSOLVABLE, True, "search proved that no grid fits the clues",
+        return finish(Status.UNSOLVABLE, True, NO_GRID,
                       NATIVE_SOLVER)  # fmt: skip
     return finish(Status.UNIQUE if found == 1 else Status.MULTIPLE, True, solver=NATIVE_SOLVER)
 

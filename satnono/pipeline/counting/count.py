@@ -30,7 +30,7 @@ from satnono.pipeline.counting.counters import (
 )
 from satnono.pipeline.counting.listing import LISTING_HEAD_START, NativeListing
 from satnono.pipeline.counting.race import CounterRace
-from satnono.pipeline.prepare import Prepared, prepare
+from satnono.pipeline.prepare import NO_GRID, Prepared, prepare
 from satnono.runtime.child import can_fork
 from satnono.runtime.deadline import Deadline, Timeout
 
@@ -252,8 +252,7 @@ class _Race:
         lines = tuple(range(prepared.puzzle.line_count))
         factor = Factor(lines, prepared.cells_left, found, report.exhausted, ENUMERATE, seconds)
         if not found:
-            why = "search proved that no grid fits the clues"
-            return Counted(0, True, reason=why, stats=self.stats, factors=(factor,))
+            return Counted(0, True, reason=NO_GRID, stats=self.stats, factors=(factor,))
         return Counted(found, report.exhausted, None if report.exhausted else "limit",
                        witness=self.witness, stats=self.stats, factors=(factor,))  # fmt: skip
 
@@ -342,7 +341,7 @@ class _Race:
             factors=factors,
         )  # fmt: skip
         if native.count == 0 and native.exact:
-            return replace(counted, reason="search proved that no grid fits the clues")
+            return replace(counted, reason=NO_GRID)
         if not native.exact and self.listed > native.count:  # the listing counted more
             counted = replace(counted, count=self.listed)
         return self._witnessed(counted, native)
@@ -366,8 +365,7 @@ class _Race:
         lines = tuple(range(prepared.puzzle.line_count))
         factor = Factor(lines, prepared.cells_left, found, exact, ENUMERATE, seconds)
         if not found:
-            why = "search proved that no grid fits the clues"
-            return Counted(0, True, reason=why, stats=self.stats, factors=(factor,))
+            return Counted(0, True, reason=NO_GRID, stats=self.stats, factors=(factor,))
         return Counted(found, exact, None if exact else "limit", witness=self.witness,
                        stats=self.stats, factors=(factor,))  # fmt: skip
 
@@ -452,7 +450,7 @@ def _count_by_cubes(
     counted = Counted(total, exact, None if exact else "timeout", stats=stats,
                       factors=tuple(factors))  # fmt: skip
     if total == 0 and exact:
-        return replace(counted, reason="search proved that no grid fits the clues")
+        return replace(counted, reason=NO_GRID)
     return _witnessed(Engine(prepared.puzzle), prepared, counted)
 
 
