@@ -196,13 +196,11 @@ class Engine:
         return Job(job)
 
     def solutions(self, domains: Sequence[int], threads: int = 1, layers: bool = True) -> Solutions:
-        """Every solution of `domains` in turn, each found once (a depth-first search); once
-        the probing search takes the whole rest over, in `threads` threads sharing it
-        (engine/src/search/parallel.rs). With `layers`, from the sweeps' layers first where
-        every component is swept (up to 0.5 s of setup in the first batch, whatever its
-        slice): a count beside the listing sweeps them already."""
-        wired = self._wire(domains)
-        return Solutions(_engine.solutions(self._engine, wired, threads, layers))
+        """Every solution of `domains` in turn, each once; once the probing search takes the
+        rest over, in `threads` threads sharing it (engine/src/search/parallel.rs). With
+        `layers`, from the sweeps' layers first where every component sweeps (up to 0.5 s of
+        setup in the first batch, whatever its slice)."""
+        return Solutions(_engine.solutions(self._engine, self._wire(domains), threads, layers))
 
     def search(
         self,
@@ -386,8 +384,7 @@ class Sampler:
 
     def total(self, deadline: Deadline, cancel: bool = True) -> int | None:
         """The number of solutions, once counted exactly; None when the count ends otherwise
-        (`ended` says how) or the deadline passes first (then it is cancelled, unless
-        `cancel` is False: a look that leaves the count going)."""
+        (`ended` says how) or the deadline passes first (then it is cancelled if `cancel`)."""
         if self.total_count is None and self.ended is None:
             kind, told = self._receive(deadline)
             if kind == "total":
@@ -398,8 +395,7 @@ class Sampler:
 
     def nodes(self) -> int:
         """Nodes of the counting search so far: 0 while the count sweeps."""
-        searched: int = self._sampler.nodes()
-        return searched
+        return int(self._sampler.nodes())
 
     def draw(self, n: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
         """`n` more draws (domains, decided); fewer (none) when the deadline passes first."""
