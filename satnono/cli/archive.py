@@ -22,10 +22,10 @@ from satnono.cli.process import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
     console,
+    ctrl_c_once,
     deadline,
     handles_errors,
     print_json,
-    reporting,
     say,
 )
 from satnono.cli.shell import DefaultCommandGroup, app
@@ -197,29 +197,31 @@ def compare(
         raise satnono.InputError("no puzzle files found", ", ".join(map(str, paths)))
     for path, reason in entries.unreadable + entries.skipped:  # never opened: said, not hidden
         say(printable(f"satnono: skipped {path}: {reason}"))
-    # Ctrl-C closes the Dask cluster: its workers and their solver processes end with it.
+    # The first Ctrl-C closes the Dask cluster (its workers and their solver processes end
+    # with it); the runs that finished are shown (and written), not lost, whatever is pressed
+    # after it (cli.process.ctrl_c_once).
     finished: list[Any] = []
-    with compare_bar(console(stderr=True), len(files) * len(chosen)) as done:
+    with ctrl_c_once():
+        with compare_bar(console(stderr=True), len(files) * len(chosen)) as done:
 
-        def kept(run: Any) -> None:
-            finished.append(run)
-            done(run)
+            def kept(run: Any) -> None:
+                finished.append(run)
+                done(run)
 
-        try:
-            runs = archive.run_all(files, chosen, max_solutions, timeout, jobs, kept)
-        except KeyboardInterrupt:  # the runs that finished are shown (and written), not lost
-            runs = []
-    if not runs:
-        with reporting():  # the runs that finished, whatever is pressed now
+            try:
+                runs = archive.run_all(files, chosen, max_solutions, timeout, jobs, kept)
+            except KeyboardInterrupt:
+                runs = []
+        if not runs:
             if finished:
                 console().print(present.comparison_table(finished, chosen))
                 if csv_file is not None:
                     archive.write_compare_csv(finished, csv_file)
-        shown = " (the table above)" if finished else ""
-        shown += f", written to {csv_file}" if finished and csv_file is not None else ""
-        total = len(files) * len(chosen)
-        say(printable(f"satnono: interrupted: {len(finished)} of {total} runs finished{shown}"))
-        raise SystemExit(EXIT_INTERRUPTED)
+            shown = " (the table above)" if finished else ""
+            shown += f", written to {csv_file}" if finished and csv_file is not None else ""
+            total = len(files) * len(chosen)
+            say(printable(f"satnono: interrupted: {len(finished)} of {total} runs finished{shown}"))
+            raise SystemExit(EXIT_INTERRUPTED)
     console().print(present.comparison_table(runs, chosen))
     problems = archive.disagreements(runs)
     errors = console(stderr=True)

@@ -15,9 +15,9 @@ from satnono.cli.process import (
     EXIT_SOLVED,
     EXIT_TIMEOUT,
     EXIT_UNSOLVABLE,
+    ctrl_c_once,
     handles_errors,
     print_json,
-    reporting,
     say,
 )
 from satnono.cli.shell import app
@@ -62,25 +62,26 @@ def hint(
         current: Path | list[str] | None = grid
         given_steps: list[satnono.Hint] = []
         interrupted = False
-        try:
-            for _ in range(steps):
-                step = satnono.hint(puzzle, current, within.remaining())
-                given_steps.append(step)
-                if step.kind not in ("line", "probe"):
-                    break
-                current = domain_rows(puzzle, step.domains)
-        except satnono.Timeout:
-            pass
-        except KeyboardInterrupt:  # the steps found so far are given, then exit 130
-            interrupted = True
-        with reporting(interrupted):
+        # The first Ctrl-C stops the steps; those found are given whatever is pressed after.
+        with ctrl_c_once():
+            try:
+                for _ in range(steps):
+                    step = satnono.hint(puzzle, current, within.remaining())
+                    given_steps.append(step)
+                    if step.kind not in ("line", "probe"):
+                        break
+                    current = domain_rows(puzzle, step.domains)
+            except satnono.Timeout:
+                pass
+            except KeyboardInterrupt:  # the steps found so far are given, then exit 130
+                interrupted = True
             if json_output:
                 print_json(contract.hint_object(source, puzzle, given_steps))
             else:
                 _print(puzzle, given_steps, label)
-        if interrupted:
-            say(f"satnono: interrupted after {len(given_steps)} of {steps} steps")
-            raise SystemExit(EXIT_INTERRUPTED)
+            if interrupted:
+                say(f"satnono: interrupted after {len(given_steps)} of {steps} steps")
+                raise SystemExit(EXIT_INTERRUPTED)
         going_on = not given_steps or given_steps[-1].kind in ("line", "probe")
         if len(given_steps) < steps and going_on:  # the timeout came first
             return EXIT_TIMEOUT

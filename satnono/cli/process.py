@@ -207,28 +207,39 @@ def ctrl_c_cancels(within: satnono.Deadline) -> Iterator[threading.Event]:
 
 
 @contextlib.contextmanager
-def reporting(interrupted: bool = True) -> Iterator[None]:
-    """While an interrupted command reports what it did (the grid so far, the count, the
-    rows stored), a further Ctrl-C is let pass: a second press used to cut the report off
-    mid-grid, leaving neither the grid nor the status line. A third press ends the process at
-    once (exit 130), should the report itself hang (a stalled pipe). `interrupted` False, or
-    off the main thread: nothing changes."""
-    if not interrupted or threading.current_thread() is not threading.main_thread():
+def ctrl_c_once(taken: bool = False) -> Iterator[None]:
+    """Around a command that stops at a Ctrl-C and reports what it had (the grid so far, the
+    steps, the runs finished): the first press raises KeyboardInterrupt as ever; the next is
+    let pass until the block ends, and a third ends the process at once (exit 130), should
+    stopping the work or the report itself hang (a stalled pipe). A second press used to
+    cut the report off, mid-grid or, landing while the search was still being stopped, before
+    it began: neither the grid nor the status line. `taken`: the first press was already
+    taken (it cancelled a count, `ctrl_c_cancels`), the block is the report. Off the main
+    thread: nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    presses = 0
+    presses = 1 if taken else 0
 
-    def later(*_: object) -> None:
+    def pressed(*_: object) -> None:
         nonlocal presses
         presses += 1
-        if presses >= 2:
+        if presses == 1:
+            raise KeyboardInterrupt
+        if presses >= 3:
             os._exit(EXIT_INTERRUPTED)
 
-    previous = signal.signal(signal.SIGINT, later)
+    previous = signal.signal(signal.SIGINT, pressed)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def reporting(interrupted: bool) -> contextlib.AbstractContextManager[None]:
+    """While a command cancelled by a first Ctrl-C reports what it had (`ctrl_c_cancels`):
+    `ctrl_c_once` with that press taken; nothing changes when it was not `interrupted`."""
+    return ctrl_c_once(taken=True) if interrupted else contextlib.nullcontext()
 
 
 def console(stderr: bool = False) -> Any:

@@ -15,9 +15,9 @@ from satnono.cli import present
 from satnono.cli.each import each_puzzle, several
 from satnono.cli.process import (
     EXIT_INTERRUPTED,
+    ctrl_c_once,
     exit_code,
     print_json,
-    reporting,
     say,
     stream_line,
 )
@@ -121,21 +121,23 @@ def _solve_one(
 
     live = not (quiet or json_output or json_lines)
     line: Any = None
-    try:
-        with contextlib.ExitStack() as stack:
-            if live:  # the live module only for a live display (start-up counts)
-                from satnono.cli.live import describe, live_line
+    # The first Ctrl-C stops the search; the grid so far and the status line are printed
+    # whatever is pressed after it (cli.process.ctrl_c_once).
+    with ctrl_c_once():
+        try:
+            with contextlib.ExitStack() as stack:
+                if live:  # the live module only for a live display (start-up counts)
+                    from satnono.cli.live import describe, live_line
 
-                line = stack.enter_context(live_line(lambda: describe(progress), True))
-            result = satnono.solve(
-                puzzle, args.backend, args.max_solutions, within.remaining(),
-                on_solution=on_solution, progress=progress, keep=0, solver=args.solver,
-                threads=args.threads, seed=args.seed, encoding=args.encoding,
-                workers=args.workers, scheduler=args.scheduler, cubes=args.cubes,
-                proof=args.proof,
-            )  # fmt: skip
-    except KeyboardInterrupt:
-        with reporting():  # the grid so far and the status line, whatever is pressed now
+                    line = stack.enter_context(live_line(lambda: describe(progress), True))
+                result = satnono.solve(
+                    puzzle, args.backend, args.max_solutions, within.remaining(),
+                    on_solution=on_solution, progress=progress, keep=0, solver=args.solver,
+                    threads=args.threads, seed=args.seed, encoding=args.encoding,
+                    workers=args.workers, scheduler=args.scheduler, cubes=args.cubes,
+                    proof=args.proof,
+                )  # fmt: skip
+        except KeyboardInterrupt:
             if json_output or json_lines:
                 seconds = time.perf_counter() - progress.started
                 grids = None if json_lines else found
@@ -144,7 +146,7 @@ def _solve_one(
                 from satnono.cli.live import describe
 
                 text.interrupted(progress.domains, describe(progress), label)
-        raise SystemExit(EXIT_INTERRUPTED) from None
+            raise SystemExit(EXIT_INTERRUPTED) from None
     first = text.first if text.first is not None else (found[0] if found else None)
     for picture in (args.svg, args.png):
         if picture is not None:
