@@ -260,3 +260,31 @@ def test_unigen_says_it_is_hashing_before_its_first_sample() -> None:
     )
     assert "0 of 1 samples drawn (UniGen first counts the solutions by hashing" in text
     assert code in (0, 130)  # drawn, or stopped by the Ctrl-C
+
+
+def test_a_solve_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path: Path) -> None:
+    """A script's background job (`satnono solve ... &`) starts with SIGINT ignored; the
+    solve's own handler took it over, so a Ctrl-C meant for the foreground stopped it."""
+    import random
+    import signal
+    import subprocess
+    import time
+
+    from satnono.formats import write_puzzles
+    from satnono.formats.generate import puzzle_from_grid, random_grid
+    from support import SATNONO
+
+    hard = tmp_path / "hard.non"
+    write_puzzles([puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(7)))], hard)
+
+    def ignoring() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    argv = [*SATNONO, "solve", str(hard), "--backend", "backtrack", "--timeout", "2.5"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, preexec_fn=ignoring) as solving:  # fmt: skip
+        time.sleep(1.5)
+        solving.send_signal(signal.SIGINT)
+        out, err = solving.communicate(timeout=60)
+    assert solving.returncode == 3, (out, err)  # the timeout, not the Ctrl-C
+    assert "timeout" in out and "interrupted" not in out + err

@@ -192,6 +192,9 @@ def ctrl_c_cancels(within: satnono.Deadline) -> Iterator[threading.Event]:
     (a count's lower bound, an analysis so far), which the command then reports before exit
     130. The event yielded is set once that happened. A second Ctrl-C interrupts at once."""
     pressed = threading.Event()
+    if not _ctrl_c_heard():
+        yield pressed
+        return
 
     def cancel(*_: object) -> None:
         if pressed.is_set():
@@ -214,9 +217,8 @@ def ctrl_c_once(taken: bool = False) -> Iterator[None]:
     stopping the work or the report itself hang (a stalled pipe). A second press used to
     cut the report off, mid-grid or, landing while the search was still being stopped, before
     it began: neither the grid nor the status line. `taken`: the first press was already
-    taken (it cancelled a count, `ctrl_c_cancels`), the block is the report. Off the main
-    thread: nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
+    taken (it cancelled a count, `ctrl_c_cancels`), the block is the report."""
+    if not _ctrl_c_heard():
         yield
         return
     presses = 1 if taken else 0
@@ -234,6 +236,14 @@ def ctrl_c_once(taken: bool = False) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_heard() -> bool:
+    """Whether this thread may take Ctrl-C over: the main thread (the only one Python lets set
+    a handler), in a process that does not ignore it (a script's background job, `nohup`:
+    it stays ignored, as the shell meant)."""
+    main = threading.current_thread() is threading.main_thread()
+    return main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
 
 
 def reporting(interrupted: bool) -> contextlib.AbstractContextManager[None]:
