@@ -29,7 +29,7 @@ from satnono.encode.formula import CnfFormula
 from satnono.errors import Contradiction
 from satnono.logic.native import SLICE, Engine, Sampler
 from satnono.pipeline.counting.counters import sampling_set
-from satnono.pipeline.counting.listing import LISTING_HEAD_START, NativeListing
+from satnono.pipeline.counting.listing import NativeListing, listing_due
 from satnono.pipeline.prepare import (
     NO_GRID,
     Assignment,
@@ -108,7 +108,7 @@ class Sampling:
 
     def _exactly(self, prepared: Prepared) -> Iterator[Grid] | None:
         """The draws from the engine's exact count, or from the engine's listing of every
-        solution when it ends first (after LISTING_HEAD_START, as many as KEPT_BYTES hold:
+        solution when it ends first (once `listing_due`, as many as KEPT_BYTES hold:
         satnono.pipeline.counting.listing), within EXACT_BUDGET; None when neither ends (the
         samplers take over), or when the budget is 0 (off: a count that ends at once would
         otherwise still race a zero budget)."""
@@ -120,8 +120,7 @@ class Sampling:
         budget, started = deadline.sooner(EXACT_BUDGET), time.perf_counter()
         listing: NativeListing | None = None
         while True:
-            due = time.perf_counter() - started >= LISTING_HEAD_START
-            if listing is None and due and sampler.nodes() > 0:  # not beside a sweep
+            if listing is None and listing_due(started, sampler.nodes):
                 listing = NativeListing(engine, prepared.domains, keep=True)
             if listing is not None and listing.going:
                 listing.step(budget)  # on this thread, while the engine counts on its own

@@ -10,7 +10,7 @@ on at least one grid the independent verifier has checked.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -28,7 +28,7 @@ from satnono.pipeline.counting.counters import (
     installed,
     share_of_guarantee,
 )
-from satnono.pipeline.counting.listing import LISTING_HEAD_START, NativeListing
+from satnono.pipeline.counting.listing import NativeListing, listing_due
 from satnono.pipeline.counting.race import CounterRace
 from satnono.pipeline.prepare import NO_GRID, Prepared, prepare
 from satnono.runtime.child import can_fork
@@ -267,12 +267,13 @@ class _Race:
             guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, 1)
         race = CounterRace(prepared, deadline, lines, counters, guarantee, self.head_start)
         listing: NativeListing | None = None
+        nodes = None if job is None else _nodes_of(job)
         answer: int | Estimate | None = None
         try:
             if job is None:
                 race.start()
             while True:
-                if listing is None and ENUMERATE in methods and self._listing_due(job):
+                if listing is None and ENUMERATE in methods and listing_due(self.started, nodes):
                     listing = NativeListing(self.engine, prepared.domains)
                 if listing is not None and listing.going:
                     listing.step(deadline)  # a slice on this thread while the job counts
@@ -345,17 +346,6 @@ class _Race:
         if not native.exact and self.listed > native.count:  # the listing counted more
             counted = replace(counted, count=self.listed)
         return self._witnessed(counted, native)
-
-    def _listing_due(self, job: Job | None) -> bool:
-        """Whether the engine's listing starts now: at once without a count beside it, else
-        once the count has had LISTING_HEAD_START (most counts end well before) and has
-        begun to search. While it sweeps, the listing stands aside: a sweep counts what it
-        takes on, bound by memory, which a listing beside it only slowed (thin-9008: 9.4 s
-        and 10.2 s as whole processes without, 15.0 s and 14.5 s with)."""
-        if job is None:
-            return True
-        due = time.perf_counter() - self.started >= LISTING_HEAD_START
-        return due and job.progress()["nodes"] > 0
 
     def _listed_natively(self, listing: NativeListing) -> Counted:
         """The count the engine's listing came to: exact when it listed every solution, else
@@ -460,3 +450,8 @@ def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) 
     counted = count_solutions(puzzle, domains=domains, deadline=Deadline(seconds),
                               methods=(SEARCH,))  # fmt: skip
     return counted.count, counted.exact
+
+
+def _nodes_of(job: Job) -> Callable[[], int]:
+    """The nodes the engine's count `job` has searched so far, asked when called."""
+    return lambda: int(job.progress()["nodes"])
