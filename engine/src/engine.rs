@@ -246,12 +246,20 @@ impl Engine {
 
     /// Every solution of `domains` in turn, the probing search in `threads` threads once it
     /// takes the whole rest over; with `from_layers`, from the sweeps' layers first where
-    /// every component is swept (a count beside it sweeps them already: it goes without).
-    pub fn enumerate(&self, domains: &[u128], threads: usize, from_layers: bool) -> AnyEnumerator {
+    /// every component is swept (a count beside it sweeps them already: it goes without),
+    /// their setup ending by `layers_until` (the caller's deadline) at the latest.
+    pub fn enumerate(
+        &self,
+        domains: &[u128],
+        threads: usize,
+        from_layers: bool,
+        layers_until: Option<Instant>,
+    ) -> AnyEnumerator {
         let puzzle = Arc::clone(&self.puzzle);
         let knobs = Knobs {
             threads,
             from_layers,
+            layers_until,
             ..Knobs::default()
         };
         let (p, d) = (&puzzle, domains);

@@ -27,13 +27,9 @@ from satnono.runtime.deadline import Deadline, Timeout
 #: Seconds a search runs in the engine before it looks at the deadline again (a Ctrl-C in
 #: the main thread is seen between two slices).
 SLICE = 0.1
-#: Rounds of belief propagation. On Knotty 5 rounds left CaDiCaL without a solution after
-#: 100 s, 20 gave one in 0.1 s. On the tuning sets, the estimate's time included: taai2011's
-#: 182 hand-overs to CDCL took 15.6 s to their first solutions with 20 or 40 rounds (the
-#: slowest 1.57 s with 20, 0.48 s with 40; 60, 100 and 200 rounds 18.1, 21.2, 25.2 s); the
-#: generated tuning set's and the corpus's 7 hand-overs took 22.1 s to two solutions with 20,
-#: 17.5 with 30 and 110.5 with 40 (one puzzle 102 s). CDCL from forced phases is heavy-tailed
-#: puzzle by puzzle; 20 was the safest (BENCHMARKS.md, "The engine in Rust").
+#: Rounds of belief propagation: on Knotty 5 left CaDiCaL without a solution after 100 s, 20
+#: gave one in 0.1 s; of 10 to 200 on the tuning sets 20 was the safest, CDCL from forced
+#: phases being heavy-tailed (BENCHMARKS.md, "The engine in Rust", the figures of each).
 ESTIMATE_ROUNDS = 20
 
 Status = Literal["fixpoint", "solved", "conflict", "timeout"]
@@ -195,12 +191,17 @@ class Engine:
         )
         return Job(job)
 
-    def solutions(self, domains: Sequence[int], threads: int = 1, layers: bool = True) -> Solutions:
+    def solutions(
+        self, domains: Sequence[int], threads: int = 1, layers: bool = True,
+        deadline: Deadline | None = None,
+    ) -> Solutions:  # fmt: skip
         """Every solution of `domains` in turn, each once; once the probing search takes the
         rest over, in `threads` threads sharing it (engine/src/search/parallel.rs). With
         `layers`, from the sweeps' layers first where every component sweeps (up to 0.5 s of
-        setup in the first batch, whatever its slice)."""
-        return Solutions(_engine.solutions(self._engine, self._wire(domains), threads, layers))
+        setup in the first batch, whatever its slice, but not past `deadline`)."""
+        seconds = None if deadline is None else deadline.remaining()
+        wire = self._wire(domains)
+        return Solutions(_engine.solutions(self._engine, wire, threads, layers, seconds))
 
     def search(
         self,

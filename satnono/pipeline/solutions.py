@@ -266,7 +266,7 @@ def _stream(
     # Both cores (all usable ones) on a hard puzzle's listing, once the probing search takes
     # the whole rest over (BENCHMARKS.md, issue 43 round 7).
     threads = min(usable_cores(), MAX_THREADS)
-    solutions = Engine(puzzle).solutions(prepared.domains, threads=threads)
+    solutions = Engine(puzzle).solutions(prepared.domains, threads=threads, deadline=deadline)
     progress.phase = "search"
     found = 0
     first = deadline.sooner(NATIVE_FIRST_SOLUTION)

@@ -67,6 +67,9 @@ pub struct Knobs {
     pub listed_cells: usize,
     /// List from the sweeps' layers where every component is swept.
     pub from_layers: bool,
+    /// The latest their setup may end (the caller's whole deadline; the first call's own
+    /// slice may be shorter than the setup, which is tried once); None: LAYERS_SETUP alone.
+    pub layers_until: Option<Instant>,
     /// Threads the probing search runs in once it takes the whole rest over (the parallel
     /// listing of `search::parallel`); 1: this thread alone.
     pub threads: usize,
@@ -78,6 +81,7 @@ impl Default for Knobs {
             probe_after: PROBE_AFTER,
             listed_cells: LISTED_CELLS,
             from_layers: true,
+            layers_until: None,
             threads: 1,
         }
     }
@@ -155,7 +159,12 @@ impl<const W: usize> Enumerator<W> {
             // slices are shorter than Flag's sweep): past it, the search lists them.
             let tried = if self.knobs.from_layers {
                 let options = crate::count::Options::default();
-                let setup = Some(Instant::now() + LAYERS_SETUP);
+                let setup = Instant::now() + LAYERS_SETUP;
+                let setup = Some(
+                    self.knobs
+                        .layers_until
+                        .map_or(setup, |until| until.min(setup)),
+                );
                 Listed::try_new::<W>(puzzle, &self.domains, options, setup)
             } else {
                 Tried::Not
@@ -370,14 +379,21 @@ mod tests {
                             probe_after,
                             listed_cells,
                             from_layers: false,
+                            layers_until: None,
                             threads,
                         };
                         every_solution_once_when(&puzzle, knobs, case);
                     }
                 }
             }
-            // From the sweeps' layers (every small puzzle's components are swept).
+            // From the sweeps' layers (every small puzzle's components are swept), and with
+            // their setup's deadline past (wherever the setup looks at it, the search lists).
             every_solution_once_when(&puzzle, Knobs::default(), case);
+            let past = Knobs {
+                layers_until: Some(Instant::now()),
+                ..Knobs::default()
+            };
+            every_solution_once_when(&puzzle, past, case);
         }
     }
 

@@ -313,7 +313,7 @@ fn count_part<const W: usize>(
 ) -> (search::Partial, Method, Option<Vec<(usize, u8)>>) {
     counter.choose_direction(cells);
     if options.sweep_width > 0 {
-        let (part, budget, choose) = to_sweep(counter, cells, options);
+        let (part, budget, choose) = to_sweep(counter, cells, options, control);
         let budgets = (budget, WITNESS_TRACE.min(options.memory));
         let (swept, drawn) = sweep::sweep_traced(part, budgets, control, &choose);
         match swept {
@@ -341,10 +341,11 @@ fn to_sweep<'c, const W: usize>(
     counter: &'c mut Counter<'_, W>,
     cells: &'c [u32],
     options: Options,
+    control: &'c Control,
 ) -> (
     sweep::Component<'c, W>,
     usize,
-    impl Fn(&[order::Spot], &[usize], &[usize]) -> Option<order::Plan>,
+    impl Fn(&[order::Spot], &[usize], &[usize]) -> Option<order::Plan> + 'c,
 ) {
     let (puzzle, by_columns) = (counter.puzzle(), counter.by_columns());
     let budget = if crossing_width(puzzle, cells, by_columns) <= options.sweep_width {
@@ -358,7 +359,11 @@ fn to_sweep<'c, const W: usize>(
         lines: &mut counter.lines,
         cells,
     };
-    (part, budget, sweep::plain(puzzle.width, by_columns))
+    (
+        part,
+        budget,
+        sweep::plain(puzzle.width, by_columns, control),
+    )
 }
 
 /// A component's sweep with its layers kept (to draw from, or to find its colors), where the
@@ -374,7 +379,7 @@ pub(crate) fn swept_layers<const W: usize>(
         return None;
     }
     counter.choose_direction(cells);
-    let (part, budget, choose) = to_sweep(counter, cells, options);
+    let (part, budget, choose) = to_sweep(counter, cells, options, control);
     sweep::sweep_kept(part, (budget, options.memory), control, &choose).1
 }
 

@@ -41,6 +41,7 @@ pub fn choose(
     bits: &[usize],
     width: usize,
     by_columns: bool,
+    stopped: &dyn Fn() -> bool,
 ) -> Option<Plan> {
     let mut best: Option<Plan> = None;
     let mut consider = |order: Vec<Spot>| {
@@ -56,7 +57,7 @@ pub fn choose(
         consider(plain);
     }
     for across in [by_columns, !by_columns] {
-        if let Some(order) = bands(spots, lengths, bits, width, across) {
+        if let Some(order) = bands(spots, lengths, bits, width, across, stopped) {
             consider(order);
         }
     }
@@ -132,6 +133,7 @@ fn bands(
     bits: &[usize],
     width: usize,
     across: bool,
+    stopped: &dyn Fn() -> bool,
 ) -> Option<Vec<Spot>> {
     let mut sorted = spots.to_vec();
     sort(&mut sorted, width, across, false);
@@ -174,6 +176,9 @@ fn bands(
     best[0] = (0, 0, 0, false);
     let mut turner = Turner::new(&sorted, width, across);
     for start in 0..groups {
+        if stopped() {
+            return None; // its deadline: up to BAND_WORK steps took Faase's count 0.2 s
+        }
         let (before, summed_before, _, _) = best[start];
         for end in start + 1..=groups {
             for turned in [false, true] {
@@ -411,9 +416,12 @@ mod tests {
         plain.sort_unstable_by_key(|spot| spot.cell);
         let row_by_row = place(plain, &lengths, &bits).map(|plan| plan.widest);
         assert_eq!(row_by_row, Some(2 * (width + 1)));
-        let chosen = choose(&spots, &lengths, &bits, width, false).expect("it fits");
+        let chosen = choose(&spots, &lengths, &bits, width, false, &|| false).expect("it fits");
         assert!(takes_every_stretch_in_order(&chosen.spots, &lengths));
         assert!(chosen.widest <= 2 * 13, "widest {}", chosen.widest);
+        // Told to stop (its deadline), it gives up on bands and keeps the plain orders.
+        let stopped = choose(&spots, &lengths, &bits, width, false, &|| true).expect("it fits");
+        assert_eq!(Some(stopped.widest), row_by_row);
     }
 
     #[test]
@@ -459,7 +467,8 @@ mod tests {
                 .map(|_| (random.word() % 3) as usize)
                 .collect();
             for across in [false, true] {
-                let order = bands(&spots, &lengths, &bits, width, across).expect("small");
+                let order =
+                    bands(&spots, &lengths, &bits, width, across, &|| false).expect("small");
                 assert_eq!(order.len(), spots.len(), "round {round}");
                 assert!(
                     takes_every_stretch_in_order(&order, &lengths),

@@ -50,12 +50,16 @@ pub struct Component<'a, const W: usize> {
 }
 
 /// The chooser of every sweep but the tests': `order::choose`, `by_columns`' plain order
-/// first.
+/// first; its search of bands gives up once `control` says stop (the plain orders are kept).
 pub fn plain(
     width: usize,
     by_columns: bool,
-) -> impl Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> {
-    move |spots, lengths, bits| order::choose(spots, lengths, bits, width, by_columns)
+    control: &Control,
+) -> impl Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan> + '_ {
+    move |spots, lengths, bits| {
+        let stopped = || control.should_stop();
+        order::choose(spots, lengths, bits, width, by_columns, &stopped)
+    }
 }
 
 /// How a sweep's order is chosen from the component's spots and its stretches' lengths and

@@ -199,7 +199,10 @@ fn counts_agree_with_and_without_probing_on_larger_puzzles() {
 
 /// The sweep alone on every component, in both directions.
 fn swept(puzzle: &Puzzle, by_columns: bool) -> Option<Count> {
-    swept_with(puzzle, &sweep::plain(puzzle.width, by_columns))
+    swept_with(
+        puzzle,
+        &sweep::plain(puzzle.width, by_columns, &Control::new(None)),
+    )
 }
 
 /// The puzzle after line logic in a counter, and its components; None when line logic finds
@@ -266,7 +269,7 @@ pub fn layers_of(puzzle: &Puzzle, by_columns: bool) -> Option<(Vec<u128>, Vec<La
     let control = Control::new(None);
     let (mut counter, parts) = after_line_logic(puzzle, &control)?;
     let domains = counter.board.grid.domains(puzzle);
-    let choose = sweep::plain(puzzle.width, by_columns);
+    let choose = sweep::plain(puzzle.width, by_columns, &control);
     let mut layers = Vec::new();
     for part in &parts {
         let budgets = (1 << 24, 1 << 26);
@@ -386,7 +389,7 @@ fn counts_past_two_words_are_the_same_at_every_width() {
     let control = Control::new(None);
     let (mut counter, parts) = after_line_logic(&puzzle, &control).unwrap();
     assert_eq!(parts.len(), 1);
-    let choose = sweep::plain(width, true);
+    let choose = sweep::plain(width, true, &control);
     let budgets = (1 << 26, 1 << 28);
     let part = component(&mut counter, &parts[0]);
     let Swept::Counted(traced) = sweep::sweep_traced(part, budgets, &control, &choose).0 else {

@@ -345,15 +345,18 @@ impl PySolutions {
 
 /// Every solution of `domains` in turn (see `Solutions`); the probing search, once it takes
 /// the whole rest over, in `threads` threads (1 to `MAX_THREADS`); with `layers`, from the
-/// sweeps' layers first where every component is swept.
+/// sweeps' layers first where every component is swept, their setup within `seconds` from
+/// now at the latest (None: no bound but the setup's own).
 #[pyfunction]
-#[pyo3(signature = (engine, domains, threads=1, layers=true))]
+#[pyo3(signature = (engine, domains, threads=1, layers=true, seconds=None))]
 pub fn solutions(
     engine: PyRef<'_, PyEngine>,
     domains: DomainsIn<'_>,
     threads: usize,
     layers: bool,
+    seconds: Option<f64>,
 ) -> PyResult<PySolutions> {
+    let until = deadline_in(seconds)?;
     let (domains, as_bytes) = domains.read();
     checked_domains(&engine.engine, &domains)?;
     if !(1..=MAX_THREADS).contains(&threads) {
@@ -362,7 +365,7 @@ pub fn solutions(
         )));
     }
     Ok(PySolutions {
-        enumerator: engine.engine.enumerate(&domains, threads, layers),
+        enumerator: engine.engine.enumerate(&domains, threads, layers, until),
         as_bytes,
         done: false,
     })
