@@ -119,5 +119,9 @@ def sampler(
 MAX_THREADS: int
 
 def solutions(
-    engine: Engine, domains: Domains, threads: int = 1, layers: bool = True
+    engine: Engine,
+    domains: Domains,
+    threads: int = 1,
+    layers: bool = True,
+    seconds: float | None = None,
 ) -> Solutions: ...
