@@ -127,6 +127,24 @@ def test_the_engines_listing_counts_a_puzzle_the_count_search_is_slow_on() -> No
     assert [factor.method for factor in counted.factors] == ["enumerate"]
 
 
+def test_a_count_the_listing_took_further_says_so_in_its_factors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the engine's listing had counted more than the count beside it when the deadline
+    came, the count was the listing's but its factors the count's: 100 solutions counted, from
+    one factor of 0, by "search"."""
+    import random
+
+    from satnono.formats.generate import random_grid
+    from satnono.pipeline.counting import listing
+
+    monkeypatch.setattr(listing, "LISTING_LIMIT", 100)  # it gives up at 100 of the 121
+    puzzle = puzzle_from_grid(random_grid(25, 25, 2, 0.45, random.Random(5)))
+    counted = count_solutions(puzzle, methods=("enumerate", "search"), deadline=Deadline(3))
+    assert (counted.count, counted.exact, counted.stopped) == (100, False, "timeout")
+    assert [(f.method, f.count, f.exact) for f in counted.factors] == [("enumerate", 100, False)]
+
+
 def test_the_engines_listing_gives_up_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     from satnono.pipeline.counting import listing
 

@@ -344,20 +344,26 @@ class _Race:
         if native.count == 0 and native.exact:
             return replace(counted, reason=NO_GRID)
         if not native.exact and self.listed > native.count:  # the listing counted more
-            counted = replace(counted, count=self.listed)
+            listed = self._listing_factor(self.listed, False)
+            counted = replace(counted, count=self.listed, factors=(listed,))
         return self._witnessed(counted, native)
 
     def _listed_natively(self, listing: NativeListing) -> Counted:
         """The count the engine's listing came to: exact when it listed every solution, else
         (the --limit reached) a lower bound."""
-        seconds = round(time.perf_counter() - self.started, 4)
-        prepared, found, exact = self.prepared, listing.found, listing.exhausted
-        lines = tuple(range(prepared.puzzle.line_count))
-        factor = Factor(lines, prepared.cells_left, found, exact, ENUMERATE, seconds)
+        found, exact = listing.found, listing.exhausted
+        factor = self._listing_factor(found, exact)
         if not found:
             return Counted(0, True, reason=NO_GRID, stats=self.stats, factors=(factor,))
         return Counted(found, exact, None if exact else "limit", witness=self.witness,
                        stats=self.stats, factors=(factor,))  # fmt: skip
+
+    def _listing_factor(self, found: int, exact: bool) -> Factor:
+        """The factor of a count the listing made: the whole residual, every line (its
+        solutions are listed whole, not component by component)."""
+        seconds = round(time.perf_counter() - self.started, 4)
+        lines = tuple(range(self.prepared.puzzle.line_count))
+        return Factor(lines, self.prepared.cells_left, found, exact, ENUMERATE, seconds)
 
     def _witnessed(self, counted: Counted, native: NativeCount | None = None) -> Counted:
         """`counted` with a verified grid: the listing's first, the native count's own when it
