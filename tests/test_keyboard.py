@@ -171,6 +171,8 @@ def test_the_json_flags_are_where_a_user_looks_for_them() -> None:
     sampled = run_satnono("sample", str(EXAMPLES / "switches-8.non"), "-n", "3", "--json")
     data = json.loads(sampled.stdout)
     assert data["samples"] == 3 and len(data["solutions"]) == 3 and data["status"] == "sampled"
+    # The sampler asked for, and what drew: the exact count's draws, not CMSGen.
+    assert (data["sampler"], data["sampled_by"]) == ("cmsgen", ["exact"])
     counted = run_satnono("count", str(EXAMPLES / "switches-8.non"), "--json-lines")
     assert json.loads(counted.stdout)["count"] == 256
     both = run_satnono("sample", str(EXAMPLES / "switches-8.non"), "--json", "--json-lines")

@@ -286,9 +286,12 @@ def sample_summary(
     seconds: float,
     reason: str | None,
 ) -> dict[str, Any]:
-    """The last line of `satnono sample --json-lines`."""
+    """The last line of `satnono sample --json-lines`: "sampler" is the one asked for,
+    "sampled_by" what drew (each component's method once: "exact" where the draws were exactly
+    uniform, else the sampler's name)."""
     data: dict[str, Any] = {
         "file": source, "status": status, "samples": drawn, "seed": seed, "sampler": sampler,
+        "sampled_by": sorted({m.method for m in components}),
         "components": [
             {"cells": m.cells, "solutions": m.solutions, "method": m.method} for m in components
         ],
