@@ -292,6 +292,31 @@ def test_a_race_on_two_cores_takes_the_rivals_answer_and_goes_on_here(
         assert time.monotonic() - started < 1 + 3 * SLICE_SECONDS + 0.5
 
 
+def test_a_race_asks_for_a_second_core_only_past_its_head_start() -> None:
+    """Whether a core is idle is measured by sleeping 50 ms: it was measured before every
+    race, also where the solver answers within its head start (most probed residuals)."""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import SatSolver
+
+    asked: list[bool] = []
+
+    def no_core() -> bool:
+        asked.append(False)
+        return False
+
+    def rival(solver: object) -> None:
+        solver.append_formula([[1, 2], [-1], [-2, 3]])  # type: ignore[attr-defined]
+
+    with SatSolver("cadical195", Deadline(30), [[1, 2], [-1], [-2, 3]]) as solver:
+        assert solver.race("glucose3", rival, 20_000, no_core) is True
+    assert asked == []
+    with SatSolver("cadical195", Deadline(30), PHP(12).clauses) as solver:
+        assert solver.race("glucose3", rival, 2_000, no_core) is True  # taking turns
+        assert solver.rival_answered and solver.name == "glucose3"
+    assert asked == [False]
+
+
 def test_a_paused_collector_runs_again_after_unless_it_was_off_before() -> None:
     import gc
 

@@ -135,7 +135,7 @@ def enumerate_models(
         first = True
         while not splits or len(blocking) < BLOCKING_PHASE:
             if first and rival is not None:
-                result = solver.race(rival, load_rival, RIVAL_HEAD_START, _second_core())
+                result = solver.race(rival, load_rival, RIVAL_HEAD_START, _second_core)
                 if solver.rival_answered:  # taking turns, the rival goes on; from its own
                     # core, it gave the first answer and the solver goes on from there
                     took_over = solver.name != solver_name

@@ -207,12 +207,13 @@ class SatSolver(Stoppable):
         rival_name: str,
         load_rival: Callable[[Any], None],
         head_start: int,
-        parallel: bool = False,
+        parallel: bool | Callable[[], bool] = False,
     ) -> bool | None:
         """solve(), but after `head_start` conflicts without an answer a second solver, named
         `rival_name` and loaded by `load_rival`, races this one: on another core when
-        `parallel` (in a forked child, while this one goes on at full speed), else taking
-        turns with it, a slice each. Whichever answers first is this adapter's answer, and
+        `parallel` (or `parallel()`, asked only once the head start has passed: a look at the
+        idle cores sleeps 50 ms) in a forked child, while this one goes on at full speed, else
+        taking turns with it, a slice each. Whichever answers first is this adapter's answer, and
         `rival_answered` says whether the rival did (taking turns, it is this adapter's
         solver from then on, and `name` says so); None when the deadline came first. Both
         must take a conflict budget."""
@@ -220,7 +221,7 @@ class SatSolver(Stoppable):
         result = self.solve_for(float("inf"), head_start)
         if result is not None or self.deadline.expired():
             return result
-        if parallel:
+        if parallel if isinstance(parallel, bool) else parallel():
             return self._race_in_child(rival_name, load_rival)
         rival = SatSolver(rival_name, self.deadline)  # not watched: its slices look at the deadline
         rival.slice = SMALLEST_SLICE  # grown to SLICE_SECONDS from its first turn's speed
