@@ -575,7 +575,9 @@ def test_checking_a_large_result_stops_at_the_deadline(monkeypatch: pytest.Monke
     started = time.monotonic()
     report = BACKEND.search(SearchTask(residual, options, Deadline(1.5), slow))
     assert report.timed_out and not report.exhausted
-    assert time.monotonic() - started < 2.5 and 0 < len(checked) < 37_282  # one result's worth
+    # Past the deadline: the cube in hand, listed here (a second or two on cores busy with
+    # the suite); going through the whole result took 75 s.
+    assert time.monotonic() - started < 5 and 0 < len(checked) < 37_282  # one result's worth
 
 
 def test_the_engine_lists_cubes_split_along_its_search() -> None:
