@@ -156,6 +156,7 @@ def test_count_and_analyze_report_how_far_they_got() -> None:
     counted = satnono.count(switches, progress=progress)
     assert counted.count == 256 and progress.solutions == 256
     assert progress.cells == 100 and progress.cells_left == 32
+    assert (progress.swept, progress.states) == (0, 0)  # its sweep is over: none is shown
     analysis_progress = satnono.Progress()
     satnono.analyze(switches, progress=analysis_progress)
     assert analysis_progress.to_settle == 32 and analysis_progress.settled == 32
@@ -184,3 +185,19 @@ def test_a_cancelled_analysis_stops_at_once() -> None:
     analysis = satnono.analyze(hard, deadline=deadline)
     assert cancelled and time.monotonic() - cancelled[0] < 1.5
     assert analysis.timed_out
+
+
+def test_a_count_shows_its_sweep_and_its_search_as_they_go() -> None:
+    """Issue 40 asks a count's Progress to say how far it got (states or nodes, how far the
+    sweep got): it said only the component and the solutions so far. Once a sweep is over it
+    shows none (the engine kept its last layer's figures)."""
+    from satnono.cli.live import describe
+
+    board = satnono.read_puzzle(EXAMPLES / "switchboard-10.non")  # swept: 2^100 solutions
+    progress = satnono.Progress()
+    assert satnono.count(board, progress=progress).exact
+    assert (progress.swept, progress.states) == (0, 0)
+    shown = satnono.Progress(phase="counting", cells=100, cells_left=90, swept=12, states=4096)
+    assert "sweeping, 12 cells passed, 4,096 states" in describe(shown)
+    searched = satnono.Progress(phase="counting", nodes=123456)
+    assert "123,456 nodes searched" in describe(searched)

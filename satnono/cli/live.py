@@ -28,6 +28,10 @@ def describe(progress: Progress) -> str:
         parts[0] = f"backbone, {progress.settled or 0} of {progress.to_settle} cells settled"
     if progress.cells_left is not None:
         parts.append(f"{progress.cells_left} of {progress.cells} cells left after line logic")
+    if phase == "counting" and progress.swept:
+        parts.append(f"sweeping, {progress.swept} cells passed, {progress.states:,} states")
+    elif phase == "counting" and progress.nodes:
+        parts.append(f"{progress.nodes:,} nodes searched")
     noun = "solution" if progress.solutions == 1 else "solutions"
     if phase in ("enumerating", "counting"):
         parts.append(f"at least {progress.solutions} {noun} so far")

@@ -28,6 +28,11 @@ class Progress:
     #: differ) out of those to settle, once it runs.
     settled: int | None = None
     to_settle: int | None = None
+    #: A count's work in the engine so far: the nodes its counting search has visited, and
+    #: while a component is swept, the cells the sweep has passed and the states it holds.
+    nodes: int = 0
+    swept: int = 0
+    states: int = 0
 
     def __repr__(self) -> str:
         """One short line: the grid is summed up, not listed (Sierp's was 5,767 characters)."""

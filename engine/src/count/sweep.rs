@@ -185,6 +185,7 @@ fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
 /// every layer of states is kept there (the states before each spot, then the last), all of
 /// them within its budget.
 fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Control) -> Swept {
+    let _shown = Sweeping(control);
     let (stretches, words) = (&walk.stretches, walk.words);
     // Counts as fixed-width numbers, `words` words each, in one arena per layer: adding two
     // of them is a loop over words, no allocation.
@@ -309,6 +310,17 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         });
     }
     Swept::Counted(count_of(&total))
+}
+
+/// While it lives, a sweep runs: its progress (cells passed, states held) reads 0 again once
+/// the sweep has ended, however it ended, so that none is shown for a sweep that is over.
+struct Sweeping<'a>(&'a Control);
+
+impl Drop for Sweeping<'_> {
+    fn drop(&mut self) {
+        self.0.swept.store(0, Ordering::Relaxed);
+        self.0.states.store(0, Ordering::Relaxed);
+    }
 }
 
 /// A count written as words, least significant first.

@@ -398,9 +398,12 @@ def _method(name: str) -> Method:
 
 
 def _follow(native: dict[str, int], progress: Progress) -> None:
-    """Show the native count's progress: its components, and the one it is on."""
+    """Show the native count's progress: its components, the one it is on, its search's
+    nodes and its sweep's place and states."""
     progress.components = native["components"]
     progress.component = min(native["components"], native["components_done"] + 1)
+    progress.nodes = native["nodes"]
+    progress.swept, progress.states = native["swept_cells"], native["sweep_states"]
 
 
 def _witnessed(
