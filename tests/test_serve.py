@@ -94,6 +94,20 @@ def test_the_stream_ends_with_the_solve_object(server: str) -> None:
     assert events[-1]["result"]["solutions_found"] == 3
 
 
+def test_a_count_s_progress_events_say_how_far_its_sweep_or_search_got() -> None:
+    """The page's count showed only the count so far, minutes on a thin board's sweep."""
+    import satnono
+    from satnono.output.contract import progress_object
+
+    board = satnono.read_puzzle(EXAMPLES / "switches-8.non")
+    sweeping = satnono.Progress(phase="counting", swept=40, states=4096, nodes=7)
+    event = progress_object(board, sweeping, 1.0)
+    assert (event["swept"], event["states"]) == (40, 4096)
+    assert "nodes" not in event  # the sweep is what runs now
+    searched = progress_object(board, satnono.Progress(phase="counting", nodes=7), 1.0)
+    assert searched["nodes"] == 7 and "swept" not in searched
+
+
 # Hostile and careless clients (never locked up, only its own page): tests/test_hostile.py.
 
 

@@ -121,8 +121,8 @@ def interrupted_object(
 
 def progress_object(puzzle: Puzzle, progress: Progress, seconds: float) -> dict[str, Any]:
     """A progress event of the web page's streams: the phase, cells left, solutions (a
-    count's lower bound so far), the backbone's cells settled, and the grid as far as it is
-    decided ('?' for an undecided cell)."""
+    count's lower bound so far), a count's sweep or search, the backbone's cells settled, and
+    the grid as far as it is decided ('?' for an undecided cell)."""
     from satnono.output.terminal import domain_rows
 
     event: dict[str, Any] = {
@@ -133,6 +133,10 @@ def progress_object(puzzle: Puzzle, progress: Progress, seconds: float) -> dict[
         event["component"], event["components"] = progress.component, progress.components
     if progress.to_settle is not None:
         event["settled"], event["to_settle"] = progress.settled, progress.to_settle
+    if progress.swept:  # a count's sweep under way: how far it got, and its states
+        event["swept"], event["states"] = progress.swept, progress.states
+    elif progress.nodes:  # a count's search: the nodes visited so far
+        event["nodes"] = progress.nodes
     if progress.domains is not None:
         event["partial"] = domain_rows(puzzle, progress.domains)
     return event

@@ -177,6 +177,8 @@ function phaseText(event) {
   }
   const parts = [phase];
   if (event.cells_left !== null && event.cells_left !== undefined) parts.push(`${event.cells_left} cells left after line logic`);
+  if (event.swept) parts.push(`sweeping, ${event.swept} cells passed, ${event.states.toLocaleString("en")} states`);
+  else if (event.nodes) parts.push(`${event.nodes.toLocaleString("en")} nodes searched`);
   const noun = `solution${event.solutions === 1 ? "" : "s"}`;
   const counting = event.phase === "counting" || event.phase === "enumerating";
   parts.push(counting ? `at least ${event.solutions} ${noun} so far` : `${event.solutions} ${noun}`);
