@@ -286,8 +286,7 @@ def _stream(
                 status = Status.MULTIPLE if found >= 2 else Status.SOLVED
                 return finish(status, False, solver=NATIVE_SOLVER)
     if found == 0:
-        return finish(Status.UNSOLVABLE, True, NO_GRID,
-                      NATIVE_SOLVER)  # fmt: skip
+        return finish(Status.UNSOLVABLE, True, NO_GRID, NATIVE_SOLVER)
     return finish(Status.UNIQUE if found == 1 else Status.MULTIPLE, True, solver=NATIVE_SOLVER)
 
 
