@@ -9,6 +9,7 @@
 //! thousand states per column, where a search would list the solutions or a counter would
 //! meet the same sub-problems again and again (the transfer-matrix method).
 
+use std::ops::Range;
 use std::sync::atomic::Ordering;
 
 use crate::clue::Puzzle;
@@ -73,11 +74,16 @@ struct Walk {
     spots: Vec<Spot>,
     choices: Vec<Vec<(usize, usize)>>,
     words: usize,
+    groups: Vec<Range<usize>>,
 }
 
 impl Walk {
     /// None when the component has no order that fits (`plan`).
-    fn new<const W: usize>(part: Component<'_, W>, choose: &Chooser<'_>) -> Option<Self> {
+    fn new<const W: usize>(
+        part: Component<'_, W>,
+        choose: &Chooser<'_>,
+        grouped: bool,
+    ) -> Option<Self> {
         let Component {
             puzzle,
             grid,
@@ -89,13 +95,42 @@ impl Walk {
             .iter()
             .map(|spot| choices(grid.domain(puzzle, spot.cell), &stretches, spot))
             .collect();
+        let groups = if grouped {
+            groups(&spots)
+        } else {
+            (0..spots.len()).map(|at| at..at + 1).collect()
+        };
         Some(Self {
             stretches,
             spots,
             choices,
             words: words_for(puzzle, cells.len()),
+            groups,
         })
     }
+}
+
+/// Spots a group may hold: its colors are a byte each of a trace's path.
+const GROUP_MOST: usize = 8;
+
+/// The spots cut into groups a sweep steps over at once (`run`): each run of spots along one
+/// line (a column's cells, taken column by column), at most GROUP_MOST. A layer is made only
+/// at a group's end: inside one, few states meet (each cell branches; few paths merge), and
+/// the layers between were most of a sweep's table work.
+fn groups(spots: &[Spot]) -> Vec<Range<usize>> {
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    for (at, spot) in spots.iter().enumerate() {
+        if let Some(last) = groups.last_mut() {
+            let first = &spots[last.start];
+            let along = (0..2).any(|side| spot.stretches[side].0 == first.stretches[side].0);
+            if along && last.len() < GROUP_MOST {
+                last.end = at + 1;
+                continue;
+            }
+        }
+        groups.push(at..at + 1);
+    }
+    groups
 }
 
 /// The sweep keeping every layer of states, to draw solutions from or find every color a cell
@@ -107,7 +142,7 @@ pub fn sweep_kept<const W: usize>(
     control: &Control,
     choose: &Chooser<'_>,
 ) -> (Swept, Option<Layers>) {
-    let Some(walk) = Walk::new(part, choose) else {
+    let Some(walk) = Walk::new(part, choose, false) else {
         return (Swept::TooWide, None);
     };
     let mut kept = Vec::with_capacity(walk.spots.len() + 1);
@@ -124,6 +159,7 @@ pub fn sweep_kept<const W: usize>(
         spots,
         choices,
         words,
+        ..
     } = walk;
     (
         swept,
@@ -133,34 +169,37 @@ pub fn sweep_kept<const W: usize>(
 
 /// Count the component by sweeping along it in the order `choose` makes, in at most `budget`
 /// bytes, and trace one solution (each cell with its color) back from its last state: each
-/// state keeps the state before it and the color that first made it (8 bytes a state, far
-/// less than the layers), within `trace_budget` bytes, past which the trace is let go (None)
-/// and the count goes on.
+/// state keeps the state before it and the colors of the group's cells that first made it (16
+/// bytes a state at each group's end, far less than the layers), within `trace_budget` bytes,
+/// past which the trace is let go (None) and the count goes on. It steps a group of cells at
+/// a time (`groups`).
 pub fn sweep_traced<const W: usize>(
     part: Component<'_, W>,
     (budget, trace_budget): (usize, usize),
     control: &Control,
     choose: &Chooser<'_>,
 ) -> (Swept, Option<Vec<(usize, u8)>>) {
-    let Some(walk) = Walk::new(part, choose) else {
+    let Some(walk) = Walk::new(part, choose, true) else {
         return (Swept::TooWide, None);
     };
-    let mut trace = Vec::with_capacity(walk.spots.len());
+    let mut trace = Vec::with_capacity(walk.groups.len());
     let swept = run(
         &walk,
         (budget, Some(Keep::Trace(&mut trace, trace_budget))),
         control,
     );
-    let spots = &walk.spots;
-    let whole = trace.len() == spots.len() && trace.last().is_some_and(|last| !last.is_empty());
+    let (spots, groups) = (&walk.spots, &walk.groups);
+    let whole = trace.len() == groups.len() && trace.last().is_some_and(|last| !last.is_empty());
     if !matches!(swept, Swept::Counted(_)) || !whole {
         return (swept, None); // not counted, no solution, or the trace was let go
     }
     let mut state = 0; // the last layer's first state (every state there ends a solution)
     let mut drawn = Vec::with_capacity(spots.len());
-    for (spot, made) in spots.iter().zip(&trace).rev() {
-        let (before, color) = made[state];
-        drawn.push((spot.cell, color));
+    for (group, made) in groups.iter().zip(&trace).rev() {
+        let (before, path) = made[state];
+        for (depth, spot) in spots[group.clone()].iter().enumerate() {
+            drawn.push((spot.cell, (path >> (8 * depth)) as u8));
+        }
         state = before as usize;
     }
     (swept, Some(drawn))
@@ -170,9 +209,9 @@ pub fn sweep_traced<const W: usize>(
 enum Keep<'a> {
     /// Every layer, within so many bytes (past them the sweep gives up).
     Layers(&'a mut Vec<Layer>, usize),
-    /// Per layer, for each state the state before it and the color that first made it,
-    /// within so many bytes (past them the trace is let go and the sweep goes on).
-    Trace(&'a mut Vec<Vec<(u32, u8)>>, usize),
+    /// Per layer, for each state the state before it and the colors that first made it (the
+    /// group's k-th cell's in the k-th byte), within so many bytes (past them the trace is let go and the sweep goes on).
+    Trace(&'a mut Vec<Vec<(u32, u64)>>, usize),
 }
 
 /// Words of a count of `cells` cells: no count can pass colors^cells.
@@ -194,7 +233,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     // A layer kept holds its keys and counts, and its table (keys and places, half full).
     let most_kept = match &kept {
         Some(Keep::Layers(_, bytes)) => bytes / (16 + 8 * words + 48),
-        Some(Keep::Trace(_, bytes)) => bytes / 8,
+        Some(Keep::Trace(_, bytes)) => bytes / 16,
         None => 0,
     };
     let mut held = 0; // states of the layers kept, or traced
@@ -213,29 +252,41 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     // Where the keys of the current layer are (kept with it).
     let mut current = StateMap::new();
     current.place(0, || 0);
-    for (at, (spot, choices)) in walk.spots.iter().zip(&walk.choices).enumerate() {
-        if at % 16 == 0 && control.should_stop() {
+    for group in walk.groups.iter().cloned() {
+        if control.should_stop() {
             return Swept::Stopped;
         }
-        let crossing = Crossing::new(stretches, spot);
+        let end = group.end;
+        let steps: Vec<Step<'_>> = group
+            .map(|at| {
+                let spot = &walk.spots[at];
+                Step {
+                    crossing: Crossing::new(stretches, spot),
+                    choices: &walk.choices[at],
+                    colors: &stretches[spot.stretches[0].0].colors,
+                }
+            })
+            .collect();
         let tracing = matches!(kept, Some(Keep::Trace(..)));
-        let line_colors = &stretches[spot.stretches[0].0].colors;
         let next_width = if keeping {
             words
         } else {
-            layer_words(&counts, width, choices.len()).min(words)
+            let paths = steps.iter().fold(1usize, |paths, step| {
+                paths.saturating_mul(step.choices.len())
+            });
+            layer_words(&counts, width, paths).min(words)
         };
-        let mut made: Vec<(u32, u8)> = Vec::new();
+        let mut made: Vec<(u32, u64)> = Vec::new();
         index.clear();
         next_keys.clear();
         next_counts.clear();
-        let mut place_batch = |batch: &mut Vec<(u128, u32, u8)>, index: &mut StateMap| {
-            for &(moved, state, color) in batch.iter() {
+        let mut place_batch = |batch: &mut Vec<(u128, u32, u64)>, index: &mut StateMap| {
+            for &(moved, state, path) in batch.iter() {
                 let target = index.place(moved, || {
                     next_keys.push(moved);
                     next_counts.resize(next_counts.len() + next_width, 0);
                     if tracing {
-                        made.push((state, color));
+                        made.push((state, path));
                     }
                     (next_keys.len() - 1) as u32
                 }) as usize;
@@ -248,19 +299,15 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             batch.clear();
         };
         // Each state's successors are placed a batch at a time, their slots touched first.
-        let mut batch: Vec<(u128, u32, u8)> = Vec::with_capacity(AHEAD + 8);
+        let mut batch: Vec<(u128, u32, u64)> = Vec::with_capacity(2 * AHEAD);
         for (state, &key) in keys.iter().enumerate() {
             if state % 65_536 == 65_535 && control.should_stop() {
                 return Swept::Stopped;
             }
-            let (class_a, class_b, cleared) = crossing.split(key);
-            for &choice in choices {
-                let Some(moved) = crossing.step(cleared, class_a, class_b, choice) else {
-                    continue;
-                };
+            expand(&steps, key, (0, 0), &mut |moved, path| {
                 index.touch(moved);
-                batch.push((moved, state as u32, line_colors[choice.0]));
-            }
+                batch.push((moved, state as u32, path));
+            });
             if batch.len() >= AHEAD {
                 place_batch(&mut batch, &mut index);
             }
@@ -295,7 +342,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         if keys.len() > most {
             return Swept::TooWide;
         }
-        control.swept.store(at as u64 + 1, Ordering::Relaxed);
+        control.swept.store(end as u64, Ordering::Relaxed);
         control.states.store(keys.len() as u64, Ordering::Relaxed);
     }
     let mut total = vec![0u64; words];
@@ -310,6 +357,35 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         });
     }
     Swept::Counted(count_of(&total))
+}
+
+/// One spot of a group: its crossing, the choices its cell has, and its row's line colors.
+struct Step<'a> {
+    crossing: Crossing<'a>,
+    choices: &'a [(usize, usize)],
+    colors: &'a [u8],
+}
+
+/// Every way through `steps` from `key`: each state after the last step, with the colors
+/// taken on the way (`path`: the k-th step's in its k-th byte).
+#[inline]
+fn expand(
+    steps: &[Step<'_>],
+    key: u128,
+    (path, depth): (u64, u32),
+    found: &mut impl FnMut(u128, u64),
+) {
+    let Some((step, rest)) = steps.split_first() else {
+        found(key, path);
+        return;
+    };
+    let (class_a, class_b, cleared) = step.crossing.split(key);
+    for &choice in step.choices {
+        if let Some(moved) = step.crossing.step(cleared, class_a, class_b, choice) {
+            let color = u64::from(step.colors[choice.0]);
+            expand(rest, moved, (path | color << (8 * depth), depth + 1), found);
+        }
+    }
 }
 
 /// While it lives, a sweep runs: its progress (cells passed, states held) reads 0 again once
