@@ -17,27 +17,60 @@ fn prefetch<T>(value: &T) {
 
 /// Where each state of the layer being built is, by its key: open addressing on a table at
 /// most half full (a general hash map spent half of a sweep's time on its own bookkeeping).
+///
+/// Where a key and its place fit in 64 bits together (a thin board's keys take 28 to 35 bits),
+/// each slot is one word holding both: a probe then loads one cache line where keys and places
+/// side by side took two, and the table takes 16 bytes a state instead of 40. A sweep waits on
+/// those loads (BENCHMARKS.md, issue 40), and the processor keeps only so many in flight.
 pub struct StateMap {
-    keys: Vec<u128>,
-    places: Vec<u32>,
+    slots: Slots,
     mask: usize,
     len: usize,
+}
+
+enum Slots {
+    /// Keys and places apart; an empty slot's place is EMPTY.
+    Wide { keys: Vec<u128>, places: Vec<u32> },
+    /// `(place + 1) << key_bits | key` per slot; 0 is empty.
+    Packed { words: Vec<u64>, key_bits: u32 },
 }
 
 const EMPTY: u32 = u32::MAX;
 
 impl StateMap {
+    /// A table for keys of any width.
     pub fn new() -> Self {
-        Self {
+        Self::with_slots(Slots::Wide {
             keys: vec![0; 16],
             places: vec![EMPTY; 16],
+        })
+    }
+
+    /// A table for keys below 2^`key_bits`: packed while the places fit beside them.
+    pub fn for_keys(key_bits: u32) -> Self {
+        let key_bits = key_bits.max(1);
+        if key_bits + 16 > 64 {
+            return Self::new();
+        }
+        Self::with_slots(Slots::Packed {
+            words: vec![0; 16],
+            key_bits,
+        })
+    }
+
+    fn with_slots(slots: Slots) -> Self {
+        Self {
+            slots,
             mask: 15,
             len: 0,
         }
     }
 
     pub fn clear(&mut self) {
-        self.places.iter_mut().for_each(|place| *place = EMPTY);
+        match &mut self.slots {
+            Slots::Wide { places, .. } => places.iter_mut().for_each(|place| *place = EMPTY),
+            Slots::Packed { words, .. } => words.iter_mut().for_each(|word| *word = 0),
+        }
         self.len = 0;
     }
 
@@ -51,15 +84,30 @@ impl StateMap {
     #[inline]
     pub fn get(&self, key: u128) -> Option<usize> {
         let mut at = self.slot(key);
-        loop {
-            let place = self.places[at];
-            if place == EMPTY {
-                return None;
+        match &self.slots {
+            Slots::Wide { keys, places } => loop {
+                let place = places[at];
+                if place == EMPTY {
+                    return None;
+                }
+                if keys[at] == key {
+                    return Some(place as usize);
+                }
+                at = (at + 1) & self.mask;
+            },
+            Slots::Packed { words, key_bits } => {
+                let key_mask = (1u64 << key_bits) - 1;
+                loop {
+                    let word = words[at];
+                    if word == 0 {
+                        return None;
+                    }
+                    if u128::from(word & key_mask) == key {
+                        return Some((word >> key_bits) as usize - 1);
+                    }
+                    at = (at + 1) & self.mask;
+                }
             }
-            if self.keys[at] == key {
-                return Some(place as usize);
-            }
-            at = (at + 1) & self.mask;
         }
     }
 
@@ -69,47 +117,157 @@ impl StateMap {
     #[inline]
     pub fn touch(&self, key: u128) {
         let at = self.slot(key);
-        prefetch(&self.places[at]);
-        prefetch(&self.keys[at]);
+        match &self.slots {
+            Slots::Wide { keys, places } => {
+                prefetch(&places[at]);
+                prefetch(&keys[at]);
+            }
+            Slots::Packed { words, .. } => prefetch(&words[at]),
+        }
     }
 
     /// The place of `key`, made by `make` when it is new.
     #[inline]
     pub fn place(&mut self, key: u128, make: impl FnOnce() -> u32) -> u32 {
-        if 2 * (self.len + 1) > self.places.len() {
+        if 2 * (self.len + 1) > self.capacity() || !self.fits(self.len + 1) {
             self.grow();
         }
         let mut at = self.slot(key);
-        loop {
-            let place = self.places[at];
-            if place == EMPTY {
-                let made = make();
-                self.keys[at] = key;
-                self.places[at] = made;
-                self.len += 1;
-                return made;
+        let mask = self.mask;
+        match &mut self.slots {
+            Slots::Wide { keys, places } => loop {
+                let place = places[at];
+                if place == EMPTY {
+                    let made = make();
+                    keys[at] = key;
+                    places[at] = made;
+                    self.len += 1;
+                    return made;
+                }
+                if keys[at] == key {
+                    return place;
+                }
+                at = (at + 1) & mask;
+            },
+            Slots::Packed { words, key_bits } => {
+                let key_mask = (1u64 << *key_bits) - 1;
+                loop {
+                    let word = words[at];
+                    if word == 0 {
+                        let made = make();
+                        // `fits` saw to it that the place fits beside the key.
+                        words[at] = (u64::from(made) + 1) << *key_bits | key as u64;
+                        self.len += 1;
+                        return made;
+                    }
+                    if u128::from(word & key_mask) == key {
+                        return (word >> *key_bits) as u32 - 1;
+                    }
+                    at = (at + 1) & mask;
+                }
             }
-            if self.keys[at] == key {
-                return place;
-            }
-            at = (at + 1) & self.mask;
         }
     }
 
-    fn grow(&mut self) {
-        let size = self.places.len() * 2;
-        let keys = std::mem::replace(&mut self.keys, vec![0; size]);
-        let places = std::mem::replace(&mut self.places, vec![EMPTY; size]);
-        self.mask = size - 1;
-        for (key, place) in keys.into_iter().zip(places) {
-            if place != EMPTY {
-                let mut at = self.slot(key);
-                while self.places[at] != EMPTY {
-                    at = (at + 1) & self.mask;
-                }
-                self.keys[at] = key;
-                self.places[at] = place;
-            }
+    fn capacity(&self) -> usize {
+        match &self.slots {
+            Slots::Wide { places, .. } => places.len(),
+            Slots::Packed { words, .. } => words.len(),
         }
+    }
+
+    /// Whether `places` places fit beside the keys (always, in a wide table).
+    fn fits(&self, places: usize) -> bool {
+        match &self.slots {
+            Slots::Wide { .. } => true,
+            Slots::Packed { key_bits, .. } => (places as u64) < (1u64 << (64 - key_bits)) - 1,
+        }
+    }
+
+    /// Twice the slots; a packed table whose places would no longer fit turns wide.
+    fn grow(&mut self) {
+        let size = if 2 * (self.len + 1) > self.capacity() {
+            self.capacity() * 2
+        } else {
+            self.capacity()
+        };
+        let entries: Vec<(u128, u32)> = match &self.slots {
+            Slots::Wide { keys, places } => keys
+                .iter()
+                .zip(places)
+                .filter(|(_, &place)| place != EMPTY)
+                .map(|(&key, &place)| (key, place))
+                .collect(),
+            Slots::Packed { words, key_bits } => words
+                .iter()
+                .filter(|&&word| word != 0)
+                .map(|&word| {
+                    let key = word & ((1u64 << key_bits) - 1);
+                    (u128::from(key), (word >> key_bits) as u32 - 1)
+                })
+                .collect(),
+        };
+        let packed = match &self.slots {
+            Slots::Packed { key_bits, .. } if self.fits(self.len + 1) => Some(*key_bits),
+            _ => None,
+        };
+        self.slots = match packed {
+            Some(key_bits) => Slots::Packed {
+                words: vec![0; size],
+                key_bits,
+            },
+            None => Slots::Wide {
+                keys: vec![0; size],
+                places: vec![EMPTY; size],
+            },
+        };
+        self.mask = size - 1;
+        self.len = 0;
+        for (key, place) in entries {
+            self.place(key, || place);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys spread over `bits` bits, each placed once in order: the table finds every one at
+    /// its place, packed or not, also once the places no longer fit beside the keys.
+    fn holds_every_key(key_bits: u32, keys: u64) {
+        let mut table = StateMap::for_keys(key_bits);
+        let key_of = |n: u64| {
+            let spread = u128::from(n.wrapping_mul(0x2545_F491_4F6C_DD1D));
+            if key_bits > 64 {
+                spread << (key_bits - 64)
+            } else {
+                spread >> (64 - key_bits)
+            }
+        };
+        let mut placed: Vec<u128> = Vec::new();
+        for n in 0..keys {
+            let key = key_of(n);
+            table.touch(key);
+            let place = table.place(key, || placed.len() as u32) as usize;
+            if place == placed.len() {
+                placed.push(key);
+            }
+            assert_eq!(placed[place], key);
+        }
+        for (place, &key) in placed.iter().enumerate() {
+            assert_eq!(table.get(key), Some(place));
+        }
+        assert_eq!(table.get(u128::MAX), None);
+        table.clear();
+        assert_eq!(table.get(placed[0]), None);
+    }
+
+    #[test]
+    fn a_packed_table_finds_every_key_and_turns_wide_when_places_outgrow_it() {
+        holds_every_key(30, 100_000); // packed throughout
+        holds_every_key(47, 200_000); // 17 bits of places: wide past 131,070 of them
+        holds_every_key(100, 50_000); // wide from the start
+        holds_every_key(1, 10);
     }
 }

@@ -75,6 +75,8 @@ struct Walk {
     choices: Vec<Vec<(usize, usize)>>,
     words: usize,
     groups: Vec<Range<usize>>,
+    /// Bits the keys take (below the highest stretch's).
+    key_bits: u32,
 }
 
 impl Walk {
@@ -100,12 +102,18 @@ impl Walk {
         } else {
             (0..spots.len()).map(|at| at..at + 1).collect()
         };
+        let key_bits = stretches
+            .iter()
+            .map(|stretch| stretch.shift.saturating_add(stretch.bits as u32).min(128))
+            .max()
+            .unwrap_or(0);
         Some(Self {
             stretches,
             spots,
             choices,
             words: words_for(puzzle, cells.len()),
             groups,
+            key_bits,
         })
     }
 }
@@ -248,9 +256,9 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     counts[0] = 1;
     let mut next_keys: Vec<u128> = Vec::new();
     let mut next_counts: Vec<u64> = Vec::new();
-    let mut index = StateMap::new();
+    let mut index = StateMap::for_keys(walk.key_bits);
     // Where the keys of the current layer are (kept with it).
-    let mut current = StateMap::new();
+    let mut current = StateMap::for_keys(walk.key_bits);
     current.place(0, || 0);
     for group in walk.groups.iter().cloned() {
         if control.should_stop() {
@@ -316,7 +324,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         match kept.as_mut() {
             Some(Keep::Layers(layers, _)) => {
                 held += keys.len();
-                let next = std::mem::replace(&mut index, StateMap::new());
+                let next = std::mem::replace(&mut index, StateMap::for_keys(walk.key_bits));
                 layers.push(Layer {
                     keys: std::mem::take(&mut keys),
                     counts: std::mem::take(&mut counts),
