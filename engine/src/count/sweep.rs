@@ -93,12 +93,12 @@ impl Walk {
             cells,
         } = part;
         let (stretches, spots) = plan(puzzle, grid, lines, cells, choose)?;
-        let choices = spots
+        let choices: Vec<Vec<(usize, usize)>> = spots
             .iter()
             .map(|spot| choices(grid.domain(puzzle, spot.cell), &stretches, spot))
             .collect();
         let groups = if grouped {
-            groups(&spots)
+            groups(&spots, &choices)
         } else {
             (0..spots.len()).map(|at| at..at + 1).collect()
         };
@@ -119,24 +119,32 @@ impl Walk {
 }
 
 /// Spots a group may hold: its colors are a byte each of a trace's path.
-const GROUP_MOST: usize = 8;
+pub(super) const GROUP_MOST: usize = 8;
+/// Ways through a group at most (the product of its cells' choices): a state's successors are
+/// placed before the sweep looks at its memory again, so a group of many colorful cells could
+/// otherwise pass its budget many times over first. Eight black-and-white cells.
+pub(super) const PATHS_MOST: usize = 256;
 
 /// The spots cut into groups a sweep steps over at once (`run`): each run of spots along one
-/// line (a column's cells, taken column by column), at most GROUP_MOST. A layer is made only
-/// at a group's end: inside one, few states meet (each cell branches; few paths merge), and
-/// the layers between were most of a sweep's table work.
-fn groups(spots: &[Spot]) -> Vec<Range<usize>> {
+/// line (a column's cells, taken column by column), at most GROUP_MOST cells and PATHS_MOST
+/// ways through. A layer is made only at a group's end: inside one, few states meet (each
+/// cell branches; few paths merge), and the layers between were most of a sweep's table work.
+pub(super) fn groups(spots: &[Spot], choices: &[Vec<(usize, usize)>]) -> Vec<Range<usize>> {
     let mut groups: Vec<Range<usize>> = Vec::new();
+    let mut paths = 1;
     for (at, spot) in spots.iter().enumerate() {
+        let ways = choices[at].len().max(1);
         if let Some(last) = groups.last_mut() {
             let first = &spots[last.start];
             let along = (0..2).any(|side| spot.stretches[side].0 == first.stretches[side].0);
-            if along && last.len() < GROUP_MOST {
+            if along && last.len() < GROUP_MOST && paths * ways <= PATHS_MOST {
                 last.end = at + 1;
+                paths *= ways;
                 continue;
             }
         }
         groups.push(at..at + 1);
+        paths = ways;
     }
     groups
 }
@@ -305,6 +313,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
                 );
             }
             batch.clear();
+            next_keys.len()
         };
         // Each state's successors are placed a batch at a time, their slots touched first.
         let mut batch: Vec<(u128, u32, u64)> = Vec::with_capacity(2 * AHEAD);
@@ -316,8 +325,9 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
                 index.touch(moved);
                 batch.push((moved, state as u32, path));
             });
-            if batch.len() >= AHEAD {
-                place_batch(&mut batch, &mut index);
+            // Within the budget however many states the group makes.
+            if batch.len() >= AHEAD && place_batch(&mut batch, &mut index) > most {
+                return Swept::TooWide;
             }
         }
         place_batch(&mut batch, &mut index);

@@ -435,3 +435,41 @@ fn swept_components_without_a_trace_are_witnessed_by_the_solvers_search() {
         assert!(fits(&puzzle, &witness), "case {case}: a wrong witness");
     }
 }
+
+/// A sweep's groups take every spot once, in order, each along one line, within
+/// `GROUP_MOST` cells and `PATHS_MOST` ways through: a colorful column is cut shorter, so
+/// that no state's successors pass the sweep's memory budget many times over before it looks.
+#[test]
+fn a_sweep_s_groups_keep_their_fan_out_bounded() {
+    // Two columns of 12 cells (stretches 0 and 1), each cell also on its own row (2..).
+    let spots: Vec<Spot> = (0..24)
+        .map(|at| Spot {
+            cell: at,
+            stretches: [(2 + at, 0), (at / 12, at % 12)],
+        })
+        .collect();
+    for colors in 1..=5 {
+        let choices: Vec<Vec<(usize, usize)>> = (0..24)
+            .map(|at| (0..1 + (at + colors) % colors).map(|c| (c, c)).collect())
+            .collect();
+        let groups = sweep::groups(&spots, &choices);
+        let mut next = 0;
+        for group in &groups {
+            assert_eq!(group.start, next);
+            next = group.end;
+            assert!(group.len() <= sweep::GROUP_MOST);
+            let paths: usize = choices[group.clone()].iter().map(Vec::len).product();
+            assert!(group.len() == 1 || paths <= sweep::PATHS_MOST, "{paths}");
+            assert!(spots[group.clone()]
+                .iter()
+                .all(|spot| spot.stretches[1].0 == spots[group.start].stretches[1].0));
+        }
+        assert_eq!(next, spots.len());
+        if colors == 1 {
+            assert_eq!(groups.len(), 4); // one choice a cell: 8 cells, then 4, per column
+        }
+        if colors == 5 {
+            assert!(groups.len() > 4); // up to 5 choices a cell: cut by the ways through
+        }
+    }
+}
