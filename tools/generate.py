@@ -57,6 +57,12 @@ def thin_board(seed: int, blot: float) -> Puzzle:
     puzzle = puzzle_from_grid(
         random_grid(width, height, 2, 0.5, rng), title=f"thin {height}x{width} seed {seed}"
     )
+    return blotted_board(puzzle, blot, rng)
+
+
+def blotted_board(puzzle: Puzzle, blot: float, rng: random.Random) -> Puzzle:
+    """`puzzle` with each block length blotted with probability `blot` (rows, then columns),
+    and no goal picture (it is one solution of many)."""
 
     def blotted(clue: Clue) -> Clue:
         return tuple(replace(b, length=BLOTTED) if rng.random() < blot else b for b in clue)
