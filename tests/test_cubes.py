@@ -573,11 +573,13 @@ def test_checking_a_large_result_stops_at_the_deadline(monkeypatch: pytest.Monke
 
     options = SearchOptions(workers=1, scheduler="tcp://127.0.0.1:1")  # no local cluster's stop
     started = time.monotonic()
-    report = BACKEND.search(SearchTask(residual, options, Deadline(1.5), slow))
+    # 3 s: the first cube's result must be in hand before the deadline (it took over 1.5 s in
+    # a CI run whose cores a build shared with the suite, and nothing was checked).
+    report = BACKEND.search(SearchTask(residual, options, Deadline(3), slow))
     assert report.timed_out and not report.exhausted
     # Past the deadline: the cube in hand, listed here (a second or two on cores busy with
     # the suite); going through the whole result took 75 s.
-    assert time.monotonic() - started < 5 and 0 < len(checked) < 37_282  # one result's worth
+    assert time.monotonic() - started < 6.5 and 0 < len(checked) < 37_282  # one result's worth
 
 
 def test_the_engine_lists_cubes_split_along_its_search() -> None:
