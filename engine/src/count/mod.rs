@@ -9,6 +9,7 @@
 pub mod colors;
 pub mod enumerate;
 pub mod find;
+pub mod groups;
 pub mod layers;
 pub mod lines;
 pub mod listed;

@@ -13,12 +13,13 @@ use std::ops::Range;
 use std::sync::atomic::Ordering;
 
 use crate::clue::Puzzle;
+use crate::count::groups::{expand, groups, steps};
 use crate::count::layers::Layers;
 use crate::count::lines::Lines;
 use crate::count::number::Count;
 use crate::count::order::{self, Spot};
 use crate::count::states::StateMap;
-use crate::count::stretches::{choices, plan, Crossing, Stretch};
+use crate::count::stretches::{choices, plan, Stretch};
 use crate::count::Control;
 use crate::grid::Grid;
 
@@ -118,37 +119,6 @@ impl Walk {
     }
 }
 
-/// Spots a group may hold: its colors are a byte each of a trace's path.
-pub(super) const GROUP_MOST: usize = 8;
-/// Ways through a group at most (the product of its cells' choices): a state's successors are
-/// placed before the sweep looks at its memory again, so a group of many colorful cells could
-/// otherwise pass its budget many times over first. Eight black-and-white cells.
-pub(super) const PATHS_MOST: usize = 256;
-
-/// The spots cut into groups a sweep steps over at once (`run`): each run of spots along one
-/// line (a column's cells, taken column by column), at most GROUP_MOST cells and PATHS_MOST
-/// ways through. A layer is made only at a group's end: inside one, few states meet (each
-/// cell branches; few paths merge), and the layers between were most of a sweep's table work.
-pub(super) fn groups(spots: &[Spot], choices: &[Vec<(usize, usize)>]) -> Vec<Range<usize>> {
-    let mut groups: Vec<Range<usize>> = Vec::new();
-    let mut paths = 1;
-    for (at, spot) in spots.iter().enumerate() {
-        let ways = choices[at].len().max(1);
-        if let Some(last) = groups.last_mut() {
-            let first = &spots[last.start];
-            let along = (0..2).any(|side| spot.stretches[side].0 == first.stretches[side].0);
-            if along && last.len() < GROUP_MOST && paths * ways <= PATHS_MOST {
-                last.end = at + 1;
-                paths *= ways;
-                continue;
-            }
-        }
-        groups.push(at..at + 1);
-        paths = ways;
-    }
-    groups
-}
-
 /// The sweep keeping every layer of states, to draw solutions from or find every color a cell
 /// takes (`layers`), each layer within `budget` bytes (as `sweep_traced`) and all of them
 /// within `kept_budget` (past it, TooWide); the layers come only with a count.
@@ -226,7 +196,8 @@ enum Keep<'a> {
     /// Every layer, within so many bytes (past them the sweep gives up).
     Layers(&'a mut Vec<Layer>, usize),
     /// Per layer, for each state the state before it and the colors that first made it (the
-    /// group's k-th cell's in the k-th byte), within so many bytes (past them the trace is let go and the sweep goes on).
+    /// group's k-th cell's in the k-th byte), within so many bytes (past them the trace is let
+    /// go and the sweep goes on).
     Trace(&'a mut Vec<Vec<(u32, u64)>>, usize),
 }
 
@@ -273,16 +244,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             return Swept::Stopped;
         }
         let end = group.end;
-        let steps: Vec<Step<'_>> = group
-            .map(|at| {
-                let spot = &walk.spots[at];
-                Step {
-                    crossing: Crossing::new(stretches, spot),
-                    choices: &walk.choices[at],
-                    colors: &stretches[spot.stretches[0].0].colors,
-                }
-            })
-            .collect();
+        let steps = steps(stretches, &walk.spots, &walk.choices, group);
         let tracing = matches!(kept, Some(Keep::Trace(..)));
         let next_width = if keeping {
             words
@@ -375,35 +337,6 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         });
     }
     Swept::Counted(count_of(&total))
-}
-
-/// One spot of a group: its crossing, the choices its cell has, and its row's line colors.
-struct Step<'a> {
-    crossing: Crossing<'a>,
-    choices: &'a [(usize, usize)],
-    colors: &'a [u8],
-}
-
-/// Every way through `steps` from `key`: each state after the last step, with the colors
-/// taken on the way (`path`: the k-th step's in its k-th byte).
-#[inline]
-fn expand(
-    steps: &[Step<'_>],
-    key: u128,
-    (path, depth): (u64, u32),
-    found: &mut impl FnMut(u128, u64),
-) {
-    let Some((step, rest)) = steps.split_first() else {
-        found(key, path);
-        return;
-    };
-    let (class_a, class_b, cleared) = step.crossing.split(key);
-    for &choice in step.choices {
-        if let Some(moved) = step.crossing.step(cleared, class_a, class_b, choice) {
-            let color = u64::from(step.colors[choice.0]);
-            expand(rest, moved, (path | color << (8 * depth), depth + 1), found);
-        }
-    }
 }
 
 /// While it lives, a sweep runs: its progress (cells passed, states held) reads 0 again once

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::clue::Block;
+use crate::count::groups;
 use crate::count::layers::Layers;
 use crate::count::order::{self, Spot};
 use crate::count::sample::Random;
@@ -452,14 +453,14 @@ fn a_sweep_s_groups_keep_their_fan_out_bounded() {
         let choices: Vec<Vec<(usize, usize)>> = (0..24)
             .map(|at| (0..1 + (at + colors) % colors).map(|c| (c, c)).collect())
             .collect();
-        let groups = sweep::groups(&spots, &choices);
+        let groups = groups::groups(&spots, &choices);
         let mut next = 0;
         for group in &groups {
             assert_eq!(group.start, next);
             next = group.end;
-            assert!(group.len() <= sweep::GROUP_MOST);
+            assert!(group.len() <= groups::GROUP_MOST);
             let paths: usize = choices[group.clone()].iter().map(Vec::len).product();
-            assert!(group.len() == 1 || paths <= sweep::PATHS_MOST, "{paths}");
+            assert!(group.len() == 1 || paths <= groups::PATHS_MOST, "{paths}");
             assert!(spots[group.clone()]
                 .iter()
                 .all(|spot| spot.stretches[1].0 == spots[group.start].stretches[1].0));
