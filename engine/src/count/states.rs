@@ -26,6 +26,9 @@ pub struct StateMap {
     slots: Slots,
     mask: usize,
     len: usize,
+    /// Places the table holds before it grows (half its slots) or, packed, turns wide (the
+    /// places no longer fit beside the keys): one comparison an insertion.
+    room: usize,
 }
 
 enum Slots {
@@ -37,33 +40,37 @@ enum Slots {
 
 const EMPTY: u32 = u32::MAX;
 
-impl StateMap {
-    /// A table for keys of any width.
-    pub fn new() -> Self {
-        Self::with_slots(Slots::Wide {
-            keys: vec![0; 16],
-            places: vec![EMPTY; 16],
-        })
-    }
+/// A packed slot's key and place (the slot not empty).
+#[inline]
+fn unpacked(word: u64, key_bits: u32) -> (u128, u32) {
+    let key = word & ((1u64 << key_bits) - 1);
+    (u128::from(key), (word >> key_bits) as u32 - 1)
+}
 
-    /// A table for keys below 2^`key_bits`: packed while the places fit beside them.
+impl StateMap {
+    /// A table for keys below 2^`key_bits`: packed while the places fit beside them, else
+    /// keys and places apart.
     pub fn for_keys(key_bits: u32) -> Self {
         let key_bits = key_bits.max(1);
-        if key_bits + 16 > 64 {
-            return Self::new();
-        }
-        Self::with_slots(Slots::Packed {
-            words: vec![0; 16],
-            key_bits,
-        })
-    }
-
-    fn with_slots(slots: Slots) -> Self {
-        Self {
+        let slots = if key_bits + 16 > 64 {
+            Slots::Wide {
+                keys: vec![0; 16],
+                places: vec![EMPTY; 16],
+            }
+        } else {
+            Slots::Packed {
+                words: vec![0; 16],
+                key_bits,
+            }
+        };
+        let mut table = Self {
             slots,
             mask: 15,
             len: 0,
-        }
+            room: 0,
+        };
+        table.room = table.room();
+        table
     }
 
     pub fn clear(&mut self) {
@@ -95,19 +102,17 @@ impl StateMap {
                 }
                 at = (at + 1) & self.mask;
             },
-            Slots::Packed { words, key_bits } => {
-                let key_mask = (1u64 << key_bits) - 1;
-                loop {
-                    let word = words[at];
-                    if word == 0 {
-                        return None;
-                    }
-                    if u128::from(word & key_mask) == key {
-                        return Some((word >> key_bits) as usize - 1);
-                    }
-                    at = (at + 1) & self.mask;
+            Slots::Packed { words, key_bits } => loop {
+                let word = words[at];
+                if word == 0 {
+                    return None;
                 }
-            }
+                let (found, place) = unpacked(word, *key_bits);
+                if found == key {
+                    return Some(place as usize);
+                }
+                at = (at + 1) & self.mask;
+            },
         }
     }
 
@@ -129,7 +134,7 @@ impl StateMap {
     /// The place of `key`, made by `make` when it is new.
     #[inline]
     pub fn place(&mut self, key: u128, make: impl FnOnce() -> u32) -> u32 {
-        if 2 * (self.len + 1) > self.capacity() || !self.fits(self.len + 1) {
+        if self.len + 1 > self.room {
             self.grow();
         }
         let mut at = self.slot(key);
@@ -149,47 +154,47 @@ impl StateMap {
                 }
                 at = (at + 1) & mask;
             },
-            Slots::Packed { words, key_bits } => {
-                let key_mask = (1u64 << *key_bits) - 1;
-                loop {
-                    let word = words[at];
-                    if word == 0 {
-                        let made = make();
-                        // `fits` saw to it that the place fits beside the key.
-                        words[at] = (u64::from(made) + 1) << *key_bits | key as u64;
-                        self.len += 1;
-                        return made;
-                    }
-                    if u128::from(word & key_mask) == key {
-                        return (word >> *key_bits) as u32 - 1;
-                    }
-                    at = (at + 1) & mask;
+            Slots::Packed { words, key_bits } => loop {
+                let word = words[at];
+                if word == 0 {
+                    let made = make();
+                    // `room` saw to it that the place fits beside the key.
+                    words[at] = (u64::from(made) + 1) << *key_bits | key as u64;
+                    self.len += 1;
+                    return made;
                 }
+                let (found, place) = unpacked(word, *key_bits);
+                if found == key {
+                    return place;
+                }
+                at = (at + 1) & mask;
+            },
+        }
+    }
+
+    /// Places the table may hold as it is: half its slots and, packed, as many as fit beside
+    /// the keys (stored plus one, 0 being empty).
+    fn room(&self) -> usize {
+        match &self.slots {
+            Slots::Wide { places, .. } => places.len() / 2,
+            Slots::Packed { words, key_bits } => {
+                let fitting = (1u64 << (64 - key_bits)) - 2;
+                (words.len() / 2).min(usize::try_from(fitting).unwrap_or(usize::MAX))
             }
         }
     }
 
-    fn capacity(&self) -> usize {
-        match &self.slots {
-            Slots::Wide { places, .. } => places.len(),
-            Slots::Packed { words, .. } => words.len(),
-        }
-    }
-
-    /// Whether `places` places fit beside the keys (always, in a wide table).
-    fn fits(&self, places: usize) -> bool {
-        match &self.slots {
-            Slots::Wide { .. } => true,
-            Slots::Packed { key_bits, .. } => (places as u64) < (1u64 << (64 - key_bits)) - 1,
-        }
-    }
-
-    /// Twice the slots; a packed table whose places would no longer fit turns wide.
+    /// Twice the slots when half full; a packed table whose places would no longer fit beside
+    /// its keys turns wide.
     fn grow(&mut self) {
-        let size = if 2 * (self.len + 1) > self.capacity() {
-            self.capacity() * 2
+        let (capacity, places) = match &self.slots {
+            Slots::Wide { places, .. } => (places.len(), None),
+            Slots::Packed { words, key_bits } => (words.len(), Some((1u64 << (64 - key_bits)) - 2)),
+        };
+        let size = if 2 * (self.len + 1) > capacity {
+            capacity * 2
         } else {
-            self.capacity()
+            capacity
         };
         let entries: Vec<(u128, u32)> = match &self.slots {
             Slots::Wide { keys, places } => keys
@@ -201,27 +206,23 @@ impl StateMap {
             Slots::Packed { words, key_bits } => words
                 .iter()
                 .filter(|&&word| word != 0)
-                .map(|&word| {
-                    let key = word & ((1u64 << key_bits) - 1);
-                    (u128::from(key), (word >> key_bits) as u32 - 1)
-                })
+                .map(|&word| unpacked(word, *key_bits))
                 .collect(),
         };
-        let packed = match &self.slots {
-            Slots::Packed { key_bits, .. } if self.fits(self.len + 1) => Some(*key_bits),
-            _ => None,
-        };
-        self.slots = match packed {
-            Some(key_bits) => Slots::Packed {
-                words: vec![0; size],
-                key_bits,
-            },
-            None => Slots::Wide {
+        self.slots = match (&self.slots, places) {
+            (Slots::Packed { key_bits, .. }, Some(fitting)) if (self.len as u64) < fitting => {
+                Slots::Packed {
+                    words: vec![0; size],
+                    key_bits: *key_bits,
+                }
+            }
+            _ => Slots::Wide {
                 keys: vec![0; size],
                 places: vec![EMPTY; size],
             },
         };
         self.mask = size - 1;
+        self.room = self.room();
         self.len = 0;
         for (key, place) in entries {
             self.place(key, || place);
