@@ -35,7 +35,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from satnono.serve import CONNECTIONS
-from satnono.serve.connection import HEAD_TIMEOUT, SEND_STALL
+from satnono.serve.connection import HEAD_TIMEOUT, SEND_STALL, WATCH_EVERY
 from satnono.serve.guard import QUEUE_WAIT
 
 DUCK = (EXAMPLES / "duck.non").read_bytes()
@@ -97,24 +97,39 @@ def test_idle_and_trickling_connections_lock_nobody_out(server: str) -> None:
 def test_a_client_that_never_reads_holds_no_slot_past_its_deadline(server: str) -> None:
     """Two streams whose clients read nothing held both run slots long after their deadline
     (the last events waited on them): now the slots come back at the deadline, and the
-    connections are cut SEND_STALL seconds after the client stopped reading."""
+    connections are cut SEND_STALL seconds after the client stopped reading. The stall was
+    timed from when the server's buffers filled, so the cut came 7 to 32 s after the start
+    (a clean-clone CI run failed at 32.2 s); now it is timed from the client's last read.
+    A client that reads its answer slowly is not cut meanwhile: the next head's limit cut it
+    HEAD_TIMEOUT after the server had written the answer, not after the client had it."""
     started = time.monotonic()
-    stalled = [open_stream(server, timeout=2, receive_buffer=4096) for _ in range(2)]
+    stalled = open_stream(server, timeout=2, receive_buffer=4096)
+    slow = open_stream(server, timeout=2, receive_buffer=4096)
+    reading = threading.Event()
+    reading.set()
+
+    def read_slowly() -> None:  # 1 KB every 0.2 s: the whole answer takes well over a minute
+        with contextlib.suppress(OSError):
+            while reading.is_set() and slow.recv(1024):
+                time.sleep(0.2)
+
+    reader = threading.Thread(target=read_slowly, daemon=True)
+    reader.start()
     try:
         time.sleep(1)
         waited = solve_quickly(server)  # waits for a slot: at the deadline, not after
         assert time.monotonic() - started < 2 + 2.5, waited
-        while any(_open(sock) for sock in stalled):
-            # The stall is timed by the server from when the client's buffers filled, which
-            # is later than `started` by a variable amount (7-16 s in all was seen, 16.01 s
-            # once with nothing else running, 20.2 s and 24.1 s in clean-clone CI runs on a
-            # slow machine): 20 s of slack over deadline + SEND_STALL. Without the cut a
-            # stalled stream lives as long as its client, so the bound still tells.
-            assert time.monotonic() - started < 2 + SEND_STALL + 20, "a stalled stream lives on"
+        while _open(stalled):
+            assert time.monotonic() - started < SEND_STALL + WATCH_EVERY + 4, "a stall lives on"
             time.sleep(0.25)
+        cut = time.monotonic() - started
+        assert cut > SEND_STALL - 0.5, f"cut {cut:.1f} s after a stall began, not {SEND_STALL}"
+        assert _open(slow) and reader.is_alive(), f"a client still reading was cut by {cut:.1f} s"
     finally:
-        for sock in stalled:
-            sock.close()
+        reading.clear()
+        stalled.close()
+        reader.join(2)
+        slow.close()
 
 
 # --- work in the run slots, within its timeout -------------------------------------------------
