@@ -277,3 +277,45 @@ def test_the_native_automaton_cnf_stops_at_its_deadline() -> None:
     puzzle = Puzzle.from_clues(rows=[[1]] * 50, columns=[[1]] * 50)
     with pytest.raises(Timeout):
         native.automaton_cnf(puzzle, Deadline(0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(puzzles(max_width=7, max_height=7, max_colors=4), st.data())
+def test_the_native_blocks_cnf_is_the_python_encoders(puzzle: Puzzle, data: st.DataObject) -> None:
+    """The blocks CNF the SAT backend hands to CaDiCaL (engine/src/blocks_cnf.rs) is
+    satnono.encode.lines.encode_line_blocks's, clause for clause, variable for variable, family
+    counts and start variables too: black and white and color, on residuals (some cells
+    decided, some of them against the clues) and on a part of the lines; a blotted number
+    leaves the formula to the Python encoder."""
+    from satnono.encode.cnf import encode_puzzle
+
+    domains = list(initial_domains(puzzle))
+    for cell in data.draw(st.sets(st.integers(0, len(domains) - 1), max_size=len(domains))):
+        colors = [c for c in range(len(puzzle.palette)) if domains[cell] >> c & 1]
+        domains[cell] = 1 << data.draw(st.sampled_from(colors))
+    propagator = Propagator(puzzle)
+    every = range(puzzle.height + puzzle.width)
+    lines = data.draw(st.one_of(st.none(), st.lists(st.sampled_from(every), unique=True)))
+    if data.draw(st.booleans()) and puzzle.rows[0]:
+        first = (Block(BLOTTED, puzzle.rows[0][0].color), *puzzle.rows[0][1:])
+        puzzle = Puzzle(puzzle.width, puzzle.height, (first, *puzzle.rows[1:]),
+                        puzzle.columns, puzzle.palette)  # fmt: skip
+        propagator = Propagator(puzzle)
+    built = encode_puzzle(propagator, domains, lines)
+    reference = encode_puzzle(propagator, domains, lines, reference=True)
+    assert built.variables == reference.variables
+    assert built.clauses == reference.clauses
+    assert built.cell_literals == reference.cell_literals
+    assert built.families == reference.families
+    assert built.start_variables == reference.start_variables
+    assert built.encoding == reference.encoding
+    in_scope = every if lines is None else lines
+    engine_says = native.Engine(puzzle).blocks_cnf(domains, in_scope)
+    assert (engine_says is None) == (reference.encoding == "blocks+automaton")
+
+
+def test_the_native_blocks_cnf_stops_at_its_deadline() -> None:
+    puzzle = Puzzle.from_clues(rows=[[1]] * 50, columns=[[1]] * 50)
+    engine = native.Engine(puzzle)
+    with pytest.raises(Timeout):
+        engine.blocks_cnf(initial_domains(puzzle), range(100), Deadline(0))

@@ -14,8 +14,8 @@ use crate::automaton::Automaton;
 use crate::clue::Puzzle;
 
 /// Variable 1 is the constant true (a unit clause pins it), so constants fold like literals.
-const TRUE: i32 = 1;
-const FALSE: i32 = -1;
+pub(crate) const TRUE: i32 = 1;
+pub(crate) const FALSE: i32 = -1;
 
 /// The whole puzzle's formula, its clauses in one arena (clause i is
 /// `literals[ends[i - 1]..ends[i]]`): 307,000 clauses made one by one cost more than the
@@ -93,25 +93,8 @@ pub fn whole_puzzle(
 ) -> Result<Formula, Stopped> {
     let domains = puzzle.initial_domains();
     let mut builder = Builder::new(puzzle.cells());
-    // Every line with an undecided cell, and every decided line that does not fit its clue
-    // (its empty clause): a row `1` crossing a column `0`, colors that cannot meet.
-    let unfinished: Vec<usize> = (0..puzzle.lines())
-        .filter(|&line| {
-            let states: Vec<u128> = (0..puzzle.length(line))
-                .map(|p| domains[puzzle.cell(line, p)])
-                .collect();
-            !states.iter().all(|&domain| single(domain))
-                || Automaton::new(&puzzle.clues[line])
-                    .live_states(&states)
-                    .is_none()
-        })
-        .collect();
-    let mut cells: Vec<usize> = unfinished
-        .iter()
-        .flat_map(|&line| (0..puzzle.length(line)).map(move |p| puzzle.cell(line, p)))
-        .collect();
-    cells.sort_unstable();
-    cells.dedup();
+    let unfinished = unfinished(puzzle, &domains, 0..puzzle.lines());
+    let cells = cells_of(puzzle, &unfinished);
     builder.encode_cells(&domains, &cells);
     for &line in &unfinished {
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
@@ -132,7 +115,39 @@ pub fn whole_puzzle(
     Ok(builder.finish())
 }
 
-fn single(domain: u128) -> bool {
+/// The lines of `scope` to encode: every line with an undecided cell, and every decided line
+/// that does not fit its clue (its empty clause): a row `1` crossing a column `0`, colors
+/// that cannot meet.
+pub(crate) fn unfinished(
+    puzzle: &Puzzle,
+    domains: &[u128],
+    scope: impl Iterator<Item = usize>,
+) -> Vec<usize> {
+    scope
+        .filter(|&line| {
+            let states: Vec<u128> = (0..puzzle.length(line))
+                .map(|p| domains[puzzle.cell(line, p)])
+                .collect();
+            !states.iter().all(|&domain| single(domain))
+                || Automaton::new(&puzzle.clues[line])
+                    .live_states(&states)
+                    .is_none()
+        })
+        .collect()
+}
+
+/// The cells of `lines`, in order, each once.
+pub(crate) fn cells_of(puzzle: &Puzzle, lines: &[usize]) -> Vec<usize> {
+    let mut cells: Vec<usize> = lines
+        .iter()
+        .flat_map(|&line| (0..puzzle.length(line)).map(move |p| puzzle.cell(line, p)))
+        .collect();
+    cells.sort_unstable();
+    cells.dedup();
+    cells
+}
+
+pub(crate) fn single(domain: u128) -> bool {
     domain & domain.wrapping_sub(1) == 0
 }
 
@@ -141,16 +156,16 @@ fn colors_of(domain: u128) -> Vec<u8> {
 }
 
 /// The formula being built, as satnono.encode.cnf.CnfFormula builds it.
-struct Builder {
-    variables: i32,
-    literals: Vec<i32>,
-    ends: Vec<usize>,
+pub(crate) struct Builder {
+    pub(crate) variables: i32,
+    pub(crate) literals: Vec<i32>,
+    pub(crate) ends: Vec<usize>,
     /// cell -> [(color, literal)], for cells with several colors.
-    literals_of_cells: Vec<Vec<(u8, i32)>>,
+    pub(crate) literals_of_cells: Vec<Vec<(u8, i32)>>,
 }
 
 impl Builder {
-    fn new(cells: usize) -> Self {
+    pub(crate) fn new(cells: usize) -> Self {
         Self {
             variables: 1,
             literals: vec![TRUE],
@@ -159,15 +174,15 @@ impl Builder {
         }
     }
 
-    fn new_variable(&mut self) -> i32 {
+    pub(crate) fn new_variable(&mut self) -> i32 {
         self.variables += 1;
         self.variables
     }
 
-    /// Add a clause, folding the constants TRUE and FALSE away.
-    fn add(&mut self, clause: &[i32]) {
+    /// Add a clause, folding the constants TRUE and FALSE away; false when it is true.
+    pub(crate) fn add(&mut self, clause: &[i32]) -> bool {
         if clause.contains(&TRUE) {
-            return;
+            return false;
         }
         let start = self.literals.len();
         if clause.contains(&FALSE) {
@@ -180,6 +195,7 @@ impl Builder {
             self.literals.extend_from_slice(clause);
         }
         self.ends.push(self.literals.len());
+        true
     }
 
     /// Add a clause as it is (no constant in it).
@@ -206,7 +222,7 @@ impl Builder {
         t
     }
 
-    fn color_literal(&self, cell: usize, domain: u128, color: u8) -> i32 {
+    pub(crate) fn color_literal(&self, cell: usize, domain: u128, color: u8) -> i32 {
         if single(domain) {
             return if domain == 1 << color { TRUE } else { FALSE };
         }
@@ -216,7 +232,7 @@ impl Builder {
             .map_or(FALSE, |&(_, literal)| literal)
     }
 
-    fn encode_cells(&mut self, domains: &[u128], cells: &[usize]) {
+    pub(crate) fn encode_cells(&mut self, domains: &[u128], cells: &[usize]) {
         for &cell in cells {
             let domain = domains[cell];
             if single(domain) {

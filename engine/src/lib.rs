@@ -5,7 +5,8 @@
 //! and its trail; `propagate`: the fixpoint over dirty lines; `probe`: probing; `search`: the
 //! depth-first search; `lookahead`: the cubes' split; `branches`: cubes along the search's own tree; `estimate`: belief propagation, guesses
 //! for a SAT solver; `count`: counting, sampling, every solution and the colors each cell
-//! takes; `engine`: the calls the surface makes, at the word count a puzzle needs). For
+//! takes; `engine`: the calls the surface makes, at the word count a puzzle needs). For the SAT
+//! backend: `blocks_cnf`, the blocks CNF of a residual. For
 //! certificates: `automaton` and `cnf`, the automaton CNF of a whole puzzle, which they are
 //! about; `lemmas`, probing that writes down the lemmas of their proofs; `drup` and `rup`, the
 //! checker of proofs (reading them; its clause database), apart from all the rest. `python` is
@@ -18,6 +19,7 @@
 
 mod automaton;
 mod bits;
+mod blocks_cnf;
 mod branches;
 mod cache;
 mod clue;

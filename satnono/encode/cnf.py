@@ -78,13 +78,22 @@ def encode_puzzle(
     lines: Sequence[int] | None = None,
     encoding: str | None = None,
     deadline: Deadline | None = None,
+    reference: bool = False,
 ) -> CnfFormula:
     """The CNF of the residual puzzle: cell literals, then one constraint per unfinished line
     (or a decided one that does not fit). `lines` restricts the formula to one independent
     component (default: every line). Raises Timeout when `deadline` passes first, looked at
     before each line: a wide residual takes long (76 s for a random 400 x 400 grid's 32
-    million clauses)."""
+    million clauses).
+
+    The blocks encoding is built by the engine (the same formula, clause for clause, 20 to 50
+    times as fast: the Python encoder took a fifth of every hand-over to CaDiCaL on the
+    tournament sets) unless a line has a blotted number or `reference` asks for this one."""
     chosen = ENCODINGS[check_encoding(encoding)]
+    if chosen.name == "blocks" and not reference:
+        built = _native_blocks(geometry, domains, lines, deadline)
+        if built is not None:
+            return built
     formula = CnfFormula(encoding=chosen.name, checks_by_propagation=chosen.checks_by_propagation)
     puzzle, line_cells = geometry.puzzle, geometry.cells
     scope = range(len(line_cells)) if lines is None else lines
@@ -109,6 +118,36 @@ def encode_puzzle(
             by_automaton(formula, automaton, line_cells[line], domains)
         else:
             encode_line(formula, automaton, line_cells[line], domains)
+    return formula
+
+
+def _native_blocks(
+    geometry: Geometry,
+    domains: Sequence[int],
+    lines: Sequence[int] | None,
+    deadline: Deadline | None,
+) -> CnfFormula | None:
+    """The blocks formula from the engine (engine/src/blocks_cnf.rs); None when a line has a
+    blotted number (its automaton is encoded here)."""
+    from satnono.logic.native import Engine
+
+    scope = range(len(geometry.cells)) if lines is None else lines
+    built = Engine(geometry.puzzle).blocks_cnf(domains, scope, deadline)
+    if built is None:
+        return None
+    formula = CnfFormula(
+        variables=built.variables,
+        clauses=built.clauses,
+        cell_literals=built.cell_literals,
+        families=built.families,
+        encoding="blocks",
+        checks_by_propagation=ENCODINGS["blocks"].checks_by_propagation,
+    )
+    cells = geometry.cells
+    formula.start_variables = {
+        tuple(cells[line]): [(lo, variables) for lo, variables in starts]
+        for line, starts in built.start_variables
+    }
     return formula
 
 

@@ -35,6 +35,18 @@ class Engine:
         self, seconds: float | None = None
     ) -> tuple[str, list[tuple[int, int, int, int]]]: ...
     def estimate(self, domains: Domains, rounds: int) -> tuple[list[int], list[list[int]]]: ...
+    def blocks_cnf(
+        self, domains: Domains, scope: list[int], seconds: float | None = None
+    ) -> (
+        tuple[
+            int,
+            list[list[int]],
+            list[tuple[int, list[tuple[int, int]]]],
+            list[tuple[int, list[tuple[int, list[int]]]]],
+            list[tuple[str, int]],
+        ]
+        | None
+    ): ...
     def search(
         self,
         domains: Domains,

@@ -1,15 +1,15 @@
 """The native engine (engine/, Rust, built into satnono.logic._engine by maturin): line logic,
 probing, search and belief propagation at native speed; counting, uniform sampling, every
-solution in turn and the colors each cell takes; and for certificates the whole puzzle's
-automaton CNF and the checker of proofs.
+solution in turn and the colors each cell takes; the blocks CNF of a residual for the SAT
+solvers; and for certificates the whole puzzle's automaton CNF and the checker of proofs.
 
 This is the one module that imports the extension. Its boundary is narrow: clues and domains
 go in (a domain is a bitmask of the palette colors a cell may still take), domains, verdicts
 and solutions come out. The engine checks its arguments and turns a panic into an error, so
 nothing here can take the process down; a bad argument becomes InputError. Every call takes
 a Deadline: the engine stops at it, and a search runs in slices so that a cancelled deadline
-or a Ctrl-C is seen within SLICE seconds; a count (a draw, an ambiguity map) runs in a thread
-of the engine's own, which a `Job` waits on in slices and cancels.
+or a Ctrl-C is seen within SLICE seconds; a count (a draw, an ambiguity map, a listing) runs in
+a thread of the engine's own, which satnono.logic.jobs waits on in slices and cancels.
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ from typing import Any, Literal
 from satnono.core.model import Puzzle
 from satnono.errors import InputError
 from satnono.logic import _engine
-from satnono.logic.counted import CountedPart, CountKnobs, NativeCount
+from satnono.logic.counted import CountKnobs
+from satnono.logic.jobs import SLICE, Job, Sampler, Solutions, domains_list
 from satnono.runtime.deadline import Deadline, Timeout
 
-#: Seconds a search runs in the engine before it looks at the deadline again (a Ctrl-C in
-#: the main thread is seen between two slices).
-SLICE = 0.1
 #: Rounds of belief propagation: on Knotty 5 left CaDiCaL without a solution after 100 s, 20
 #: gave one in 0.1 s; of 10 to 200 on the tuning sets 20 was the safest, CDCL from forced
 #: phases being heavy-tailed (BENCHMARKS.md, "The engine in Rust", the figures of each).
@@ -57,6 +55,20 @@ class Estimate:
     starts: list[list[int]]
 
 
+@dataclass(frozen=True)
+class BlocksCnf:
+    """A residual's blocks CNF as the engine builds it: the variable count, the clauses (the
+    first the unit clause of the constant true), every undecided cell's (color, literal)
+    pairs, each encoded line's blocks as (line, [(lo, [y(lo + 1), ..., y(hi)])]) and the
+    clauses made per family (satnono.encode.formula.CnfFormula's fields)."""
+
+    variables: int
+    clauses: list[list[int]]
+    cell_literals: dict[int, tuple[tuple[int, int], ...]]
+    start_variables: list[tuple[int, list[tuple[int, list[int]]]]]
+    families: dict[str, int]
+
+
 def _clues(puzzle: Puzzle) -> list[list[int]] | list[list[tuple[int, int]]]:
     """Every line's clue, rows then columns: plain lengths in black and white (the engine
     reads them as color 1), (length, color) pairs in color."""
@@ -73,10 +85,6 @@ def _seconds(deadline: Deadline | None) -> float | None:
 #: Palettes up to this size send domains as bytes, one per cell (copied in C both ways; a list
 #: of ints costs a conversion per cell, two thirds of an easy puzzle's call).
 BYTE_PALETTE = 8
-
-
-def _listed(domains: bytes | list[int] | None) -> list[int] | None:
-    return None if domains is None else list(domains)
 
 
 class Engine:
@@ -106,7 +114,7 @@ class Engine:
         (status, reached, line), solves = self._engine.reach(
             self._wire(domains), list(lines or ()), _seconds(deadline)
         )
-        return Reached(status, _listed(reached), line, solves)
+        return Reached(status, domains_list(reached), line, solves)
 
     def probe(
         self,
@@ -119,7 +127,7 @@ class Engine:
         (status, reached, line), probes = self._engine.reach(
             self._wire(domains), list(lines or ()), _seconds(deadline), probing=True
         )
-        return Reached(status, _listed(reached), line, probes)
+        return Reached(status, domains_list(reached), line, probes)
 
     def split(
         self,
@@ -160,6 +168,22 @@ class Engine:
     def estimate(self, domains: Sequence[int], rounds: int = ESTIMATE_ROUNDS) -> Estimate:
         colors, starts = self._engine.estimate(self._wire(domains), rounds)
         return Estimate(list(colors), starts)
+
+    def blocks_cnf(
+        self, domains: Sequence[int], lines: Sequence[int], deadline: Deadline | None = None
+    ) -> BlocksCnf | None:
+        """The blocks CNF of `lines` under `domains` (engine/src/blocks_cnf.rs, held clause for
+        clause to satnono.encode.lines.encode_line_blocks); None when one of the lines has a
+        blotted number; Timeout when the deadline passes first."""
+        try:
+            built = self._engine.blocks_cnf(self._wire(domains), list(lines), _seconds(deadline))
+        except TimeoutError:
+            raise Timeout from None
+        if built is None:
+            return None
+        variables, clauses, cells, starts, families = built
+        literals = {cell: tuple(options) for cell, options in cells}
+        return BlocksCnf(variables, clauses, literals, starts, dict(families))
 
     def count(
         self, domains: Sequence[int], deadline: Deadline, knobs: CountKnobs | None = None
@@ -257,7 +281,7 @@ class Search:
             seconds = SLICE if remaining is None else min(SLICE, remaining)
             event, domains = self._search.run(seconds)
             if event != "paused":
-                return event, _listed(domains)
+                return event, domains_list(domains)
 
     def solutions(self, deadline: Deadline) -> Iterator[list[int]]:
         """Each solution as found; `outcome` then says why the search ended."""
@@ -270,7 +294,7 @@ class Search:
 
     def root_domains(self) -> list[int] | None:
         """The state probing reached at the root (None before); the search starts over there."""
-        return _listed(self._search.root_domains())
+        return domains_list(self._search.root_domains())
 
     def give_away(self) -> tuple[list[list[int]], list[list[int]]] | None:
         """Stop, giving away what is left: (the solutions found and not yet returned, the rest
@@ -296,140 +320,6 @@ class Search:
     def stats(self) -> dict[str, int]:
         stats: dict[str, int] = self._search.stats()
         return stats
-
-
-class Job:
-    """A count, a draw or an ambiguity map running in the engine's own thread: `wait` for it
-    in slices (a Ctrl-C in between cancels it and is raised again), read its `progress`,
-    `cancel` it (it ends soon with what it has); then read its answer."""
-
-    __slots__ = ("_job",)
-
-    def __init__(self, job: Any) -> None:
-        self._job = job
-
-    def wait(self, seconds: float) -> bool:
-        """Wait at most `seconds`: whether the job has ended."""
-        try:
-            ended: bool = self._job.wait(max(0.0, seconds))
-        except KeyboardInterrupt:
-            self._job.cancel()
-            raise
-        return ended
-
-    def finish(self, deadline: Deadline) -> None:
-        """Wait for the end; at the deadline, cancel and wait for what the job has."""
-        while not self.wait(SLICE):
-            if deadline.expired():
-                self._job.cancel()
-                while not self.wait(SLICE):
-                    pass
-                return
-
-    def cancel(self) -> None:
-        self._job.cancel()
-
-    def ended(self) -> bool:
-        """Whether the job has ended (from any thread, without waiting)."""
-        ended: bool = self._job.ended()
-        return ended
-
-    def progress(self) -> dict[str, int]:
-        found: dict[str, int] = self._job.progress()
-        return found
-
-    def counted(self) -> NativeCount:
-        """The count (once ended)."""
-        count, exact, cells_left, parts, stats, witness = self._job.counted()
-        listed = tuple(
-            CountedPart(tuple(lines), cells, part_count, part_exact, method, round(seconds, 4))
-            for lines, cells, part_count, part_exact, method, seconds in parts
-        )
-        return NativeCount(
-            int(count), bool(exact), cells_left, listed, dict(stats), _listed(witness)
-        )
-
-    def ambiguity(self) -> tuple[bool, list[int], list[int]]:
-        """(whether there is a solution, every cell's colors in the solutions, the cells not
-        settled when stopped) (once ended)."""
-        solvable, colors, unsettled = self._job.ambiguity()
-        return bool(solvable), list(colors), list(unsettled)
-
-
-class Sampler:
-    """Exactly uniform draws from the engine, in its own thread: `total` waits for the count
-    (the number of solutions drawn from), `draw` for a batch of draws; `cancel` (or dropping
-    it) ends the thread."""
-
-    __slots__ = ("_sampler", "ended", "total_count")
-
-    def __init__(self, sampler: Any) -> None:
-        self._sampler = sampler
-        #: How it ended, once it has: "done", "zero" (no solution) or "stopped".
-        self.ended: str | None = None
-        self.total_count: int | None = None
-
-    def _receive(self, deadline: Deadline) -> tuple[str, Any]:
-        while True:
-            remaining = deadline.remaining()
-            seconds = SLICE if remaining is None else min(SLICE, remaining)
-            try:
-                kind, told = self._sampler.receive(seconds)
-            except KeyboardInterrupt:
-                self._sampler.cancel()
-                raise
-            if kind == "ended":
-                self.ended = told
-            if kind != "nothing" or deadline.expired():
-                return kind, told
-
-    def total(self, deadline: Deadline, cancel: bool = True) -> int | None:
-        """The number of solutions, once counted exactly; None when the count ends otherwise
-        (`ended` says how) or the deadline passes first (then it is cancelled if `cancel`)."""
-        if self.total_count is None and self.ended is None:
-            kind, told = self._receive(deadline)
-            if kind == "total":
-                self.total_count = int(told)
-            elif kind == "nothing" and cancel:
-                self.cancel()
-        return self.total_count
-
-    def nodes(self) -> int:
-        """Nodes of the counting search so far: 0 while the count sweeps."""
-        return int(self._sampler.nodes())
-
-    def draw(self, n: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
-        """`n` more draws (domains, decided); fewer (none) when the deadline passes first."""
-        if self.ended is not None:
-            return []
-        self._sampler.request(n)
-        kind, told = self._receive(deadline)
-        if kind != "samples":
-            self.cancel()
-            return []
-        samples: list[bytes] | list[list[int]] = told
-        return samples
-
-    def cancel(self) -> None:
-        self._sampler.cancel()
-
-
-class Solutions:
-    """Every solution of a puzzle in turn, from the engine in batches."""
-
-    __slots__ = ("_solutions", "done")
-
-    def __init__(self, solutions: Any) -> None:
-        self._solutions = solutions
-        self.done = False
-
-    def batch(self, most: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
-        """Up to `most` more solutions (domains, decided), found within SLICE seconds or the
-        deadline; `done` once there are no more."""
-        remaining = deadline.remaining()
-        seconds = SLICE if remaining is None else min(SLICE, remaining)
-        found, self.done = self._solutions.next_batch(most, seconds)
-        return found  # type: ignore[no-any-return]
 
 
 def solve_lines(

@@ -27,7 +27,8 @@ from satnono.core.verify import Verifier
 from satnono.encode.cnf import encode_puzzle
 from satnono.encode.formula import CnfFormula
 from satnono.errors import Contradiction
-from satnono.logic.native import SLICE, Engine, Sampler
+from satnono.logic.jobs import SLICE, Sampler
+from satnono.logic.native import Engine
 from satnono.pipeline.counting.counters import sampling_set
 from satnono.pipeline.counting.listing import NativeListing, listing_due
 from satnono.pipeline.prepare import (

@@ -1,6 +1,6 @@
 //! The classes `Engine` (every call on one puzzle) and `Search` (a search under way).
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::time::Instant;
@@ -23,6 +23,17 @@ pub(crate) struct PyEngine {
 
 /// A step of line logic or probing, as the engine runs it.
 type Step = fn(&Engine, Start<'_>) -> (Reached, u64);
+
+/// A residual's blocks CNF as Python gets it: the variable count, the clauses, every
+/// undecided cell's (color, literal) pairs, each line's blocks' start variables, and the
+/// clauses made per family.
+type BlocksOut = (
+    i32,
+    Vec<Vec<i32>>,
+    Vec<(usize, Vec<(u8, i32)>)>,
+    Vec<(usize, crate::blocks_cnf::Starts)>,
+    Vec<(&'static str, usize)>,
+);
 
 /// What a call from Python starts from, checked: the domains (and whether they came as
 /// bytes, to go back the same way), the lines and the deadline.
@@ -162,6 +173,40 @@ impl PyEngine {
             .map(|cube| Ok((cube.decisions, domains_out(py, cube.domains, as_bytes)?)))
             .collect::<PyResult<Vec<_>>>()?;
         Ok(Some((cubes, failed)))
+    }
+
+    /// The blocks CNF of `scope`'s lines under `domains` (crate::blocks_cnf); None when one
+    /// of them has a blotted number; a TimeoutError when `seconds` pass first.
+    #[pyo3(signature = (domains, scope, seconds=None))]
+    fn blocks_cnf(
+        &self,
+        py: Python<'_>,
+        domains: DomainsIn<'_>,
+        scope: Vec<usize>,
+        seconds: Option<f64>,
+    ) -> PyResult<Option<BlocksOut>> {
+        let checked = self.checked(domains, scope, seconds)?;
+        let puzzle = self.engine.puzzle();
+        py.detach(|| {
+            guarded(|| {
+                let built = crate::blocks_cnf::residual(
+                    puzzle,
+                    &checked.domains,
+                    &checked.scope,
+                    checked.deadline,
+                )
+                .map_err(|_| PyTimeoutError::new_err("the deadline passed while encoding"))?;
+                Ok(built.map(|formula| {
+                    (
+                        formula.variables,
+                        formula.clauses,
+                        formula.cell_literals,
+                        formula.start_variables,
+                        formula.families,
+                    )
+                }))
+            })
+        })
     }
 
     /// Belief propagation for `rounds` rounds from `domains`: each cell's most likely color,

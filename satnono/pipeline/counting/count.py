@@ -20,7 +20,8 @@ from satnono.core.model import Grid, Puzzle
 from satnono.core.progress import Progress
 from satnono.core.verify import verify
 from satnono.logic.counted import CountKnobs, NativeCount
-from satnono.logic.native import SLICE, Engine, Job
+from satnono.logic.jobs import SLICE, Job
+from satnono.logic.native import Engine
 from satnono.pipeline.counting.counters import (
     APPROXMC,
     GANAK,
