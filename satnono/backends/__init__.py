@@ -33,7 +33,7 @@ DEFAULT_SEED = 2
 #: second against tens of thousands (BENCHMARKS.md, streaming). A few solutions come faster
 #: from the SAT side on hard puzzles. The pipeline's stream and the cubes' conquest both ask.
 NATIVE_STREAM_FROM = 65
-#: Solutions taken from the engine's enumeration at a time (each batch within satnono.logic.jobs.SLICE).
+#: Solutions taken from the engine's enumeration at a time (each batch within jobs.SLICE).
 STREAM_BATCH = 512
 #: Seconds the engine's enumeration may take to its first solution before the sat backend (the
 #: native search under a budget, then CaDiCaL with a blocking clause per solution) takes the
