@@ -41,8 +41,10 @@ pub type Starts = Vec<(usize, Vec<i32>)>;
 /// A residual's formula as satnono.encode.formula.CnfFormula holds it.
 pub struct BlocksCnf {
     pub variables: i32,
-    /// The clauses, in the order they were made (the first is the unit clause of TRUE).
-    pub clauses: Vec<Vec<i32>>,
+    /// The clauses' literals, one clause after the other, in the order they were made (the
+    /// first is the unit clause of TRUE); clause i ends at `ends[i]`.
+    pub literals: Vec<i32>,
+    pub ends: Vec<usize>,
     /// For every undecided cell of an encoded line: (cell, [(color, literal)]).
     pub cell_literals: Vec<(usize, Vec<(u8, i32)>)>,
     /// For every encoded line with blocks: (line, its blocks' start variables).
@@ -98,12 +100,6 @@ pub fn residual(
         counts,
         first_seen,
     } = encoder;
-    let mut clauses = Vec::with_capacity(builder.ends.len());
-    let mut start = 0;
-    for &end in &builder.ends {
-        clauses.push(builder.literals[start..end].to_vec());
-        start = end;
-    }
     let cell_literals = cells
         .into_iter()
         .filter(|&cell| !builder.literals_of_cells[cell].is_empty())
@@ -111,7 +107,8 @@ pub fn residual(
         .collect();
     Ok(Some(BlocksCnf {
         variables: builder.variables,
-        clauses,
+        literals: builder.literals,
+        ends: builder.ends,
         cell_literals,
         start_variables,
         families: first_seen
@@ -119,6 +116,16 @@ pub fn residual(
             .map(|family| (FAMILIES[family], counts[family]))
             .collect(),
     }))
+}
+
+impl BlocksCnf {
+    /// The clauses, one by one.
+    pub fn clauses(&self) -> impl Iterator<Item = &[i32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(start, end)| &self.literals[start..end])
+    }
 }
 
 /// The formula being built, with its clauses counted by family.
@@ -270,7 +277,8 @@ mod tests {
         // The cell's variable (2); each line's block starts at 0 (no start variable), covers
         // the cell (the clause "cell painted", once per line).
         assert_eq!(formula.variables, 2);
-        assert_eq!(formula.clauses, vec![vec![1], vec![2], vec![2]]);
+        let clauses: Vec<&[i32]> = formula.clauses().collect();
+        assert_eq!(clauses, vec![&[1][..], &[2], &[2]]);
         assert_eq!(formula.cell_literals, vec![(0, vec![(0, -2), (1, 2)])]);
         assert_eq!(formula.families, vec![("cover-color", 2)]);
         assert_eq!(
@@ -285,7 +293,7 @@ mod tests {
         let formula = residual(&wrong, &wrong.initial_domains(), &[0, 1, 2], None)
             .unwrap()
             .unwrap();
-        assert!(formula.clauses.contains(&vec![FALSE]));
+        assert!(formula.clauses().any(|clause| clause == [FALSE]));
     }
 
     #[test]
