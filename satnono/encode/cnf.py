@@ -86,9 +86,10 @@ def encode_puzzle(
     before each line: a wide residual takes long (76 s for a random 400 x 400 grid's 32
     million clauses).
 
-    The blocks encoding is built by the engine (the same formula, clause for clause, 20 to 50
-    times as fast: the Python encoder took a fifth of every hand-over to CaDiCaL on the
-    tournament sets) unless a line has a blotted number or `reference` asks for this one."""
+    The blocks encoding is built by the engine (the same formula, clause for clause, in 5 ms
+    for a 25x25 residual's 10,500 clauses where the Python encoder took 30-35 ms, a sixth of
+    every hand-over to CaDiCaL on the tournament sets) unless a line has a blotted number or
+    `reference` asks for this one."""
     chosen = ENCODINGS[check_encoding(encoding)]
     if chosen.name == "blocks" and not reference:
         built = _native_blocks(geometry, domains, lines, deadline)

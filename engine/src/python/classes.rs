@@ -202,7 +202,7 @@ impl PyEngine {
         let Some(formula) = built else {
             return Ok(None);
         };
-        // Python's lists, made with an eye on the deadline: a random 160x160 grid's 5 million
+        // Python's lists, made with an eye on the deadline: a random 160x160 grid's 2 million
         // clauses take seconds to make (a 0.5 s timeout ended after 2.1 s).
         let mut clauses = Vec::with_capacity(formula.ends.len());
         for (made, clause) in formula.clauses().enumerate() {
