@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use crate::automaton::Automaton;
 use crate::clue::{Block, Puzzle};
-use crate::cnf::{cells_of, unfinished, Builder, Stopped, FALSE, TRUE};
+use crate::cnf::{cells_of, unfinished, Builder, Formula, Stopped, FALSE, TRUE};
 
 /// The clause families, as the Python encoder names them (its `families` counts).
 const FAMILIES: [&str; 8] = [
@@ -41,13 +41,9 @@ pub type Starts = Vec<(usize, Vec<i32>)>;
 
 /// A residual's formula as satnono.encode.formula.CnfFormula holds it.
 pub struct BlocksCnf {
-    pub variables: i32,
-    /// The clauses' literals, one clause after the other, in the order they were made (the
-    /// first is the unit clause of TRUE); clause i ends at `ends[i]`.
-    pub literals: Vec<i32>,
-    pub ends: Vec<usize>,
-    /// For every undecided cell of an encoded line: (cell, [(color, literal)]).
-    pub cell_literals: Vec<(usize, Vec<(u8, i32)>)>,
+    /// The variables, the clauses in the order they were made (the first is the unit clause
+    /// of TRUE) and the cells' literals.
+    pub formula: Formula,
     /// For every encoded line with blocks: (line, its blocks' start variables).
     pub start_variables: Vec<(usize, Starts)>,
     /// Clauses made per family, in the order each family first appeared.
@@ -89,9 +85,7 @@ pub fn residual(
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             return Err(Stopped::Timeout);
         }
-        let line_cells: Vec<usize> = (0..puzzle.length(line))
-            .map(|p| puzzle.cell(line, p))
-            .collect();
+        let line_cells: Vec<usize> = puzzle.line_cells(line).collect();
         if let Some(starts) = encoder.line(&puzzle.clues[line], &line_cells, domains) {
             start_variables.push((line, starts));
         }
@@ -107,26 +101,18 @@ pub fn residual(
         .map(|cell| (cell, builder.literals_of_cells[cell].clone()))
         .collect();
     Ok(Some(BlocksCnf {
-        variables: builder.variables,
-        literals: builder.literals,
-        ends: builder.ends,
-        cell_literals,
+        formula: Formula {
+            variables: builder.variables,
+            literals: builder.literals,
+            ends: builder.ends,
+            cell_literals,
+        },
         start_variables,
         families: first_seen
             .into_iter()
             .map(|family| (FAMILIES[family], counts[family]))
             .collect(),
     }))
-}
-
-impl BlocksCnf {
-    /// The clauses, one by one.
-    pub fn clauses(&self) -> impl Iterator<Item = &[i32]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(self.ends.iter().copied())
-            .map(|(start, end)| &self.literals[start..end])
-    }
 }
 
 /// The formula being built, with its clauses counted by family.
@@ -272,18 +258,19 @@ mod tests {
     #[test]
     fn a_one_cell_puzzle_is_its_cell() {
         let one = puzzle(&[&[1]], &[&[1]]);
-        let formula = residual(&one, &one.initial_domains(), &[0, 1], None)
+        let built = residual(&one, &one.initial_domains(), &[0, 1], None)
             .unwrap()
             .unwrap();
+        let formula = &built.formula;
         // The cell's variable (2); each line's block starts at 0 (no start variable), covers
         // the cell (the clause "cell painted", once per line).
         assert_eq!(formula.variables, 2);
         let clauses: Vec<&[i32]> = formula.clauses().collect();
         assert_eq!(clauses, vec![&[1][..], &[2], &[2]]);
         assert_eq!(formula.cell_literals, vec![(0, vec![(0, -2), (1, 2)])]);
-        assert_eq!(formula.families, vec![("cover-color", 2)]);
+        assert_eq!(built.families, vec![("cover-color", 2)]);
         assert_eq!(
-            formula.start_variables,
+            built.start_variables,
             vec![(0, vec![(0, vec![])]), (1, vec![(0, vec![])])]
         );
     }
@@ -291,10 +278,10 @@ mod tests {
     #[test]
     fn a_clue_that_cannot_fit_is_the_empty_clause() {
         let wrong = puzzle(&[&[3]], &[&[1], &[1]]);
-        let formula = residual(&wrong, &wrong.initial_domains(), &[0, 1, 2], None)
+        let built = residual(&wrong, &wrong.initial_domains(), &[0, 1, 2], None)
             .unwrap()
             .unwrap();
-        assert!(formula.clauses().any(|clause| clause == [FALSE]));
+        assert!(built.formula.clauses().any(|clause| clause == [FALSE]));
     }
 
     #[test]

@@ -109,6 +109,11 @@ impl Puzzle {
         }
     }
 
+    /// The cells of `line`, in order along it.
+    pub fn line_cells(&self, line: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.length(line)).map(move |position| self.cell(line, position))
+    }
+
     /// The row and the column holding `cell`, as line indices.
     #[inline]
     pub fn lines_of(&self, cell: usize) -> (usize, usize) {

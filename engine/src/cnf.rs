@@ -17,16 +17,16 @@ use crate::clue::Puzzle;
 pub(crate) const TRUE: i32 = 1;
 pub(crate) const FALSE: i32 = -1;
 
-/// The whole puzzle's formula, its clauses in one arena (clause i is
-/// `literals[ends[i - 1]..ends[i]]`): 307,000 clauses made one by one cost more than the
-/// encoding itself.
+/// A formula, its clauses in one arena (clause i is `literals[ends[i - 1]..ends[i]]`): 307,000
+/// clauses made one by one cost more than the encoding itself. The whole puzzle's is exported
+/// as DIMACS gets it; a residual's blocks formula (`blocks_cnf`) keeps its clauses as made.
 pub struct Formula {
     pub variables: i32,
-    /// Every clause's literals, one after the other, as DIMACS gets them.
+    /// Every clause's literals, one after the other.
     pub literals: Vec<i32>,
     /// Where each clause ends in `literals`.
     pub ends: Vec<usize>,
-    /// For every cell with more than one color at the start: (cell, [(color, literal)]).
+    /// For every undecided cell of an encoded line: (cell, [(color, literal)]).
     pub cell_literals: Vec<(usize, Vec<(u8, i32)>)>,
 }
 
@@ -104,9 +104,7 @@ pub fn whole_puzzle(
             return Err(Stopped::TooLarge(max_clauses));
         }
         let automaton = Automaton::new(&puzzle.clues[line]);
-        let line_cells: Vec<usize> = (0..puzzle.length(line))
-            .map(|p| puzzle.cell(line, p))
-            .collect();
+        let line_cells: Vec<usize> = puzzle.line_cells(line).collect();
         builder.encode_line(&automaton, &line_cells, &domains);
     }
     if builder.ends.len() > max_clauses {
@@ -125,9 +123,7 @@ pub(crate) fn unfinished(
 ) -> Vec<usize> {
     scope
         .filter(|&line| {
-            let states: Vec<u128> = (0..puzzle.length(line))
-                .map(|p| domains[puzzle.cell(line, p)])
-                .collect();
+            let states: Vec<u128> = puzzle.line_cells(line).map(|cell| domains[cell]).collect();
             !states.iter().all(|&domain| single(domain))
                 || Automaton::new(&puzzle.clues[line])
                     .live_states(&states)
@@ -140,7 +136,7 @@ pub(crate) fn unfinished(
 pub(crate) fn cells_of(puzzle: &Puzzle, lines: &[usize]) -> Vec<usize> {
     let mut cells: Vec<usize> = lines
         .iter()
-        .flat_map(|&line| (0..puzzle.length(line)).map(move |p| puzzle.cell(line, p)))
+        .flat_map(|&line| puzzle.line_cells(line))
         .collect();
     cells.sort_unstable();
     cells.dedup();

@@ -145,10 +145,7 @@ def _native_blocks(
         checks_by_propagation=ENCODINGS["blocks"].checks_by_propagation,
     )
     cells = geometry.cells
-    formula.start_variables = {
-        tuple(cells[line]): [(lo, variables) for lo, variables in starts]
-        for line, starts in built.start_variables
-    }
+    formula.start_variables = {tuple(cells[line]): starts for line, starts in built.start_variables}
     return formula
 
 

@@ -75,9 +75,8 @@ class GuardedProtocol(H11Protocol):
         the client had not yet received to the kernel (a stalled client then kept the
         connection for minutes): while the client still receives one, the head limit and the
         watch decide instead."""
-        if self.watch_timer is not None and self._unread():
-            return
-        super().timeout_keep_alive_handler()
+        if not self._receiving():
+            super().timeout_keep_alive_handler()
 
     def pause_writing(self) -> None:
         super().pause_writing()
@@ -99,7 +98,7 @@ class GuardedProtocol(H11Protocol):
         """No request head in time: cut off, unless the client is still receiving the previous
         answer (then its next head has HEAD_TIMEOUT more; the watch cuts it if it stalls)."""
         self.head_timer = None
-        if self.watch_timer is not None and self._unread():
+        if self._receiving():
             self._wait_for_head()
         else:
             self._cut_off()
@@ -119,6 +118,10 @@ class GuardedProtocol(H11Protocol):
             self._cut_off()
             return
         self.watch_timer = self.loop.call_later(WATCH_EVERY, self._watch)
+
+    def _receiving(self) -> bool:
+        """Whether the watch sees the client still receiving an answer (part of it unread)."""
+        return self.watch_timer is not None and self._unread() > 0
 
     def _unread(self) -> int:
         """Bytes of answers not yet received by the client: in the server's buffer and in

@@ -199,7 +199,12 @@ impl PyEngine {
                 .map_err(|_| late())
             })
         })?;
-        let Some(formula) = built else {
+        let Some(crate::blocks_cnf::BlocksCnf {
+            formula,
+            start_variables,
+            families,
+        }) = built
+        else {
             return Ok(None);
         };
         // Python's lists, made with an eye on the deadline: a random 160x160 grid's 2 million
@@ -215,8 +220,8 @@ impl PyEngine {
             formula.variables,
             PyList::new(py, clauses)?.unbind(),
             formula.cell_literals,
-            formula.start_variables,
-            formula.families,
+            start_variables,
+            families,
         )))
     }
 
