@@ -1,13 +1,14 @@
 """Write a seeded set of generated puzzles as .non files: a dev tool (`make bench` uses it).
 
 `python tools/generate.py tuning|held-out|easy|frontier|cubes|thin FOLDER [--count N]
-[--blot P]`: the tuning
+[--blot P] [--seed S] [--sides 45,...]`: the tuning
 set is for choosing settings, the held-out set for reporting them, never tuned on
 (BENCHMARKS.md), the easy set for archive throughput, the frontier set (45x45 and 50x50,
 density 0.45) for what no solver decides yet, and the cubes set (30x30 to 40x40, density
 0.45) for measuring cube-and-conquer; the thin set (3 to 6 rows, 18 to 200 columns, density
 0.5, each block's length blotted to '?' with probability `--blot`) for counting what a sweep
-along the long side counts.
+along the long side counts. `--seed` (and for the square sets `--sides`) makes a fresh set of
+the same kind to report on, never tuned on: puzzle i from seed S + i alone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from satnono.formats import write_puzzles
 from satnono.formats.generate import (
     CUBES_SEED,
     CUBES_SIDES,
+    DENSITIES,
     EASY_DENSITIES,
     EASY_SEED,
     EASY_SIDES,
@@ -82,8 +84,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--blot", type=float, default=0.2, help="thin set: blotted share")
+    parser.add_argument(
+        "--seed", type=int, help="first seed, for a fresh set to report on (default: the set's)"
+    )
+    parser.add_argument(
+        "--sides", help="comma-separated sides to draw from, e.g. 45 (default: the set's)"
+    )
     args = parser.parse_args(argv)
     first, shape = SETS[args.set]
+    if args.seed is not None:
+        first = args.seed
+    if args.sides is not None:
+        if args.set == "thin":
+            parser.error("--sides is for the square sets")
+        sides = tuple(int(side) for side in args.sides.split(","))
+        shape = (sides, shape[1] if shape else DENSITIES)
     args.folder.mkdir(parents=True, exist_ok=True)
     seeds = range(first, first + args.count)
     if args.set == "thin":
