@@ -29,6 +29,16 @@ def test_without_a_seed_a_set_starts_at_its_own(tmp_path: Path) -> None:
     assert written.name.startswith(f"frontier-{FRONTIER_SEED}-")
 
 
-def test_sides_are_refused_for_the_thin_set(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit):
-        load_tool("generate").main(["thin", str(tmp_path), "--sides", "45"])
+@pytest.mark.parametrize(
+    ("kind", "sides", "said"),
+    [("thin", "45", "for the square sets"), ("frontier", "4x5", "not a list of sides"),
+     ("frontier", "0", "not a list of sides")],
+)  # fmt: skip
+def test_sides_that_cannot_be_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, sides: str, said: str
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        load_tool("generate").main([kind, str(tmp_path), "--sides", sides])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert said in error and "Traceback" not in error

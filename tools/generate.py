@@ -77,6 +77,17 @@ def blotted_board(puzzle: Puzzle, blot: float, rng: random.Random) -> Puzzle:
     )
 
 
+def _sides(text: str) -> tuple[int, ...]:
+    """`--sides`: positive whole numbers, comma-separated."""
+    try:
+        sides = tuple(int(side) for side in text.split(","))
+    except ValueError:
+        sides = ()
+    if not sides or min(sides) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of sides such as 45 or 45,50")
+    return sides
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the set as .non files into FOLDER."""
     parser = argparse.ArgumentParser(prog="tools/generate.py", description=__doc__)
@@ -88,7 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--seed", type=int, help="first seed, for a fresh set to report on (default: the set's)"
     )
     parser.add_argument(
-        "--sides", help="comma-separated sides to draw from, e.g. 45 (default: the set's)"
+        "--sides",
+        type=_sides,
+        help="comma-separated sides to draw from, e.g. 45 (default: the set's)",
     )
     args = parser.parse_args(argv)
     first, shape = SETS[args.set]
@@ -97,8 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.sides is not None:
         if args.set == "thin":
             parser.error("--sides is for the square sets")
-        sides = tuple(int(side) for side in args.sides.split(","))
-        shape = (sides, shape[1] if shape else DENSITIES)
+        shape = (args.sides, shape[1] if shape else DENSITIES)
     args.folder.mkdir(parents=True, exist_ok=True)
     seeds = range(first, first + args.count)
     if args.set == "thin":
