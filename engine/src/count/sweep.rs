@@ -13,7 +13,7 @@ use std::ops::Range;
 use std::sync::atomic::Ordering;
 
 use crate::clue::Puzzle;
-use crate::count::groups::{expand, groups, steps};
+use crate::count::groups::{groups, Group};
 use crate::count::layers::Layers;
 use crate::count::lines::Lines;
 use crate::count::number::Count;
@@ -244,15 +244,12 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             return Swept::Stopped;
         }
         let end = group.end;
-        let steps = steps(stretches, &walk.spots, &walk.choices, group);
+        let mut group = Group::new(stretches, &walk.spots, &walk.choices, group);
         let tracing = matches!(kept, Some(Keep::Trace(..)));
         let next_width = if keeping {
             words
         } else {
-            let paths = steps.iter().fold(1usize, |paths, step| {
-                paths.saturating_mul(step.choices.len())
-            });
-            layer_words(&counts, width, paths).min(words)
+            layer_words(&counts, width, group.ways()).min(words)
         };
         let mut made: Vec<(u32, u64)> = Vec::new();
         index.clear();
@@ -283,7 +280,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             if state % 65_536 == 65_535 && control.should_stop() {
                 return Swept::Stopped;
             }
-            expand(&steps, key, (0, 0), &mut |moved, path| {
+            group.expand(key, &mut |moved, path| {
                 index.touch(moved);
                 batch.push((moved, state as u32, path));
             });

@@ -474,3 +474,22 @@ fn a_sweep_s_groups_keep_their_fan_out_bounded() {
         }
     }
 }
+
+/// A group runs along one line: a spot that shares the first spot's row is taken into a
+/// group running along that row, one that then shares its column starts a group of its own
+/// (the ways through a group are listed along one stretch, every other stretch crossing it
+/// once).
+#[test]
+fn a_sweep_s_groups_run_along_one_line() {
+    // Cells (0, 0), (0, 1), (1, 0), (1, 1) of a 2x2 board: rows are stretches 0 and 1,
+    // columns 2 and 3.
+    let spot = |row: usize, column: usize| Spot {
+        cell: 2 * row + column,
+        stretches: [(row, column), (2 + column, row)],
+    };
+    let spots = [spot(0, 0), spot(0, 1), spot(1, 0), spot(1, 1)];
+    let choices = vec![vec![(0, 0), (1, 1)]; 4];
+    assert_eq!(groups::groups(&spots, &choices), vec![0..2, 2..4]);
+    let spots = [spot(0, 0), spot(1, 0), spot(0, 1), spot(1, 1)];
+    assert_eq!(groups::groups(&spots, &choices), vec![0..2, 2..4]);
+}
