@@ -91,14 +91,17 @@ pub fn residual(
         }
     }
     let Encoder {
-        builder,
+        mut builder,
         counts,
         first_seen,
     } = encoder;
+    // The cells are distinct (`cells_of`): each one's literals are moved out once.
     let cell_literals = cells
         .into_iter()
-        .filter(|&cell| !builder.literals_of_cells[cell].is_empty())
-        .map(|cell| (cell, builder.literals_of_cells[cell].clone()))
+        .filter_map(|cell| {
+            let literals = std::mem::take(&mut builder.literals_of_cells[cell]);
+            (!literals.is_empty()).then_some((cell, literals))
+        })
         .collect();
     Ok(Some(BlocksCnf {
         formula: Formula {
