@@ -261,9 +261,16 @@ if __name__ == "__main__":
     print(satnono.solve(puzzle, backend="cubes", timeout=60).status)
     time.sleep(0.5)
     print(sorted(t.name for t in threading.enumerate()))
+
+    def parent_of(pid):
+        try:  # a process of the machine's may end between the listing and the reading
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[1]
+        except OSError:
+            return None
+
     children = [
-        pid for pid in os.listdir("/proc") if pid.isdigit()
-        and open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1] == str(os.getpid())
+        pid for pid in os.listdir("/proc") if pid.isdigit() and parent_of(pid) == str(os.getpid())
     ]
     print(children)
 """
