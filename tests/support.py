@@ -231,12 +231,14 @@ def in_terminal(
     import fcntl
     import pty
     import select
+    import signal
     import struct
     import termios
 
     pid, fd = pty.fork()
     if pid == 0:  # the child: satnono in the terminal
         os.environ.update(COLUMNS=str(columns), LINES="80")
+        default_ctrl_c()  # else a test run in the background sends its Ctrl-C to no one
         os.execv(SATNONO[0], [*SATNONO, *argv])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 80, columns, 0, 0))
     out = bytearray()
@@ -256,6 +258,8 @@ def in_terminal(
             break
         if sent is not None:
             os.kill(pid, sent)
+    else:  # still running 10 s after the last step: killed, so the test fails, never hangs
+        os.kill(pid, signal.SIGKILL)  # (waiting instead would wait on a full terminal)
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
