@@ -258,7 +258,12 @@ import os, sys, threading, time
 import satnono
 if __name__ == "__main__":
     puzzle = satnono.read_puzzle(sys.argv[1])
-    print(satnono.solve(puzzle, backend="cubes", timeout=60).status)
+    if sys.argv[2] == "list":  # the engine lists the cubes, in threads of this process
+        listed = satnono.iter_solutions(puzzle, backend="cubes", workers=2, timeout=60)
+        print(len([grid for grid, _ in zip(listed, range(10))]))
+        listed.close()  # the run stops early
+    else:
+        print(satnono.solve(puzzle, backend="cubes", timeout=60).status)
     time.sleep(0.5)
     print(sorted(t.name for t in threading.enumerate()))
 
@@ -276,19 +281,35 @@ if __name__ == "__main__":
 """
 
 
-def test_nothing_the_cubes_backend_starts_outlives_the_call(tmp_path: Path) -> None:
-    """A multiprocessing resource tracker and a Dask-Offload thread stayed alive."""
+@pytest.mark.parametrize("listing", [False, True])
+def test_nothing_the_cubes_backend_starts_outlives_the_call(tmp_path: Path, listing: bool) -> None:
+    """A multiprocessing resource tracker and a Dask-Offload thread stayed alive. Listing
+    the solutions of a random 30x30 (16 s for all), the cubes run in threads of the caller's
+    process, which the listing's early end (its iterator closed after 10) must stop: a thread
+    cannot be killed."""
+    import random
+
+    from satnono.formats import write_puzzles
+    from satnono.formats.generate import random_grid
+
     script = tmp_path / "leftovers.py"
     script.write_text(LEFTOVERS)
+    puzzle, how, status = EXAMPLES / "needs-search-25.non", "decide", "unique"
+    if listing:
+        grid = random_grid(30, 30, 2, 0.45, random.Random(6000010))  # 4,704 solutions, 16 s
+        puzzle, how, status = tmp_path / "r30.non", "list", "10"
+        write_puzzles([puzzle_from_grid(grid)], puzzle)
+    started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, str(script), str(EXAMPLES / "needs-search-25.non")],
+        [sys.executable, str(script), str(puzzle), how],
         capture_output=True,
         text=True,
         timeout=120,
     )
     # Python threads and child processes; not the native thread pool numpy's OpenBLAS starts
     # when Dask imports it, which belongs to the module, as its other caches do.
-    assert done.stdout.splitlines() == ["unique", "['MainThread']", "[]"], done.stderr
+    assert done.stdout.splitlines() == [status, "['MainThread']", "[]"], done.stderr
+    assert time.monotonic() - started < 30
 
 
 def test_the_line_benchmark_call_refuses_a_repeat_it_could_not_finish() -> None:

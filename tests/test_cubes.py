@@ -387,7 +387,7 @@ from satnono.formats.generate import puzzle_from_grid, random_grid
 def main():
     hard = puzzle_from_grid(random_grid(45, 45, 2, 0.45, random.Random(45)))
     try:
-        result = satnono.solve(hard, backend="cubes", workers=2, timeout=4)
+        result = satnono.solve(hard, backend="cubes", workers=2, timeout=4, max_solutions={wanted})
     except satnono.InputError as error:
         print("refused:", error)
     else:
@@ -396,24 +396,25 @@ def main():
 """
 
 
-@pytest.mark.parametrize("guarded", [False, True])
+@pytest.mark.parametrize(("guarded", "wanted"), [(False, 2), (True, 2), (False, 0)])
 def test_a_plain_script_on_the_cubes_backend_works_or_gets_one_clear_line(
-    tmp_path: Path, guarded: bool
+    tmp_path: Path, guarded: bool, wanted: int
 ) -> None:
     """A script without `if __name__ == "__main__":` died with "Nanny failed to start" and
     dozens of tracebacks (issue 32): Dask's worker processes re-run the script. It is refused
-    at once with one line saying so; the guarded script solves."""
+    at once with one line saying so; the guarded script solves. A listing of every solution
+    starts no process (the engine lists its cubes in threads): the plain script runs it."""
     import subprocess
     import sys
 
     call = 'if __name__ == "__main__":\n    main()' if guarded else "main()"
     script = tmp_path / "plain.py"
-    script.write_text(_SCRIPT.format(call=call))
+    script.write_text(_SCRIPT.format(call=call, wanted=wanted))
     started = time.monotonic()
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=60, cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    if guarded:
+    if guarded or wanted == 0:
         assert done.stdout.startswith("status: ") and "Traceback" not in done.stderr
     else:
         assert done.stdout.splitlines() == [
@@ -480,6 +481,44 @@ def test_a_cube_lists_many_solutions_with_the_engine(monkeypatch: pytest.MonkeyP
     assert asked and len(two.solutions) == 2 and set(two.solutions) <= expected
 
 
+def test_stopping_a_run_ends_its_cubes_running_in_threads() -> None:
+    """A local cluster's workers are threads of the caller's process when the engine lists
+    every cube, and a thread cannot be killed: an early end cancels the run's cubes, the ones
+    running (within a slice of their search) and any that starts later (at once)."""
+    import random
+    import threading
+
+    from satnono.backends.cube_task import _RUNNING, forget_cubes, stop_cubes
+    from satnono.formats.generate import random_grid
+
+    grid = random_grid(30, 30, 2, 0.45, random.Random(6000010))  # 16 s for all 4,704
+    puzzle = puzzle_from_grid(grid)
+    domains = tuple(prepare(puzzle).residual().domains)
+    results: list[Any] = []
+
+    def cube() -> None:
+        options = SearchOptions()  # every solution: the engine lists it
+        results.append(solve_cube(puzzle, None, domains, options, None, 0, run_key="run"))
+
+    running = threading.Thread(target=cube)
+    started = time.monotonic()
+    running.start()
+    while "run" not in _RUNNING and running.is_alive():
+        time.sleep(0.01)
+    time.sleep(0.3)
+    stop_cubes("run")
+    running.join(10)
+    assert not running.is_alive() and time.monotonic() - started < 5
+    (stopped,) = results
+    assert stopped.timed_out and not stopped.exhausted and "run" not in _RUNNING
+    later = solve_cube(puzzle, None, domains, SearchOptions(), None, 1, run_key="run")
+    assert later.timed_out and not later.solutions and later.seconds < 1
+    forget_cubes("run")
+    again = solve_cube(puzzle, None, domains, SearchOptions(limit=65), None, 2, run_key="run")
+    assert len(again.solutions) == 65  # a run forgotten is not stopped
+    forget_cubes("run")
+
+
 def test_a_cube_the_engine_finds_nothing_in_goes_to_the_sat_backend(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -544,7 +583,9 @@ def test_checking_a_large_result_stops_at_the_deadline(monkeypatch: pytest.Monke
     from satnono.backends.cubes import BACKEND
     from satnono.runtime import dask
 
-    def in_turn(_: str, __: int, function: Any, arguments: Any, on_result: Any, *___: Any) -> bool:
+    def in_turn(
+        _: str, __: int, function: Any, arguments: Any, on_result: Any, *___: Any, **____: Any
+    ) -> bool:
         class Done:
             client = None
 

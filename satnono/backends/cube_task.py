@@ -6,8 +6,10 @@ cube gives way.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from satnono.backends import (
@@ -60,6 +62,7 @@ def solve_cube(
     budget: float | None = None,
     excluded: tuple[tuple[int, ...], ...] = (),
     waiting: str | None = None,
+    run_key: str | None = None,
 ) -> CubeResult:
     """A Dask task: one cube's solutions, up to `options.limit`, within the run's `seconds`,
     listed by the engine (many wanted, no solver or encoding named, the whole grid's
@@ -67,7 +70,8 @@ def solve_cube(
     `excluded` (found in it before, when a larger cube holding it was stopped). Every `budget`
     seconds (NATIVE_LOOK for the engine's listing), it looks whether workers wait for work
     (the Dask Event named `waiting` is set; None: always) and if so, stops: the engine's
-    listing gives away the rest of its search (`parts`), a sat backend's cube is split again."""
+    listing gives away the rest of its search (`parts`), a sat backend's cube is split again.
+    `run_key` names the run, for `stop_cubes` (a run whose workers are threads of its process)."""
     from satnono.backends.sat import BACKEND as SAT
 
     started = time.perf_counter()
@@ -79,23 +83,69 @@ def solve_cube(
 
     run = Deadline(seconds)
     residual = Residual(puzzle, Geometry(puzzle), domains, lines)
-    report: SearchReport | None = None
-    parts: list[tuple[int, ...]] = []
-    if lists_natively(options) and every_undecided_cell(residual):
-        looks = None if budget is None else min(budget, NATIVE_LOOK)
-        own = run if looks is None else _GiveWay(run, looks, _workers_waiting(waiting))
-        listed = _listed_natively(residual, run, own, keep, excluded)
-        if listed is not None:
-            report, parts = listed
-    if report is None:
-        own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
-        with share_cores(1):  # a worker is one core: the rival solver takes turns on it
-            report = SAT.search_excluding(residual, options, own, keep, excluded)
-    stopped = report.timed_out and not run.expired()
-    return CubeResult(
-        number, tuple(found), report.exhausted, report.timed_out and not stopped,
-        round(time.perf_counter() - started, 4), stopped, tuple(parts),
-    )  # fmt: skip
+    with _running(run_key, run):  # stop_cubes may end it early
+        report: SearchReport | None = None
+        parts: list[tuple[int, ...]] = []
+        if lists_natively(options) and every_undecided_cell(residual):
+            looks = None if budget is None else min(budget, NATIVE_LOOK)
+            own = run if looks is None else _GiveWay(run, looks, _workers_waiting(waiting))
+            listed = _listed_natively(residual, run, own, keep, excluded)
+            if listed is not None:
+                report, parts = listed
+        if report is None:
+            own = run if budget is None else _GiveWay(run, budget, _workers_waiting(waiting))
+            with share_cores(1):  # a worker is one core: the rival solver takes turns on it
+                report = SAT.search_excluding(residual, options, own, keep, excluded)
+        stopped = report.timed_out and not run.expired()
+        return CubeResult(
+            number, tuple(found), report.exhausted, report.timed_out and not stopped,
+            round(time.perf_counter() - started, 4), stopped, tuple(parts),
+        )  # fmt: skip
+
+
+#: The deadlines of the cubes running in this process, by run, and the runs stopped: a run
+#: whose local workers are threads of its own process (the engine lists every cube, with the
+#: GIL let go) cannot kill them at an early end, so it cancels their deadlines (`stop_cubes`).
+_RUNNING: dict[str, list[Deadline]] = {}
+_STOPPED: set[str] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def stop_cubes(run_key: str) -> None:
+    """End every cube of the run `run_key` in this process within a slice of its search, and
+    any that starts later at once."""
+    with _RUNNING_LOCK:
+        _STOPPED.add(run_key)
+        for deadline in _RUNNING.pop(run_key, []):
+            deadline.cancel()
+
+
+def forget_cubes(run_key: str) -> None:
+    """The run `run_key` is over (its cluster closed): nothing more is kept of it."""
+    with _RUNNING_LOCK:
+        _STOPPED.discard(run_key)
+        _RUNNING.pop(run_key, None)
+
+
+@contextmanager
+def _running(run_key: str | None, deadline: Deadline) -> Iterator[None]:
+    """Within the block, `stop_cubes(run_key)` cancels `deadline` (nothing without a key)."""
+    if run_key is None:
+        yield
+        return
+    with _RUNNING_LOCK:
+        if run_key in _STOPPED:
+            deadline.cancel()
+        _RUNNING.setdefault(run_key, []).append(deadline)
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            running = _RUNNING.get(run_key, [])
+            if deadline in running:
+                running.remove(deadline)
+            if not running:
+                _RUNNING.pop(run_key, None)
 
 
 def every_undecided_cell(residual: Residual) -> bool:

@@ -19,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
 from satnono.backends import (
@@ -28,7 +29,13 @@ from satnono.backends import (
     SearchTask,
     lists_natively,
 )
-from satnono.backends.cube_task import CubeResult, every_undecided_cell, solve_cube
+from satnono.backends.cube_task import (
+    CubeResult,
+    every_undecided_cell,
+    forget_cubes,
+    solve_cube,
+    stop_cubes,
+)
 from satnono.backends.lookahead import Cube, split, split_for
 from satnono.runtime.deadline import Deadline, Timeout
 
@@ -118,7 +125,9 @@ class _Conquest:
         self.resplit = 0
         #: The Dask Event set while workers wait for work; None while none is needed (fewer
         #: cubes than workers from the start: they give way at their first look).
-        self.event = None if len(cubes) < self.workers else f"satnono-cubes-{uuid.uuid4().hex}"
+        #: This run's name: its workers' Event's, and its cubes' for `stop_cubes`.
+        self.key = f"satnono-cubes-{uuid.uuid4().hex}"
+        self.event = None if len(cubes) < self.workers else self.key
         self.event_set = False
 
     def __iter__(self) -> _Conquest:
@@ -134,7 +143,7 @@ class _Conquest:
         residual = self.residual
         return (
             residual.puzzle, residual.lines, cube.domains, self.options,
-            self.deadline.remaining(), number, budget, excluded, self.event,
+            self.deadline.remaining(), number, budget, excluded, self.event, self.key,
         )  # fmt: skip
 
     def finished(self, result: CubeResult, client: Any = None) -> None:
@@ -222,10 +231,16 @@ class CubesBackend:
 
         if residual.unknown < IN_PROCESS_CELLS:
             return _in_process(task)
-        check_worker_processes_can_start(options.scheduler)  # before any work is done
+        listing = lists_natively(options) and every_undecided_cell(residual)
+        # When the engine lists every cube, a local cluster's workers are threads of this
+        # process (its search lets the GIL go): no worker process to start (0.9 s against
+        # 1.7 s here) or close, no solution pickled on its way back (BENCHMARKS.md "The cubes
+        # in threads"); an early end cancels the cubes' deadlines, as a thread cannot be killed.
+        threads = listing and options.scheduler == "local"
+        if not threads:  # before any work is done
+            check_worker_processes_can_start(options.scheduler)
         stats: dict[str, Any] = {"solver": canonical_solver(options.solver)}
         try:
-            listing = lists_natively(options) and every_undecided_cell(residual)
             cubes, workers = split_for(residual, options, deadline, stats, listing)
         except Timeout:
             return SearchReport(exhausted=False, timed_out=True, stats=stats)
@@ -265,9 +280,13 @@ class CubesBackend:
             return not report.timed_out
 
         # Stopped early (enough solutions, the deadline): the cubes running are not waited for.
-        report.exhausted = run_on_cluster(
-            options.scheduler, workers, solve_cube, conquest, finished, deadline.expired
-        )
+        try:
+            report.exhausted = run_on_cluster(
+                options.scheduler, workers, solve_cube, conquest, finished, deadline.expired,
+                threads=threads, stop_tasks=partial(stop_cubes, conquest.key) if threads else None,
+            )  # fmt: skip
+        finally:
+            forget_cubes(conquest.key)
         report.timed_out = report.timed_out or (not report.exhausted and deadline.expired())
         report.exhausted = report.exhausted and not report.timed_out
         stats["conquer_seconds"] = round(time.perf_counter() - conquer_started, 4)
