@@ -259,9 +259,8 @@ import satnono
 if __name__ == "__main__":
     puzzle = satnono.read_puzzle(sys.argv[1])
     if sys.argv[2] == "list":  # the engine lists the cubes, in threads of this process
-        listed = satnono.iter_solutions(puzzle, backend="cubes", workers=2, timeout=60)
-        print(len([grid for grid, _ in zip(listed, range(10))]))
-        listed.close()  # the run stops early
+        found = satnono.solve(puzzle, backend="cubes", workers=2, max_solutions=65, timeout=60)
+        print(found.solutions_found)  # the first cube to list 65 ends the run
     else:
         print(satnono.solve(puzzle, backend="cubes", timeout=60).status)
     time.sleep(0.5)
@@ -284,9 +283,9 @@ if __name__ == "__main__":
 @pytest.mark.parametrize("listing", [False, True])
 def test_nothing_the_cubes_backend_starts_outlives_the_call(tmp_path: Path, listing: bool) -> None:
     """A multiprocessing resource tracker and a Dask-Offload thread stayed alive. Listing
-    the solutions of a random 30x30 (16 s for all), the cubes run in threads of the caller's
-    process, which the listing's early end (its iterator closed after 10) must stop: a thread
-    cannot be killed."""
+    65 solutions of a random 30x30 (16 s for all 4,704), the cubes run in threads of the
+    caller's process, which the run's early end (the first cube to list 65) must stop: a
+    thread cannot be killed, and the other cubes search on for seconds."""
     import random
 
     from satnono.formats import write_puzzles
@@ -297,7 +296,7 @@ def test_nothing_the_cubes_backend_starts_outlives_the_call(tmp_path: Path, list
     puzzle, how, status = EXAMPLES / "needs-search-25.non", "decide", "unique"
     if listing:
         grid = random_grid(30, 30, 2, 0.45, random.Random(6000010))  # 4,704 solutions, 16 s
-        puzzle, how, status = tmp_path / "r30.non", "list", "10"
+        puzzle, how, status = tmp_path / "r30.non", "list", "65"
         write_puzzles([puzzle_from_grid(grid)], puzzle)
     started = time.monotonic()
     done = subprocess.run(
