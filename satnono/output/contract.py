@@ -30,6 +30,11 @@ def dumps(data: Any) -> str:
     return json.dumps(data)
 
 
+def _rows_of(puzzle: Puzzle, grids: Sequence[Grid] | None) -> list[list[str]]:
+    """Each grid as row strings, taken once (a search may still be adding to `grids`)."""
+    return [puzzle.grid_rows(grid) for grid in list(grids or ())]
+
+
 def cell(puzzle: Puzzle, flat: int) -> list[int]:
     """A flat cell index as [row, column], both from 1."""
     row, column = divmod(flat, puzzle.width)
@@ -51,8 +56,14 @@ def _palette(puzzle: Puzzle) -> list[dict[str, str]]:
     return [{"name": c.name, "char": c.char, "rgb": c.rgb} for c in puzzle.palette]
 
 
-def solve_object(source: str, result: SolveResult, grids: Sequence[Grid] | None) -> dict[str, Any]:
-    """`satnono solve --json`; `grids` None leaves "solutions" out (--json-lines streamed them)."""
+def solve_object(
+    source: str,
+    result: SolveResult,
+    grids: Sequence[Grid] | None,
+    rows: Sequence[list[str]] | None = None,
+) -> dict[str, Any]:
+    """`satnono solve --json`; `grids` None leaves "solutions" out (--json-lines streamed them).
+    `rows`, when given, are the solutions already as row strings (`Puzzle.grid_rows`)."""
     puzzle = result.puzzle
     data: dict[str, Any] = {
         **_about(source, puzzle),
@@ -62,11 +73,11 @@ def solve_object(source: str, result: SolveResult, grids: Sequence[Grid] | None)
         "status": result.status,
         "complete": result.complete,
         "solutions_found": result.solutions_found,
-        "solutions": [puzzle.grid_rows(grid) for grid in grids or ()],
+        "solutions": list(rows) if rows is not None else _rows_of(puzzle, grids),
         "seconds": result.seconds,
         "stats": result.stats,
     }
-    if grids is None:
+    if grids is None and rows is None:
         del data["solutions"]
     if result.reason:
         data["reason"] = result.reason
@@ -97,23 +108,29 @@ def solution_line(puzzle: Puzzle, grid: Grid) -> str:
 
 
 def interrupted_object(
-    source: str, puzzle: Puzzle, grids: Sequence[Grid] | None, progress: Progress, seconds: float
+    source: str,
+    puzzle: Puzzle,
+    grids: Sequence[Grid] | None,
+    progress: Progress,
+    seconds: float,
+    rows: Sequence[list[str]] | None = None,
 ) -> dict[str, Any]:
-    """What a Ctrl-C leaves: the solutions so far and the grid as line logic left it."""
+    """What a Ctrl-C leaves: the solutions so far and the grid as line logic left it (the
+    solutions as `grids`, or already as row strings, `rows`)."""
     from satnono.output.terminal import domain_rows
 
     # The search may still be running while this is read (Ctrl-C only starts its stop): the
     # list is taken once, and the count is at least its length (it read 21,886 found, then
     # listed 21,887).
-    grids = None if grids is None else list(grids)
-    found = max(progress.solutions, len(grids or ()))
+    listed = list(rows) if rows is not None else None if grids is None else _rows_of(puzzle, grids)
+    found = max(progress.solutions, len(listed or ()))
     data: dict[str, Any] = {
         "file": source, "width": puzzle.width, "height": puzzle.height,
         "status": "interrupted", "complete": False, "solutions_found": found,
         "seconds": round(seconds, 4),
     }  # fmt: skip
-    if grids is not None:
-        data["solutions"] = [puzzle.grid_rows(grid) for grid in grids]
+    if listed is not None:
+        data["solutions"] = listed
     if progress.domains is not None:
         data["partial"] = domain_rows(puzzle, progress.domains)
     return data
