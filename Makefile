@@ -43,8 +43,8 @@ wheel: install
 	rm -rf dist
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
-# Two pytest workers; one that runs out of tests takes the other's (worksteal): the suite's
-# tests take 504 s in all, and ended 268 s after the start so (the last default-scheduled run: 293 s).
+# Two pytest workers; one that runs out of tests takes the other's (worksteal): of 504 s of
+# tests, the run ended 268 s after its start (293 s in the last run without stealing).
 test: dev-install wheel
 	$(BIN)/ruff check satnono tests examples tools
 	$(BIN)/mypy satnono
