@@ -62,8 +62,8 @@ def solve_object(
     grids: Sequence[Grid] | None,
     rows: Sequence[list[str]] | None = None,
 ) -> dict[str, Any]:
-    """`satnono solve --json`; `grids` None leaves "solutions" out (--json-lines streamed them).
-    `rows`, when given, are the solutions already as row strings (`Puzzle.grid_rows`)."""
+    """`satnono solve --json`: the solutions as `grids`, or already as row strings (`rows`,
+    `Puzzle.grid_rows`); both None leave "solutions" out (--json-lines streamed them)."""
     puzzle = result.puzzle
     data: dict[str, Any] = {
         **_about(source, puzzle),
