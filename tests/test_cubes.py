@@ -436,6 +436,7 @@ def test_a_local_cluster_is_given_longer_to_start_on_a_loaded_machine(
     monkeypatch.setattr("satnono.backends.usable_cores", lambda: 2)
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert cubes.cluster_start() == cubes.CLUSTER_START
+    assert cubes.cluster_start(threads=True) == cubes.THREADS_START < cubes.CLUSTER_START
     monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 6.0, 6.0))
     assert cubes.cluster_start() == 4 * cubes.CLUSTER_START
 
@@ -517,6 +518,29 @@ def test_stopping_a_run_ends_its_cubes_running_in_threads() -> None:
     again = solve_cube(puzzle, None, domains, SearchOptions(limit=65), None, 2, run_key="run")
     assert len(again.solutions) == 65  # a run forgotten is not stopped
     forget_cubes("run")
+
+
+def test_a_listing_on_eight_thread_workers_keeps_its_timeout(tmp_path: Path) -> None:
+    """The cubes of a listing run in threads, which stop themselves at their deadline: so
+    they keep 0.3 s for the end, not the 2 s a cluster of killed worker processes needs
+    (a 6 s timeout listed for 4 s). A random 30x30 whose listing takes 16 s, --timeout 4."""
+    import random
+
+    from satnono.formats import write_puzzles
+    from satnono.formats.generate import random_grid
+
+    path = tmp_path / "r30.non"
+    write_puzzles([puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(6000010)))], path)
+    started = time.monotonic()
+    done = run_satnono(
+        "solve", str(path), "--backend", "cubes", "--workers", "8", "--max-solutions", "0",
+        "--json", "--timeout", "4", timeout=60,
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr[-500:]
+    data = json.loads(done.stdout)
+    assert not data["stats"].get("in_process") and data["stats"]["workers"] == 8
+    assert 3.3 < elapsed < 4 + 1.5  # its cubes ran past where a 2 s margin stops them (2.4 s)
 
 
 def test_a_cube_the_engine_finds_nothing_in_goes_to_the_sat_backend(

@@ -52,6 +52,11 @@ CLUSTER_START = 2.0
 #: busy cores (tests/test_abuse.py, eight workers: up to 3 s past a 4 s timeout, 1.9 s past a
 #: 9 s one): a local cluster's cubes stop that long before the deadline.
 CLUSTER_STOP = 2.0
+#: The same for a local cluster whose workers are threads (the engine's listing): it starts
+#: in 0.9 s (importing Dask), its cubes end within a slice of their search (0.1 s) at their
+#: deadline, and it closes in 0.02 s.
+THREADS_START = 1.0
+THREADS_STOP = 0.3
 #: Seconds between a cube's looks at whether workers wait for work, for the cubes of the first
 #: split (twice as long for parts that may give way again, GIVE_WAY_LEVELS): see _GiveWay.
 CUBE_BUDGET = 4.0
@@ -192,17 +197,18 @@ class _Conquest:
         return 0 if parent is None else self.level(parent) + 1
 
 
-def cluster_start() -> float:
-    """Seconds a local cluster may take to start now: CLUSTER_START on an idle machine,
-    longer in proportion to the load on its cores (8 workers took 10.5 s to start on 2 cores
-    busy with 6 other processes, 1.4-2.0 s on idle ones)."""
+def cluster_start(threads: bool = False) -> float:
+    """Seconds a local cluster may take to start now: CLUSTER_START on an idle machine
+    (THREADS_START when its workers are threads), longer in proportion to the load on its cores
+    (8 workers took 10.5 s to start on 2 cores busy with 6 other processes, 1.4-2.0 s on idle
+    ones)."""
     from satnono.backends import usable_cores  # read at the call: the tests replace it
 
     try:
         load = os.getloadavg()[0]
     except OSError:  # not measured here
         load = 0.0
-    return CLUSTER_START * (1.0 + load / usable_cores())
+    return (THREADS_START if threads else CLUSTER_START) * (1.0 + load / usable_cores())
 
 
 def _in_process(task: SearchTask, stats: dict[str, Any] | None = None) -> SearchReport:
@@ -251,15 +257,16 @@ class CubesBackend:
         # workers killed at the deadline overran it by up to 3 s on two busy cores). The
         # time left goes to the sat backend in this process instead.
         remaining = deadline.remaining()
-        starting = cluster_start() + CLUSTER_STOP if options.scheduler == "local" else 0.0
+        stopping = THREADS_STOP if threads else CLUSTER_STOP
+        starting = cluster_start(threads) + stopping if options.scheduler == "local" else 0.0
         if remaining is not None and remaining <= starting:
             return _in_process(task, stats)
         report = SearchReport(exhausted=False, stats=stats)
         # A local cluster's cubes stop CLUSTER_STOP before the deadline, the time its killed
         # workers take to close on busy cores (8 workers on 2 cores overran a 9 s timeout by
-        # 1.9 s when the cubes ran to the deadline itself).
+        # 1.9 s when the cubes ran to the deadline itself); THREADS_STOP for threads.
         if remaining is not None and options.scheduler == "local":
-            deadline = deadline.sooner(remaining - CLUSTER_STOP)
+            deadline = deadline.sooner(remaining - stopping)
         conquest = _Conquest(residual, cubes, options, deadline, workers)
         conquer_started = time.perf_counter()
 
