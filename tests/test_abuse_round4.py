@@ -21,7 +21,7 @@ from satnono.errors import InputError
 from satnono.formats.generate import puzzle_from_grid
 from satnono.proof.certify import CLUES, CNF, PROOF, SOLUTION, SOLUTIONS
 from satnono.proof.check import check_certificate
-from support import DRAT_TRIM, EXAMPLES, PALETTES, grids
+from support import DRAT_TRIM, EXAMPLES, PALETTES, grids, long_listing
 
 #: Degenerate puzzles whose contradiction the clues show at once (the audit's cases).
 DEGENERATE = {
@@ -286,18 +286,14 @@ def test_nothing_the_cubes_backend_starts_outlives_the_call(tmp_path: Path, list
     65 solutions of a random 30x30 (16 s for all 4,704), the cubes run in threads of the
     caller's process, which the run's early end (the first cube to list 65) must stop: a
     thread cannot be killed, and the other cubes search on for seconds."""
-    import random
-
     from satnono.formats import write_puzzles
-    from satnono.formats.generate import random_grid
 
     script = tmp_path / "leftovers.py"
     script.write_text(LEFTOVERS)
     puzzle, how, status = EXAMPLES / "needs-search-25.non", "decide", "unique"
     if listing:
-        grid = random_grid(30, 30, 2, 0.45, random.Random(6000010))  # 4,704 solutions, 16 s
         puzzle, how, status = tmp_path / "r30.non", "list", "65"
-        write_puzzles([puzzle_from_grid(grid)], puzzle)
+        write_puzzles([long_listing()], puzzle)
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, str(script), str(puzzle), how],

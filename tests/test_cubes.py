@@ -24,7 +24,14 @@ from satnono.core.model import Puzzle
 from satnono.formats.generate import puzzle_from_grid
 from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
-from support import EXAMPLES, brute_force_solutions, load_tool, puzzles, run_satnono
+from support import (
+    EXAMPLES,
+    brute_force_solutions,
+    load_tool,
+    long_listing,
+    puzzles,
+    run_satnono,
+)
 
 
 def _cube_solutions(
@@ -486,14 +493,11 @@ def test_stopping_a_run_ends_its_cubes_running_in_threads() -> None:
     """A local cluster's workers are threads of the caller's process when the engine lists
     every cube, and a thread cannot be killed: an early end cancels the run's cubes, the ones
     running (within a slice of their search) and any that starts later (at once)."""
-    import random
     import threading
 
     from satnono.backends.cube_task import _RUNNING, forget_cubes, stop_cubes
-    from satnono.formats.generate import random_grid
 
-    grid = random_grid(30, 30, 2, 0.45, random.Random(6000010))  # 16 s for all 4,704
-    puzzle = puzzle_from_grid(grid)
+    puzzle = long_listing()
     domains = tuple(prepare(puzzle).residual().domains)
     results: list[Any] = []
 
@@ -524,13 +528,10 @@ def test_a_listing_on_eight_thread_workers_keeps_its_timeout(tmp_path: Path) -> 
     """The cubes of a listing run in threads, which stop themselves at their deadline: so
     they keep 0.3 s for the end, not the 2 s a cluster of killed worker processes needs
     (a 6 s timeout listed for 4 s). A random 30x30 whose listing takes 16 s, --timeout 4."""
-    import random
-
     from satnono.formats import write_puzzles
-    from satnono.formats.generate import random_grid
 
     path = tmp_path / "r30.non"
-    write_puzzles([puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(6000010)))], path)
+    write_puzzles([long_listing()], path)
     started = time.monotonic()
     done = run_satnono(
         "solve", str(path), "--backend", "cubes", "--workers", "8", "--max-solutions", "0",

@@ -39,8 +39,8 @@ def _native_line(clue: tuple[Block, ...], domains: tuple[int, ...], colors: int)
     return None if solved is None else tuple(solved)
 
 
-# 500 examples a run (3.6 s alone; 800 took 5-10 s, with the suite at its 5-minute bound): each run
-# draws new ones, so the cases tried add up over runs.
+# 500 examples a run (3.6 s alone; 800 took 5-10 s, with the suite at its 5-minute bound):
+# each run draws new ones, so the cases tried add up over runs.
 @settings(max_examples=500, deadline=None)
 @given(line_cases())
 def test_the_line_solvers_agree(case: LineCase) -> None:
