@@ -217,6 +217,35 @@ def test_an_interrupted_object_never_lists_more_solutions_than_it_counts() -> No
     assert data["solutions_found"] == len(data["solutions"]) == 3
 
 
+def test_solutions_written_as_json_beforehand_come_out_as_json_dumps_writes_them() -> None:
+    """`solve --json` writes each solution's JSON as the search finds it (`contract.Listed`)
+    and puts the text into the object at the end: the same text as json.dumps of the rows,
+    also where the puzzle's title holds the very mark the text goes in for, or a palette
+    character needs escaping; and a Ctrl-C's object counts what it lists."""
+    import dataclasses
+    import json
+
+    from satnono.output import contract
+    from satnono.pipeline.solutions import Progress
+
+    plain = satnono.read_puzzle(EXAMPLES / "switches-8.non")
+    marked = dataclasses.replace(plain, title="\x00satnono-raw-0\x00")
+    quoted = dataclasses.replace(
+        plain, palette=(plain.palette[0], dataclasses.replace(plain.palette[1], char='"'))
+    )
+    for puzzle in (plain, marked, quoted):
+        result = satnono.solve(puzzle, max_solutions=3)
+        listed = contract.Listed(tuple(contract.solution_json(puzzle, g) for g in result.grids))
+        text = contract.dumps(contract.solve_object("s.non", result, None, listed))
+        assert text == json.dumps(contract.solve_object("s.non", result, result.grids))
+        assert json.loads(text)["title"] == puzzle.title
+        so_far = Progress(solutions=2)
+        stopped = contract.interrupted_object("s.non", puzzle, None, so_far, 1.0, listed)
+        data = json.loads(contract.dumps(stopped))
+        assert data["solutions_found"] == 3
+        assert data["solutions"] == [puzzle.grid_rows(grid) for grid in result.grids]
+
+
 @pytest.mark.parametrize("seconds", [4, 9])
 def test_cubes_on_eight_workers_keeps_its_timeout(tmp_path: Path, seconds: int) -> None:
     """`--backend cubes --workers 8 --timeout 5` took 9.4 s here: the split took most of

@@ -275,11 +275,15 @@ _flusher: threading.Thread | None = None
 
 
 def print_json(data: Any) -> None:
-    """One JSON object on one line of stdout, flushed (with any streamed line before it)."""
+    """One JSON object on one line of stdout, flushed (with any streamed line before it),
+    written in pieces (a listing's solutions are never copied whole: `contract.json_pieces`)."""
     global _unflushed
     with _stdout_lock:
         _write_pending()
-        print(contract.dumps(data), flush=True)
+        for piece in contract.json_pieces(data):
+            sys.stdout.write(piece)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
         _unflushed = False
 
 
