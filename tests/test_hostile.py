@@ -36,14 +36,24 @@ pytest.importorskip("uvicorn")
 
 from satnono.serve import CONNECTIONS
 from satnono.serve.connection import HEAD_TIMEOUT, SEND_STALL, WATCH_EVERY
-from satnono.serve.guard import QUEUE_WAIT
 
 DUCK = (EXAMPLES / "duck.non").read_bytes()
+
+#: The waits of `impatient_server`, set by `serve --queue-wait/--body-timeout` (10 s each by
+#: default: two tests waited 20 s of the suite on them).
+IMPATIENT = 2.0
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     with running_server() as (url, _):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def impatient_server() -> Iterator[str]:
+    waits = ("--queue-wait", str(IMPATIENT), "--body-timeout", str(IMPATIENT))
+    with running_server(options=waits) as (url, _):
         yield url
 
 
@@ -155,10 +165,11 @@ def test_a_picture_keeps_its_timeout(server: str) -> None:
     assert solve_quickly(server) < 5
 
 
-def test_every_kind_of_work_waits_for_a_slot(server: str) -> None:
+def test_every_kind_of_work_waits_for_a_slot(impatient_server: str) -> None:
     """With both run slots taken, a stream (whose body is not even read as a puzzle before it
-    has a slot), a picture, a conversion and a certificate all wait, then get 503: none of
-    them runs beside the searches."""
+    has a slot), a picture, a conversion and a certificate all wait (`--queue-wait`), then get
+    503: none of them runs beside the searches."""
+    server = impatient_server
     path, png = _png_request(30)
     requests = {
         "stream": ("/api/solve/stream?name=d.non", b"width 3\nnot a puzzle"),
@@ -178,8 +189,8 @@ def test_every_kind_of_work_waits_for_a_slot(server: str) -> None:
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(QUEUE_WAIT + 5)
-        assert time.monotonic() - started < QUEUE_WAIT + 2
+            thread.join(IMPATIENT + 5)
+        assert IMPATIENT - 0.1 < time.monotonic() - started < IMPATIENT + 2
     finally:
         first.close()
         second.close()
@@ -280,10 +291,11 @@ def test_malformed_requests_get_400_never_500(server: str, endpoint: str, body: 
     assert "error" in json.loads(answer)
 
 
-def test_stalled_uploads_are_answered_and_closed(server: str) -> None:
+def test_stalled_uploads_are_answered_and_closed(impatient_server: str) -> None:
     """Twelve uploads that stop short of their length (the first sends no body at all):
     each gets 408 (or 503 when eight others are being read) and its connection is closed,
-    within the body timeout."""
+    within the body timeout (`--body-timeout`)."""
+    server = impatient_server
     host, port = server.removeprefix("http://").split(":")
     size = 1024 * 1024
     sockets = []
@@ -299,10 +311,13 @@ def test_stalled_uploads_are_answered_and_closed(server: str) -> None:
             answer = sock.recv(12)
             assert answer in (b"HTTP/1.1 408", b"HTTP/1.1 503"), answer
             assert number or answer == b"HTTP/1.1 408"  # the first is read first: cut off
+            rest = b""
             with contextlib.suppress(ConnectionResetError):  # closed with our bytes unread
-                while sock.recv(65536):  # the server closes the connection after its answer
-                    pass
-    assert time.monotonic() - started < 20
+                while data := sock.recv(65536):  # the server closes it after its answer
+                    rest += data
+            if not number:
+                assert f"took over {IMPATIENT:g} s to arrive".encode() in rest, rest
+    assert time.monotonic() - started < 2 * IMPATIENT + 5
     assert solve_quickly(server) < 5
 
 

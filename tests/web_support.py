@@ -19,15 +19,17 @@ LONG = (EXAMPLES / "permutation-9.non").read_bytes()  # 9! solutions: a stream t
 
 @contextlib.contextmanager
 def running_server(
-    stderr: int = subprocess.DEVNULL,
+    stderr: int = subprocess.DEVNULL, options: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`satnono serve` on a free port, once it answers; stopped (or killed) at the end.
-    `stderr=subprocess.PIPE` keeps its log for the caller."""
+    `stderr=subprocess.PIPE` keeps its log for the caller; `options` go to `serve`."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     process = subprocess.Popen(
-        [*SATNONO, "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=stderr
+        [*SATNONO, "serve", "--port", str(port), *options],
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
     )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -18,10 +18,24 @@ def serve(
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the page in the default browser.")
     ] = False,
-) -> None:
+    queue_wait: Annotated[
+        float | None,
+        typer.Option(
+            "--queue-wait", min=0.1, max=3600, show_default=False,
+            help="Seconds a request waits for a free run slot before 503 (server busy); 10 "
+            "unless given.",
+        ),
+    ] = None,
+    body_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--body-timeout", min=0.1, max=3600, show_default=False,
+            help="Seconds a request's body may take to arrive before 408; 10 unless given.",
+        ),
+    ] = None,
+) -> None:  # fmt: skip
     """Start the web page: open, solve, watch and author puzzles in a browser."""
     from satnono.serve import serve as run_server
 
-    run_server(
-        host, port, open_browser, lambda url: say(f"satnono: serving on {url} (Ctrl-C stops)")
-    )
+    announce = lambda url: say(f"satnono: serving on {url} (Ctrl-C stops)")  # noqa: E731
+    run_server(host, port, open_browser, announce, queue_wait, body_timeout)

@@ -29,9 +29,12 @@ SHUTDOWN_WAIT = 1
 MAX_ID_DIGITS = 9
 
 
-def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> Any:
+def create_app(
+    host: str = "127.0.0.1", port: int = 8000, slots: Any = None, bodies: Any = None
+) -> Any:
     """The Starlette application (routes below), behind the same-origin guard; `slots`
-    (a guard.RunSlots) are the run slots, made here unless the server holds them."""
+    (a guard.RunSlots) are the run slots and `bodies` (a guard.Bodies) the bodies being read,
+    made here with the defaults unless the server holds them."""
     from starlette.applications import Starlette
     from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
@@ -41,17 +44,10 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
     from satnono import InputError, Timeout
     from satnono.output import contract
     from satnono.serve import live, work
-    from satnono.serve.guard import (
-        BODIES,
-        RequestError,
-        RunSlots,
-        SameOrigin,
-        error_body,
-        read_body,
-    )
+    from satnono.serve.guard import Bodies, RequestError, RunSlots, SameOrigin, error_body
 
     slots = slots or RunSlots()
-    bodies = asyncio.Semaphore(BODIES)
+    bodies = bodies or Bodies()
 
     def refused(error: Exception) -> Any:
         body, status = error_body(error)
@@ -66,7 +62,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8000, slots: Any = None) -> 
 
         async def handle(request: Any) -> Any:
             try:
-                text = await read_body(request, bodies)
+                text = await bodies.read(request)
                 query = dict(request.query_params)
                 timeout = work.timeout_of(query)
                 lease = await slots.lease(timeout)
@@ -153,11 +149,16 @@ def serve(
     port: int = 8000,
     open_browser: bool = False,
     on_ready: Callable[[str], None] | None = None,
+    queue_wait: float | None = None,
+    body_timeout: float | None = None,
 ) -> None:
     """Run the app until Ctrl-C or SIGTERM (both stop it within SHUTDOWN_WAIT seconds).
 
     The port is bound here first, so that a port in use is an InputError before anything is
     announced; `on_ready(url)` is told the address then (port 0 picks a free port).
+    `queue_wait` and `body_timeout` (seconds; None: guard's QUEUE_WAIT and BODY_TIMEOUT) are
+    how long a request waits for a run slot before its 503, and how long its body may take to
+    arrive before its 408.
     """
     from satnono.core.extras import require
 
@@ -175,9 +176,10 @@ def serve(
 
         threading.Timer(1.0, webbrowser.open, [url]).start()
     from satnono.serve.connection import GuardedProtocol
-    from satnono.serve.guard import RunSlots
+    from satnono.serve.guard import BODY_TIMEOUT, QUEUE_WAIT, Bodies, RunSlots
 
-    slots = RunSlots()
+    slots = RunSlots(wait=QUEUE_WAIT if queue_wait is None else queue_wait)
+    bodies = Bodies(timeout=BODY_TIMEOUT if body_timeout is None else body_timeout)
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
@@ -187,7 +189,7 @@ def serve(
             super().handle_exit(sig, frame)
 
     config = uvicorn.Config(
-        create_app(host, port, slots), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
+        create_app(host, port, slots, bodies), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
         limit_concurrency=CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_WAIT,
         http=GuardedProtocol,
     )  # fmt: skip

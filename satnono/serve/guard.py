@@ -94,22 +94,33 @@ class RunSlots:
             lease.deadline.cancel()
 
 
-async def read_body(request: Any, bodies: asyncio.Semaphore) -> str:
-    """The request's text: refused past MAX_BODY (before it is all read), if not UTF-8, when
-    it takes over BODY_TIMEOUT seconds to arrive, or when BODIES others are being read."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
-        raise RequestError(f"the request is over {MAX_BODY} bytes, the limit", 413)
-    try:
-        await asyncio.wait_for(bodies.acquire(), 1.0)
-    except TimeoutError:
-        raise RequestError("the server is busy reading other requests: try again", 503) from None
-    try:
-        return await asyncio.wait_for(_read(request), BODY_TIMEOUT)
-    except TimeoutError:
-        raise RequestError(f"the request took over {BODY_TIMEOUT:g} s to arrive", 408) from None
-    finally:
-        bodies.release()
+class Bodies:
+    """The request bodies being read: at most `at_once` (each held in memory up to MAX_BODY),
+    each within `timeout` seconds (a client that stalls is cut off instead of holding memory)."""
+
+    def __init__(self, at_once: int = BODIES, timeout: float = BODY_TIMEOUT) -> None:
+        self.free = asyncio.Semaphore(at_once)
+        self.timeout = timeout
+
+    async def read(self, request: Any) -> str:
+        """The request's text: refused past MAX_BODY (before it is all read), if not UTF-8,
+        when it takes over `timeout` seconds to arrive, or when `at_once` others are being
+        read."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY:
+            raise RequestError(f"the request is over {MAX_BODY} bytes, the limit", 413)
+        try:
+            await asyncio.wait_for(self.free.acquire(), 1.0)
+        except TimeoutError:
+            message = "the server is busy reading other requests: try again"
+            raise RequestError(message, 503) from None
+        try:
+            return await asyncio.wait_for(_read(request), self.timeout)
+        except TimeoutError:
+            message = f"the request took over {self.timeout:g} s to arrive"
+            raise RequestError(message, 408) from None
+        finally:
+            self.free.release()
 
 
 async def _read(request: Any) -> str:

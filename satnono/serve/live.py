@@ -22,7 +22,7 @@ import satnono
 from satnono import InputError, Puzzle
 from satnono.output import contract
 from satnono.serve import work
-from satnono.serve.guard import Lease, RunSlots, read_body
+from satnono.serve.guard import Bodies, Lease, RunSlots
 
 #: Seconds between progress events while nothing else happens.
 PROGRESS_EVERY = 0.25
@@ -48,13 +48,11 @@ class LeasedStream(StreamingResponse):
             self.lease.release()
 
 
-async def handle(
-    request: Any, slots: RunSlots, bodies: asyncio.Semaphore, kind: str = "solve"
-) -> Any:
+async def handle(request: Any, slots: RunSlots, bodies: Bodies, kind: str = "solve") -> Any:
     """Check the request, take a run slot (503 when none frees up in time), read the puzzle
     in it (parsing is work too: many large bodies at once must wait their turn), stream the
     work of `kind` (solve, count or analyze)."""
-    text = await read_body(request, bodies)
+    text = await bodies.read(request)
     query = dict(request.query_params)
     limit = work.number(query, "max_solutions", 2, int)
     if not 0 <= limit <= 10_000:
