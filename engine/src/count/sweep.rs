@@ -18,7 +18,7 @@ use crate::count::layers::Layers;
 use crate::count::lines::Lines;
 use crate::count::number::Count;
 use crate::count::order::{self, Spot};
-use crate::count::states::StateMap;
+use crate::count::states::{reserve_huge, StateMap};
 use crate::count::stretches::{choices, plan, Stretch};
 use crate::count::Control;
 use crate::grid::Grid;
@@ -252,13 +252,15 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             layer_words(&counts, width, group.ways()).min(words)
         };
         let mut made: Vec<(u32, u64)> = Vec::new();
-        index.clear();
+        index.clear_for(4 * keys.len()); // a layer may be many times the last: growing costs more
         next_keys.clear();
         next_counts.clear();
         let mut place_batch = |batch: &mut Vec<(u128, u32, u64)>, index: &mut StateMap| {
             for &(moved, state, path) in batch.iter() {
                 let target = index.place(moved, || {
                     next_keys.push(moved);
+                    let len = next_counts.len() + next_width;
+                    reserve_huge(&mut next_counts, len);
                     next_counts.resize(next_counts.len() + next_width, 0);
                     if tracing {
                         made.push((state, path));
