@@ -166,3 +166,40 @@ def test_wrong_grids_are_refused_naming_the_problem(grid: Grid) -> None:
     verifier(((1, 1, 0), (0, 1, 0)))  # lines remembered, then the wrong grid
     with pytest.raises(VerificationError):
         verifier(grid)
+
+
+@pytest.mark.parametrize("width, height", [(3, 3), (5, 2), (1, 4)])
+def test_every_black_and_white_grid_of_a_small_board_is_judged_by_the_rules(
+    width: int, height: int
+) -> None:
+    """Every grid of a small black-and-white board, against the clues of every one of a few
+    grids made from it (the clues the checker's expressions are built from): one grid at a
+    time (as rows, and as the engine's bytes), and all of them in one batch, agree with the
+    rules written out here. A block read one cell too short or too long, two blocks run
+    together, a block at either end: each board has them all."""
+    grids = [
+        tuple(tuple(cells[row * width : (row + 1) * width]) for row in range(height))
+        for cells in itertools.product((0, 1), repeat=width * height)
+    ]
+    for made_from in grids[:: max(1, len(grids) // 7)]:
+        puzzle = puzzle_from_grid(made_from)
+        checker = Verifier(puzzle)
+        assert checker.pattern is not None
+        right = []
+        for grid in grids:
+            flat = bytes(cell for row in grid for cell in row)
+            expected = follows_the_clues(puzzle, grid)
+            for colors in (None, flat):
+                try:
+                    checker(grid, colors)
+                    judged = True
+                except VerificationError:
+                    judged = False
+                assert judged == expected, (made_from, grid, colors is not None)
+            assert checker.all_right([flat]) == expected
+            if expected:
+                right.append(flat)
+        assert checker.all_right(right) == bool(right)
+        assert not checker.all_right([*right, bytes(width * height)]) or follows_the_clues(
+            puzzle, tuple((0,) * width for _ in range(height))
+        )

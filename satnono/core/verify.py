@@ -6,19 +6,15 @@ cannot hide itself here. Every solution is checked before anything reports it.
 
 from __future__ import annotations
 
-import contextlib
+import re
 from collections.abc import Sequence
 
-from satnono.core.model import MAX_SIDE, Block, Grid, Puzzle
+from satnono.core.model import Block, Grid, Puzzle
 
-#: A black-and-white grid written out whole: its lines' cells, black as "1", one space between
-#: blocks and none at the ends, the lines joined by _SEPARATOR (cells 0, 1 and the separator
-#: 2 translate to " ", "1" and "|").
-_SEPARATOR = b"|"
+#: A black-and-white grid's lines as text: cells 0 and 1 and the separator 2 after each line
+#: translate to " ", "1" and "|" (`Verifier.pattern` matches such text).
 _WRITTEN = bytes.maketrans(b"\x00\x01\x02", b" 1|")
 _SEPARATOR_CELL = b"\x02"
-#: A block of each length as black cells (a blotted number, length -1, has none: KeyError).
-_BLOCKS = {length: b"1" * length for length in range(1, MAX_SIDE + 1)}
 
 
 class VerificationError(AssertionError):
@@ -91,27 +87,18 @@ class Verifier:
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle
         self.expected = [*puzzle.rows, *puzzle.columns]
-        #: For a black-and-white puzzle without blotted numbers: every line's clue written as
-        #: its cells would be with one white cell between blocks and none at the ends, the
-        #: lines joined by _SEPARATOR. A grid is right iff its lines, written out the same way
-        #: (runs of white collapsed, ends stripped: `_pattern`), give these bytes: one
-        #: comparison, in C, for the whole grid. Else None, and `exact` holds each line's runs
-        #: as `runs` gives them (one list comparison instead of `matches`), None where a number
-        #: is blotted.
-        self.pattern: bytes | None = None
+        #: For a black-and-white puzzle without blotted numbers: its rows' and its columns'
+        #: clues as regular expressions of their lines' text (`_WRITTEN`), one line after the
+        #: other, any number of grids in turn (`_lines_expression`): a grid, or a batch of
+        #: hundreds, is right iff its rows' text and its columns' match, two calls in C for
+        #: the whole batch. Else None, and `exact` holds each line's runs as `runs` gives them
+        #: (one list comparison instead of `matches`), None where a number is blotted.
+        self.pattern: tuple[re.Pattern[bytes], re.Pattern[bytes]] | None = None
         self.exact: list[list[tuple[int, int]] | None] = []
-        if len(puzzle.palette) == 2:
-            with contextlib.suppress(KeyError):  # a blotted number has no block of its own
-                self.pattern = _SEPARATOR.join(
-                    b" ".join([_BLOCKS[block.length] for block in clue]) for clue in self.expected
-                )
-        #: The same, rows and columns apart, each line's clue followed by _SEPARATOR (`all_right`).
-        self.row_pattern = self.column_pattern = b""
-        if self.pattern is not None:
-            lines = [line + _SEPARATOR for line in self.pattern.split(_SEPARATOR)]
-            self.row_pattern = b"".join(lines[: puzzle.height])
-            self.column_pattern = b"".join(lines[puzzle.height :])
-        if self.pattern is None:
+        blotted = any(block.blotted for clue in self.expected for block in clue)
+        if len(puzzle.palette) == 2 and not blotted:
+            self.pattern = (_lines_expression(puzzle.rows), _lines_expression(puzzle.columns))
+        else:
             for clue in self.expected:
                 wanted = [(block.length, block.color) for block in clue]
                 self.exact.append(wanted if not wanted or min(wanted)[0] > 0 else None)
@@ -126,8 +113,12 @@ class Verifier:
         if len(grid) != puzzle.height or any(len(row) != puzzle.width for row in grid):
             return verify(puzzle, grid)
         if self.pattern is not None:
-            written = _pattern(grid) if colors is None else _flat_pattern(colors, puzzle.width)
-            if written != self.pattern:
+            if colors is None:
+                try:
+                    colors = b"".join(map(bytes, grid))
+                except (TypeError, ValueError):  # a cell that is not a byte
+                    return verify(puzzle, grid)
+            if not self._lines_right(colors):
                 return verify(puzzle, grid)  # raises, naming every wrong line
             return grid
         self.calls += 1
@@ -151,12 +142,12 @@ class Verifier:
 
     def all_right(self, grids: Sequence[bytes]) -> bool:
         """Whether every grid of `grids` (each its cells row by row, as bytes) is right, all
-        checked at once: the rows of all of them written out as `pattern` writes clues, one
-        comparison in C, then the columns. The lines are gathered by strided slices, as many
-        per call as the grid has columns (rows) or cells (columns), however many grids: a
-        stream checks a batch of hundreds for the cost of a few (`_flat_pattern` cuts every
-        line of every grid apart). False when a grid is wrong or the puzzle has no pattern
-        (not black and white, or blotted): then check each grid alone, which names the lines.
+        checked at once: the rows of all of them in turn matched by `pattern`'s rows, one call
+        in C, then the columns. The lines are gathered by strided slices, as many per call as
+        the grid has columns (rows) or cells (columns), however many grids: a stream checks a
+        batch of hundreds for the cost of a few. False when a grid is wrong or the puzzle has
+        no pattern (not black and white, or blotted): then check each grid alone, which names
+        the lines.
         """
         if self.pattern is None or not grids:
             return False
@@ -168,12 +159,13 @@ class Verifier:
         if data.translate(None, b"\x00\x01"):  # only white and black cells
             return False
         many = len(grids)
+        rows_expression, columns_expression = self.pattern
         # Every row of every grid in turn, each followed by a separator.
         rows = bytearray((width + 1) * height * many)
         rows[width :: width + 1] = _SEPARATOR_CELL * (height * many)
         for column in range(width):
             rows[column :: width + 1] = data[column::width]
-        if _written(bytes(rows)) != self.row_pattern * many:
+        if rows_expression.fullmatch(rows.translate(_WRITTEN)) is None:
             return False
         # Every column of every grid in turn, each followed by a separator: cell (row, column)
         # of every grid at once.
@@ -183,7 +175,24 @@ class Verifier:
         for row in range(height):
             for column in range(width):
                 lines[column * (height + 1) + row :: stride] = data[row * width + column :: cells]
-        return _written(bytes(lines)) == self.column_pattern * many
+        return columns_expression.fullmatch(lines.translate(_WRITTEN)) is not None
+
+    def _lines_right(self, colors: bytes) -> bool:
+        """`all_right` for one grid (its cells row by row), its lines cut apart by slices."""
+        assert self.pattern is not None
+        width = self.puzzle.width
+        if width <= 0 or len(colors) != width * self.puzzle.height:
+            return False
+        if colors.translate(None, b"\x00\x01"):  # only white and black cells
+            return False
+        rows = [colors[start : start + width] for start in range(0, len(colors), width)]
+        columns = [colors[column::width] for column in range(width)]
+        return all(
+            expression.fullmatch(
+                (_SEPARATOR_CELL.join(lines) + _SEPARATOR_CELL).translate(_WRITTEN)
+            )
+            for expression, lines in zip(self.pattern, (rows, columns), strict=True)
+        )
 
     def _in_palette(self, grid: Grid) -> bool:
         """Every cell a palette index."""
@@ -196,37 +205,16 @@ class Verifier:
         return found == wanted if wanted is not None else matches(found, self.expected[index])
 
 
-def _pattern(grid: Grid) -> bytes | None:
-    """A black-and-white grid's rows and columns as Verifier.pattern writes clues; None when a
-    cell is not 0 or 1 (so that it cannot pass for a separator or a block)."""
-    try:
-        lines = [bytes(row) for row in grid]
-        lines += [bytes(column) for column in zip(*grid, strict=True)]
-    except (TypeError, ValueError):  # a cell that is not a byte
-        return None
-    return _lines_pattern(lines)
+def _lines_expression(clues: Sequence[Sequence[Block]]) -> re.Pattern[bytes]:
+    """The text (`_WRITTEN`) of lines with these clues, one after the other, each ended by
+    its separator, any number of times over: per line, its white cells, then each block as
+    exactly so many black cells, one or more white cells between two, white cells to the
+    separator. Every repeat is possessive: nothing is ever tried twice, so a batch of grids is
+    matched in one pass, and a block cannot be read shorter than it is (the next character
+    must be white)."""
 
+    def line(clue: Sequence[Block]) -> str:
+        blocks = " ++".join(f"1{{{block.length}}}" for block in clue)
+        return f" *+{blocks} *+\\|" if blocks else " *+\\|"
 
-def _flat_pattern(colors: bytes, width: int) -> bytes | None:
-    """`_pattern` of a grid given as its cells row by row (bytes)."""
-    if width <= 0 or len(colors) % width:
-        return None
-    lines = [colors[start : start + width] for start in range(0, len(colors), width)]
-    lines += [colors[column::width] for column in range(width)]
-    return _lines_pattern(lines)
-
-
-def _lines_pattern(lines: list[bytes]) -> bytes | None:
-    """Lines of cells (0 and 1) written out as Verifier.pattern writes clues."""
-    data = _SEPARATOR_CELL.join(lines)
-    if data.translate(None, b"\x00\x01\x02") or data.count(_SEPARATOR_CELL) != len(lines) - 1:
-        return None
-    return _written(data)
-
-
-def _written(data: bytes) -> bytes:
-    """Cells 0 and 1 and separators (2) written out as Verifier.pattern writes clues."""
-    # White as spaces: split() collapses their runs and drops them at the ends, in C, in one
-    # piece per block (splitting at every white cell made one per cell: twice the time).
-    written = b" ".join(data.translate(_WRITTEN).split())
-    return written.replace(b" " + _SEPARATOR, _SEPARATOR).replace(_SEPARATOR + b" ", _SEPARATOR)
+    return re.compile(f"(?:{''.join(line(clue) for clue in clues)})*+".encode("ascii"))
