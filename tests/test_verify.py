@@ -95,12 +95,13 @@ def test_the_verifier_accepts_exactly_the_grids_that_follow_the_rules(
 
 
 @settings(max_examples=300, deadline=None)
-@given(cases(), st.randoms(use_true_random=False))
+@given(cases(), st.randoms(use_true_random=False), st.sampled_from([0, 10**9]))
 def test_a_batch_is_all_right_exactly_when_every_grid_follows_the_rules(
-    case: tuple[Puzzle, Grid, list[Grid]], random: Any
+    case: tuple[Puzzle, Grid, list[Grid]], random: Any, expressions_after: int
 ) -> None:
     """`all_right` (the solution stream checks its batches so) against the rules, grid by
-    grid: a batch of the right grid repeated, with a wrong one put anywhere in it, or two."""
+    grid: a batch of the right grid repeated, with a wrong one put anywhere in it, or two;
+    both ways it checks a batch (matched by expressions, or grid by grid written out)."""
     puzzle, grid, others = case
 
     def flat(each: Grid) -> bytes | None:
@@ -112,7 +113,7 @@ def test_a_batch_is_all_right_exactly_when_every_grid_follows_the_rules(
     right = flat(grid)
     assert right is not None
     batch = [right] * random.randint(1, 5)
-    checker = Verifier(puzzle)
+    checker = Verifier(puzzle, expressions_after)
     # A puzzle without a pattern (colors, blotted numbers) is never checked by the batch.
     assert checker.all_right(batch) == (checker.pattern is not None)
     for other in others:
@@ -168,22 +169,24 @@ def test_wrong_grids_are_refused_naming_the_problem(grid: Grid) -> None:
         verifier(grid)
 
 
+@pytest.mark.parametrize("expressions_after", [0, 10**9])
 @pytest.mark.parametrize("width, height", [(3, 3), (5, 2), (1, 4)])
 def test_every_black_and_white_grid_of_a_small_board_is_judged_by_the_rules(
-    width: int, height: int
+    width: int, height: int, expressions_after: int
 ) -> None:
     """Every grid of a small black-and-white board, against the clues of every one of a few
-    grids made from it (the clues the checker's expressions are built from): one grid at a
-    time (as rows, and as the engine's bytes), and all of them in one batch, agree with the
-    rules written out here. A block read one cell too short or too long, two blocks run
-    together, a block at either end: each board has them all."""
+    grids made from it: one grid at a time (as rows, and as the engine's bytes), and all of
+    them in one batch, agree with the rules written out here, both ways a batch is checked
+    (matched by the clues' expressions, or grid by grid written out). A block read one cell
+    too short or too long, two blocks run together, a block at either end: each board has
+    them all."""
     grids = [
         tuple(tuple(cells[row * width : (row + 1) * width]) for row in range(height))
         for cells in itertools.product((0, 1), repeat=width * height)
     ]
     for made_from in grids[:: max(1, len(grids) // 7)]:
         puzzle = puzzle_from_grid(made_from)
-        checker = Verifier(puzzle)
+        checker = Verifier(puzzle, expressions_after)
         assert checker.pattern is not None
         right = []
         for grid in grids:
