@@ -237,3 +237,41 @@ def test_round_trips(path: Path, tmp_path: Path) -> None:
     write_puzzles(read_puzzles(tmp_path / "out.xml"), tmp_path / "out.non")
     for a, b in zip(read_puzzles(path), read_puzzles(tmp_path / "out.non"), strict=True):
         assert _same(a, b)
+
+
+def test_the_stream_s_caches_of_rows_give_what_is_made_without_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stream keeps the rows it made (`colors_to_grid`'s grids' rows, `grid_rows`'
+    strings, each a `RowCache`) to take them again: the same grids and strings as made
+    afresh, in color too, also once a cache is full and starts again (ROWS_KEPT, made small
+    here); and a cache whose rows hardly repeat turns itself off."""
+    import random
+
+    from satnono.core import model
+    from satnono.core.grids import colors_to_grid
+
+    monkeypatch.setattr(model, "ROWS_KEPT", 5)
+    monkeypatch.setattr(model, "ROWS_JUDGED", 10**9)
+    draw = random.Random(7)
+    for path in ("switches-8.non", "heart-color.non"):
+        puzzle = read_puzzle(EXAMPLES / path)
+        width, colors = puzzle.width, len(puzzle.palette)
+        rows: model.RowCache[bytes, tuple[int, ...]] = model.RowCache()
+        texts: model.RowCache[tuple[int, ...], str] = model.RowCache()
+        # Rows drawn from a few, so that the caches are hit, missed and restarted.
+        pool = [bytes(draw.randrange(colors) for _ in range(width)) for _ in range(9)]
+        for _ in range(200):
+            cells = b"".join(draw.choice(pool) for _ in range(puzzle.height))
+            grid = colors_to_grid(width, cells, rows)
+            assert grid == colors_to_grid(width, cells)
+            assert puzzle.grid_rows(grid, texts) == puzzle.grid_rows(grid)
+            assert len(rows.kept) <= 5 + puzzle.height and len(texts.kept) <= 5 + puzzle.height
+        assert rows.on and texts.on
+    # Rows that never repeat: the cache stops after ROWS_JUDGED rows, and still gives them.
+    monkeypatch.setattr(model, "ROWS_JUDGED", 64)
+    fresh: model.RowCache[bytes, tuple[int, ...]] = model.RowCache()
+    for number in range(100):
+        cells = number.to_bytes(2, "big") * 3
+        assert colors_to_grid(2, cells, fresh) == colors_to_grid(2, cells)
+    assert not fresh.on and not fresh.kept

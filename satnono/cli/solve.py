@@ -107,13 +107,14 @@ def _solve_one(
     # kept for --svg/--png, however many there are.
     found: list[satnono.Grid] = []
     listed: list[str] = []
+    texts = contract.row_texts()  # each row's string made so far
     text = SolutionPrinter(puzzle, quiet, args.clues)
 
     def on_solution(grid: satnono.Grid) -> None:
         if json_lines:
-            stream_line(contract.solution_line(puzzle, grid))
+            stream_line(contract.solution_line(puzzle, grid, texts))
         elif json_output:
-            listed.append(contract.solution_json(puzzle, grid))
+            listed.append(contract.solution_json(puzzle, grid, texts))
         elif line is None:
             text.add(grid)
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from satnono.core.model import UNDECIDED, Clue, Grid, Puzzle
+from satnono.core.model import UNDECIDED, Clue, Grid, Puzzle, RowCache
 
 _colors_of_cache: dict[int, tuple[int, ...]] = {}
 
@@ -73,8 +73,14 @@ def domains_to_grid(puzzle: Puzzle, domains: Sequence[int] | bytes) -> Grid:
     return colors_to_grid(puzzle.width, decided_colors(domains))
 
 
-def colors_to_grid(width: int, colors: bytes) -> Grid:
-    """The grid of every cell's color, row by row, as bytes."""
+def colors_to_grid(
+    width: int, colors: bytes, rows: RowCache[bytes, tuple[int, ...]] | None = None
+) -> Grid:
+    """The grid of every cell's color, row by row, as bytes. `rows`, kept by the caller
+    across a stream's solutions, holds the rows made so far."""
+    if rows is not None and rows.on:
+        pieces = [colors[start : start + width] for start in range(0, len(colors), width)]
+        return tuple(rows.rows(pieces, tuple))
     return tuple(tuple(colors[start : start + width]) for start in range(0, len(colors), width))
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from satnono.core.model import Grid, Puzzle
+from satnono.core.model import Grid, Puzzle, RowCache
 from satnono.errors import InputError
 
 if TYPE_CHECKING:
@@ -91,10 +91,12 @@ def _plain_palette(puzzle: Puzzle) -> bool:
     return all(" " <= color.char <= "~" and color.char not in '"\\' for color in puzzle.palette)
 
 
-def solution_json(puzzle: Puzzle, grid: Grid) -> str:
+def solution_json(
+    puzzle: Puzzle, grid: Grid, texts: RowCache[tuple[int, ...], str] | None = None
+) -> str:
     """`dumps(puzzle.grid_rows(grid))`, written directly when no palette character needs
-    escaping (the stream writes tens of thousands a second)."""
-    rows = puzzle.grid_rows(grid)
+    escaping (the stream writes tens of thousands a second); `texts` as `grid_rows` takes it."""
+    rows = puzzle.grid_rows(grid, texts)
     if _plain_palette(puzzle):
         return '["' + '", "'.join(rows) + '"]'
     return dumps(rows)
@@ -168,9 +170,17 @@ def solution_object(puzzle: Puzzle, grid: Grid) -> dict[str, Any]:
     return {"solution": puzzle.grid_rows(grid)}
 
 
-def solution_line(puzzle: Puzzle, grid: Grid) -> str:
+def row_texts() -> RowCache[tuple[int, ...], str]:
+    """The strings of rows a stream of one puzzle's solutions made so far (`solution_line`,
+    `solution_json`), to be taken again."""
+    return RowCache()
+
+
+def solution_line(
+    puzzle: Puzzle, grid: Grid, texts: RowCache[tuple[int, ...], str] | None = None
+) -> str:
     """`dumps(solution_object(...))`, its rows written by `solution_json`."""
-    return '{"solution": ' + solution_json(puzzle, grid) + "}"
+    return '{"solution": ' + solution_json(puzzle, grid, texts) + "}"
 
 
 def interrupted_object(

@@ -24,7 +24,7 @@ from satnono.backends import (
     usable_cores,
 )
 from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid, palette_domains
-from satnono.core.model import Grid, Puzzle
+from satnono.core.model import Grid, Puzzle, RowCache
 from satnono.core.progress import Progress
 from satnono.core.status import Status
 from satnono.core.verify import Verifier
@@ -263,6 +263,7 @@ def _stream(
     from satnono.logic.native import MAX_THREADS, Engine
 
     puzzle, width = prepared.puzzle, prepared.puzzle.width
+    rows: RowCache[bytes, tuple[int, ...]] = RowCache()  # the grids' rows made so far
     # Both cores (all usable ones) on a hard puzzle's listing, once the probing search takes
     # the whole rest over (BENCHMARKS.md, issue 43 round 7).
     threads = min(usable_cores(), MAX_THREADS)
@@ -282,7 +283,7 @@ def _stream(
         for colors in batch:
             found += 1
             # False: the limit is reached, or the caller stops the stream.
-            if not accept(colors_to_grid(width, colors), colors, checked):
+            if not accept(colors_to_grid(width, colors, rows), colors, checked):
                 status = Status.MULTIPLE if found >= 2 else Status.SOLVED
                 return finish(status, False, solver=NATIVE_SOLVER)
     if found == 0:
