@@ -92,7 +92,8 @@ def test_json_rows_are_made_as_the_search_finds_the_solutions(
     import json as json_module
 
     import satnono
-    from satnono.core.model import Puzzle, RowCache
+    from satnono.core.model import Puzzle
+    from satnono.core.rows import RowCache
 
     made: list[int] = []
     by_the_end: list[int] = []

@@ -248,7 +248,7 @@ def test_the_stream_s_caches_of_rows_give_what_is_made_without_them(
     here); and a cache whose rows hardly repeat turns itself off."""
     import random
 
-    from satnono.core import model
+    from satnono.core import rows as model
     from satnono.core.grids import colors_to_grid
 
     monkeypatch.setattr(model, "ROWS_KEPT", 5)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from satnono.core.model import UNDECIDED, Clue, Grid, Puzzle, RowCache
+from satnono.core.model import UNDECIDED, Clue, Grid, Puzzle
+from satnono.core.rows import RowCache
 
 _colors_of_cache: dict[int, tuple[int, ...]] = {}
 

@@ -7,12 +7,15 @@ so no layer needs a special case for it. Color index 0 is always the background.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from satnono.errors import Contradiction, InputError, shown
+
+if TYPE_CHECKING:
+    from satnono.core.rows import RowCache
 
 #: Largest width or height accepted from any file, checked before anything is allocated.
 #: webpbn's largest puzzles are 99 x 99; 1000 leaves room for generated puzzles while refusing
@@ -24,50 +27,6 @@ MAX_COLORS = 64
 #: Blocks in one clue (a line of MAX_SIDE cells holds no more): every reader, maker and
 #: checker refuses more, before any work.
 MAX_BLOCKS = MAX_SIDE
-
-#: Rows a stream's caches of rows keep (`colors_to_grid`'s grids' rows, `Puzzle.grid_rows`'
-#: strings) before they start again: a bound on their memory (about 20 MB for 30-wide rows).
-ROWS_KEPT = 1 << 16
-#: Rows a cache is asked for before it judges itself, and the share of them it may miss: a
-#: stream whose rows hardly repeat (a board of switches each row crosses) stops caching.
-ROWS_JUDGED, ROWS_MISSED = 1024, 0.25
-
-
-Key = TypeVar("Key", bound=Hashable)
-Value = TypeVar("Value")
-
-
-class RowCache(Generic[Key, Value]):
-    """What a stream of one puzzle's solutions made of each row so far (a grid's row of
-    cells, a row's string), to be taken again: successive solutions repeat most of their rows
-    (a 30x30 listing 2.5x faster to build grids and rows), bounded by ROWS_KEPT, and off for
-    good once more than ROWS_MISSED of the first ROWS_JUDGED rows asked for were new (where
-    rows hardly repeat, asking only costs)."""
-
-    __slots__ = ("asked", "kept", "missed", "on")
-
-    def __init__(self) -> None:
-        self.kept: dict[Key, Value] = {}
-        self.asked = self.missed = 0
-        self.on = True
-
-    def rows(self, keys: Sequence[Key], make: Callable[[Key], Value]) -> list[Value]:
-        """Each key's value, kept or made (`make`) and kept."""
-        kept = self.kept
-        found = list(map(kept.get, keys))
-        if self.asked < ROWS_JUDGED:
-            self.asked += len(keys)
-            self.missed += found.count(None)
-            if self.asked >= ROWS_JUDGED and self.missed > ROWS_MISSED * self.asked:
-                self.on, self.kept = False, {}
-        if None in found:
-            if len(kept) > ROWS_KEPT:
-                kept.clear()
-            for at, value in enumerate(found):
-                if value is None:
-                    found[at] = kept[keys[at]] = make(keys[at])
-        return found  # type: ignore[return-value]  # (no None left in it)
-
 
 BACKGROUND = 0
 #: The character of an undecided cell in a partial grid's text.

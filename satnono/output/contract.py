@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from satnono.core.model import Grid, Puzzle, RowCache
+from satnono.core.model import Grid, Puzzle
+from satnono.core.rows import RowCache
 from satnono.errors import InputError
 
 if TYPE_CHECKING:

@@ -24,8 +24,9 @@ from satnono.backends import (
     usable_cores,
 )
 from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid, palette_domains
-from satnono.core.model import Grid, Puzzle, RowCache
+from satnono.core.model import Grid, Puzzle
 from satnono.core.progress import Progress
+from satnono.core.rows import RowCache
 from satnono.core.status import Status
 from satnono.core.verify import Verifier
 from satnono.pipeline.prepare import (
