@@ -127,3 +127,44 @@ def test_a_killed_child_says_how_it_died(no_children_left: None) -> None:
         pytest.raises(RuntimeError, match=died),
     ):
         child.receive(10)
+
+
+def test_two_threads_killing_a_child_at_once_close_its_pipes_once(
+    no_children_left: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C on a batch: the main thread killed the solver processes while a worker thread
+    was killing the same one; both closed its pipe, the second an fd already closed, and the
+    batch ended "error: cannot write the output: Bad file descriptor" (exit 2, not 130; 1 run
+    in 8 under load). A pipe whose close lingers after the fd is gone makes the race sure."""
+    import os
+    import threading
+    import time
+    from multiprocessing.connection import Connection
+
+    from satnono.runtime.child import ForkedChild
+
+    def lingering_close(self: Connection, _close: object = os.close) -> None:
+        os.close(self._handle)  # type: ignore[attr-defined]
+        time.sleep(0.05)  # the handle is still set: a second close() closes the fd again
+
+    def wait(send: Send, receive: object) -> None:
+        time.sleep(30)
+
+    monkeypatch.setattr(Connection, "_close", lingering_close)
+    errors: list[BaseException] = []
+    with ForkedChild(wait, "test solver", quiet=True, inbox=True) as child:
+        both = threading.Barrier(2)
+
+        def kill() -> None:
+            both.wait()
+            try:
+                child.kill()
+            except BaseException as error:  # the test reports any
+                errors.append(error)
+
+        threads = [threading.Thread(target=kill) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+    assert errors == []

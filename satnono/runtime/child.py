@@ -76,6 +76,10 @@ class ForkedChild:
             self._start(context, run, quiet, inbox)
         self.exitcode: int | None = None
         self.finished = False
+        #: `kill` one thread at a time: a batch's main thread kills the solvers at Ctrl-C
+        #: while a worker thread may be killing the same one, and a pipe closed by both had
+        #: its fd closed twice (EBADF; or, reused meanwhile, someone else's file closed).
+        self._killing = threading.Lock()
 
     def _start(
         self, context: BaseContext, run: Callable[..., None], quiet: bool, inbox: bool
@@ -190,14 +194,16 @@ class ForkedChild:
         return self.exitcode
 
     def kill(self) -> None:
-        """Kill the child if it still runs, reap it and close the pipe; idempotent."""
-        if self.exitcode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            self._reap(block=True)
-        self.receiver.close()
-        if self.outbox is not None:
-            self.outbox.close()
+        """Kill the child if it still runs, reap it and close the pipe; idempotent, and safe
+        from several threads at once."""
+        with self._killing:
+            if self.exitcode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+                self._reap(block=True)
+            self.receiver.close()
+            if self.outbox is not None:
+                self.outbox.close()
 
     def __enter__(self) -> ForkedChild:
         return self
