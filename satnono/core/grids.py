@@ -81,7 +81,7 @@ def colors_to_grid(
     across a stream's solutions, holds the rows made so far."""
     if rows is not None and rows.on:
         pieces = [colors[start : start + width] for start in range(0, len(colors), width)]
-        return tuple(rows.rows(pieces, tuple))
+        return tuple(rows.rows(pieces, lambda new: list(map(tuple, new))))
     return tuple(tuple(colors[start : start + width]) for start in range(0, len(colors), width))
 
 

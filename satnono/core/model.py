@@ -327,7 +327,7 @@ class Puzzle:
         `texts`, kept by the caller across a stream of this puzzle's solutions, holds the
         strings of the rows made so far."""
         if texts is not None and texts.on:
-            return texts.rows(grid, lambda row: self.grid_rows((row,))[0])
+            return texts.rows(grid, lambda new: self.grid_rows(tuple(new)))
         try:  # past the palette: 0xff, which no ASCII decode takes
             table = bytes(ord(color.char) for color in self.palette).ljust(256, b"\xff")
             return [bytes(row).translate(table).decode("ascii") for row in grid]

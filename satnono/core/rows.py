@@ -37,19 +37,24 @@ class RowCache(Generic[Key, Value]):
         self.asked = self.missed = 0
         self.on = True
 
-    def rows(self, keys: Sequence[Key], make: Callable[[Key], Value]) -> list[Value]:
-        """Each key's value, kept or made (`make`) and kept."""
-        kept = self.kept
-        found = list(map(kept.get, keys))
+    def rows(
+        self, keys: Sequence[Key], make: Callable[[Sequence[Key]], Sequence[Value]]
+    ) -> list[Value]:
+        """Each key's value, kept, or made and kept: `make` makes the values of the keys not
+        kept, all in one call (a row's string needs the palette's table, made once a call)."""
+        found = list(map(self.kept.get, keys))
         if self.asked < ROWS_JUDGED:
             self.asked += len(keys)
             self.missed += found.count(None)
             if self.asked >= ROWS_JUDGED and self.missed > ROWS_MISSED * self.asked:
                 self.on, self.kept = False, {}
-        if None in found:
-            if len(kept) > ROWS_KEPT:
-                kept.clear()
-            for at, value in enumerate(found):
-                if value is None:
-                    found[at] = kept[keys[at]] = make(keys[at])
+        missing = [at for at, value in enumerate(found) if value is None]
+        if missing:
+            if len(self.kept) > ROWS_KEPT:
+                self.kept.clear()
+            made = make([keys[at] for at in missing])
+            for at, value in zip(missing, made, strict=True):
+                found[at] = value
+                if self.on:
+                    self.kept[keys[at]] = value
         return found  # type: ignore[return-value]  # (no None left in it)

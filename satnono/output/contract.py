@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Listed:
     """A listing's solutions already written as JSON, one array of row strings each
-    (`solution_json`), made while the search found them: `solve --json`'s deadline then covers
+    (`solution_json`), made while the search found them, and put into an object as they are
+    by `json_pieces`: `solve --json`'s deadline then covers
     that work too (at 223,000 30x30 solutions, encoding them all after the search took 3.8 s
     past `--timeout`), and one string a solution holds a third of the memory of its rows."""
 
@@ -38,40 +39,32 @@ class Listed:
         return len(self.texts)
 
 
-@dataclass(frozen=True)
-class _Array:
-    """A JSON array whose items are already written as JSON, put into an object as they are
-    by `json_pieces`."""
-
-    items: tuple[str, ...]
-
-
 def dumps(data: Any) -> str:
     """One object on one line (streams are read line by line)."""
     return "".join(json_pieces(data))
 
 
 def json_pieces(data: Any) -> Iterator[str]:
-    """`dumps(data)` in pieces, a top-level value already written as JSON (`_Array`: a
+    """`dumps(data)` in pieces, a top-level value already written as JSON (`Listed`: a
     listing's solutions) put in as it is where json.dumps leaves a mark for it: a listing of
     200 MB is written out a megabyte at a time, never copied whole (joined, then put into the
     object, then encoded: 1.2 s after the search at 200,000 30x30 solutions)."""
     import json  # here: a text-only run does not pay for it (start-up counts)
 
-    if not isinstance(data, dict) or not any(isinstance(v, _Array) for v in data.values()):
+    if not isinstance(data, dict) or not any(isinstance(v, Listed) for v in data.values()):
         yield json.dumps(data)
         return
     arrays: list[tuple[str, tuple[str, ...]]] = []
     marked: dict[str, Any] = {}
     for key, value in data.items():
-        if isinstance(value, _Array):
+        if isinstance(value, Listed):
             mark = f"\x00satnono-array-{len(arrays)}\x00"
-            arrays.append((json.dumps(mark), value.items))
+            arrays.append((json.dumps(mark), value.texts))
             value = mark
         marked[key] = value
     text = json.dumps(marked)
     if any(text.count(mark) != 1 for mark, _ in arrays):  # another string holds a mark too
-        yield json.dumps({k: [json.loads(item) for item in v.items] if isinstance(v, _Array)
+        yield json.dumps({k: [json.loads(item) for item in v.texts] if isinstance(v, Listed)
                           else v for k, v in data.items()})  # fmt: skip
         return
     rest = text  # the marks come in the order of the keys
@@ -146,7 +139,7 @@ def solve_object(
         "status": result.status,
         "complete": result.complete,
         "solutions_found": result.solutions_found,
-        "solutions": _Array(listed.texts) if listed is not None else _rows_of(puzzle, grids),
+        "solutions": listed if listed is not None else _rows_of(puzzle, grids),
         "seconds": result.seconds,
         "stats": result.stats,
     }
@@ -199,9 +192,9 @@ def interrupted_object(
     # The search may still be running while this is read (Ctrl-C only starts its stop): the
     # list is taken once, and the count is at least its length (it read 21,886 found, then
     # listed 21,887).
-    solutions: _Array | list[list[str]] | None = None
+    solutions: Listed | list[list[str]] | None = None
     if listed is not None:
-        solutions, taken = _Array(listed.texts), len(listed)
+        solutions, taken = listed, len(listed)
     elif grids is not None:
         rows = _rows_of(puzzle, grids)
         solutions, taken = rows, len(rows)

@@ -261,7 +261,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
                     next_keys.push(moved);
                     let len = next_counts.len() + next_width;
                     reserve_huge(&mut next_counts, len);
-                    next_counts.resize(next_counts.len() + next_width, 0);
+                    next_counts.resize(len, 0);
                     if tracing {
                         made.push((state, path));
                     }
