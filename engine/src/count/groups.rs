@@ -116,6 +116,55 @@ pub(super) struct Group<'a> {
     /// Every bit of the stretches the group touches.
     fields: u128,
     paths: Vec<Option<Vec<Path>>>,
+    /// Each spot's crossing stretch (its index among the sweep's stretches).
+    crossing: Vec<usize>,
+    /// The ways the look-ahead keeps (`ahead`), when it was asked.
+    narrowing: Option<Narrowing>,
+}
+
+/// The ways through a group that the look-ahead keeps (`ahead::Ahead::narrowing`): for pairs
+/// of its spots, per pair of their classes, a mask over the ways from the along stretch's
+/// first class (`words` words each); a state takes the ways in every mask of its classes.
+pub(super) struct Narrowing {
+    words: usize,
+    /// Per pair: its spots, the second's classes, and where its masks start.
+    pairs: Vec<((usize, usize), usize, usize)>,
+    masks: Vec<u64>,
+}
+
+impl Narrowing {
+    pub(super) fn new(words: usize) -> Self {
+        Self {
+            words,
+            pairs: Vec::new(),
+            masks: Vec::new(),
+        }
+    }
+
+    /// A pair of spots' masks, `classes[0] * classes[1]` of them, row by row.
+    pub(super) fn add(&mut self, spots: (usize, usize), classes: [usize; 2], masks: Vec<u64>) {
+        self.pairs.push((spots, classes[1], self.masks.len()));
+        self.masks.extend(masks);
+    }
+
+    /// Whether it holds any pair.
+    pub(super) fn useful(&self) -> bool {
+        !self.pairs.is_empty()
+    }
+
+    /// The ways kept from the spots' classes `classes`, a bit each (as `words` words).
+    #[inline]
+    fn kept(&self, classes: &[usize; GROUP_MOST]) -> [u64; PATHS_MOST / 64] {
+        let mut kept = [0; PATHS_MOST / 64];
+        kept[..self.words].fill(u64::MAX);
+        for &((i, j), classes_b, start) in &self.pairs {
+            let at = start + (classes[i] * classes_b + classes[j]) * self.words;
+            for (word, mask) in kept.iter_mut().zip(&self.masks[at..at + self.words]) {
+                *word &= mask;
+            }
+        }
+        kept
+    }
 }
 
 impl<'a> Group<'a> {
@@ -142,6 +191,10 @@ impl<'a> Group<'a> {
         let along = crossing(first.stretches[side]);
         let mut fields = along.mask << along.shift;
         let (mut across, mut offsets, mut along_steps) = (Vec::new(), Vec::new(), Vec::new());
+        let crossing_ids = group
+            .clone()
+            .map(|at| spots[at].stretches[1 - side].0)
+            .collect();
         let mut offset = 0;
         for at in group.clone() {
             let spot = &spots[at];
@@ -179,7 +232,58 @@ impl<'a> Group<'a> {
             offsets,
             fields,
             paths: (0..classes).map(|_| None).collect(),
+            crossing: crossing_ids,
+            narrowing: None,
         }
+    }
+
+    /// The spots' crossing stretches as the look-ahead reads them (`ahead`): per spot, the
+    /// stretch, its step table there and its colors, and whether the spot is its first cell.
+    pub(super) fn crossings(&self) -> Vec<(usize, &'a [u16], usize, bool)> {
+        self.spots
+            .iter()
+            .zip(&self.crossing)
+            .map(|(across, &stretch)| (stretch, across.steps, across.colors, across.first))
+            .collect()
+    }
+
+    /// The ways `ways_across` lists, in the order `expand` takes them (a narrowing's bits).
+    pub(super) fn paths_across(&mut self) -> Vec<[u8; GROUP_MOST]> {
+        if self.paths[0].is_none() {
+            self.paths[0] = Some(self.list(0));
+        }
+        self.paths[0]
+            .iter()
+            .flatten()
+            .map(|path| path.across)
+            .collect()
+    }
+
+    /// Take only the ways `narrowing` keeps (`ahead`); for a group that starts its along
+    /// stretch.
+    pub(super) fn narrow(&mut self, narrowing: Narrowing) {
+        self.narrowing = Some(narrowing);
+    }
+
+    /// Whether the group starts its along stretch (so its ways start from class 0).
+    pub(super) fn starts_along(&self) -> bool {
+        self.along.first
+    }
+
+    /// Every way through a group that starts its along stretch, as the color index each spot
+    /// takes on its crossing stretch (the look-ahead's view).
+    pub(super) fn ways_across(&mut self) -> Vec<[u8; GROUP_MOST]> {
+        if self.paths[0].is_none() {
+            self.paths[0] = Some(self.list(0));
+        }
+        let mut ways: Vec<[u8; GROUP_MOST]> = self.paths[0]
+            .iter()
+            .flatten()
+            .map(|path| path.across)
+            .collect();
+        ways.sort_unstable();
+        ways.dedup();
+        ways
     }
 
     /// Ways through the group at most (the product of its cells' choices).
@@ -211,9 +315,10 @@ impl<'a> Group<'a> {
             self.paths[start] = Some(self.list(start));
         }
         let cleared = key & !self.fields;
-        for path in self.paths[start].iter().flatten() {
+        let paths = self.paths[start].as_deref().unwrap_or_default();
+        let mut take = |path: &Path| {
             if path.mask & !allowed != 0 {
-                continue;
+                return;
             }
             let mut moved = cleared | u128::from(path.end) << self.along.shift;
             for (k, across) in self.spots.iter().enumerate() {
@@ -221,6 +326,21 @@ impl<'a> Group<'a> {
                 moved |= u128::from(to) << across.shift;
             }
             found(moved, path.colors);
+        };
+        match &self.narrowing {
+            Some(narrowing) => {
+                // (start is 0: a narrowed group starts its along stretch)
+                for (word, mut bits) in narrowing.kept(&classes).into_iter().enumerate() {
+                    while bits != 0 {
+                        let way = 64 * word + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if let Some(path) = paths.get(way) {
+                            take(path);
+                        }
+                    }
+                }
+            }
+            None => paths.iter().for_each(take),
         }
     }
 

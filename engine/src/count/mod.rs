@@ -6,6 +6,7 @@
 //! caching otherwise), the components' counts multiplied. Every call keeps a deadline, a
 //! stop flag (Ctrl-C, cancel) and a memory budget, and publishes its progress as it goes.
 
+mod ahead;
 pub mod colors;
 pub mod enumerate;
 pub mod find;

@@ -13,6 +13,7 @@ use std::ops::Range;
 use std::sync::atomic::Ordering;
 
 use crate::clue::Puzzle;
+use crate::count::ahead::Ahead;
 use crate::count::groups::{groups, Group};
 use crate::count::layers::Layers;
 use crate::count::lines::Lines;
@@ -25,6 +26,13 @@ use crate::grid::Grid;
 
 /// Successors of states whose slots are touched before any of them is placed.
 const AHEAD: usize = 32;
+/// States of a layer from which its ways are narrowed by the look-ahead (`ahead`): below,
+/// making the masks costs more than they save. Every layer in the tests, which hold the
+/// narrowed sweeps to brute force.
+#[cfg(not(test))]
+const NARROWED_FROM: usize = 1024;
+#[cfg(test)]
+const NARROWED_FROM: usize = 1;
 
 /// How a sweep ended.
 pub enum Swept {
@@ -239,12 +247,26 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     // Where the keys of the current layer are (kept with it).
     let mut current = StateMap::for_keys(walk.key_bits);
     current.place(0, || 0);
-    for group in walk.groups.iter().cloned() {
+    // What can still be finished, looked at from the end (`ahead`).
+    let group_of = |at: usize| {
+        let range = walk.groups[at].clone();
+        Group::new(stretches, &walk.spots, &walk.choices, range)
+    };
+    let ahead = Ahead::new(walk.groups.len(), group_of);
+    for (at, group) in walk.groups.iter().cloned().enumerate() {
         if control.should_stop() {
             return Swept::Stopped;
         }
         let end = group.end;
         let mut group = Group::new(stretches, &walk.spots, &walk.choices, group);
+        if keys.len() >= NARROWED_FROM {
+            if let Some(narrowing) = ahead
+                .as_ref()
+                .and_then(|ahead| ahead.narrowing(at, &mut group))
+            {
+                group.narrow(narrowing);
+            }
+        }
         let tracing = matches!(kept, Some(Keep::Trace(..)));
         let next_width = if keeping {
             words
