@@ -21,9 +21,13 @@ use crate::count::groups::{Group, Narrowing, GROUP_MOST, PATHS_MOST};
 use crate::count::segments::NONE;
 
 /// Bits of pair tables the look-ahead may hold in all, and steps it may take to fill them
-/// (past either it holds none).
+/// (past either it holds none: a wide component, whose sweep gives way to the search anyway).
 const MOST_BITS: usize = 1 << 26;
-const MOST_WORK: usize = 1 << 27;
+const MOST_WORK: usize = 1 << 24;
+
+/// A crossing stretch at a group as the look-ahead reads it (`Group::crossings`): the
+/// stretch, its step table at its spot, its colors, and whether the spot is its first cell.
+type Crossing<'a> = (usize, &'a [u16], usize, bool);
 
 /// A pair's table before one group: where it starts among the bits, its classes on each
 /// side, and which stretch is its first side.
@@ -78,18 +82,18 @@ impl Ahead {
                     }
                     let classes = [a.1.len() / a.2.max(1), b.1.len() / b.2.max(1)];
                     let ids = (a.0.min(b.0), a.0.max(b.0));
+                    let mut pairs: Vec<(u8, u8)> =
+                        ways.iter().map(|way| (way[i], way[j])).collect();
+                    pairs.sort_unstable();
+                    pairs.dedup();
                     let start = bits.len() * 64;
                     let size = classes[0] * classes[1];
-                    work += size * ways.len();
+                    work += size * pairs.len();
                     if start + size > MOST_BITS || work > MOST_WORK {
                         return None;
                     }
                     bits.resize((start + size).div_ceil(64), 0);
                     let next = after.get(&ids).copied();
-                    let mut pairs: Vec<(u8, u8)> =
-                        ways.iter().map(|way| (way[i], way[j])).collect();
-                    pairs.sort_unstable();
-                    pairs.dedup();
                     for class_a in 0..classes[0] {
                         for class_b in 0..classes[1] {
                             let finishes = pairs.iter().any(|&(color_a, color_b)| {
@@ -127,15 +131,26 @@ impl Ahead {
 
     /// For group `at` (`group`, which starts its along stretch), per pair of its spots whose
     /// stretches have a table after it, the ways from each pair of their classes that land
-    /// where the two can still finish; None when no pair has one.
-    pub(super) fn narrowing(&self, at: usize, group: &mut Group<'_>) -> Option<Narrowing> {
+    /// where the two can still finish; None when no pair has one, or when making the masks
+    /// would test more ways than `states` states take through the group without them.
+    pub(super) fn narrowing(
+        &self,
+        at: usize,
+        group: &mut Group<'_>,
+        states: usize,
+    ) -> Option<Narrowing> {
         let after = self.tables.get(at + 1)?;
         if after.is_empty() || !group.starts_along() {
             return None;
         }
         let crossings = group.crossings();
         let paths = group.paths_across();
-        if paths.len() > PATHS_MOST {
+        let classes = |crossing: &Crossing<'_>| crossing.1.len() / crossing.2.max(1);
+        let work: usize = (0..crossings.len())
+            .flat_map(|i| (i + 1..crossings.len()).map(move |j| (i, j)))
+            .map(|(i, j)| classes(&crossings[i]) * classes(&crossings[j]))
+            .sum();
+        if paths.len() > PATHS_MOST || work > states {
             return None;
         }
         let words = paths.len().div_ceil(64).max(1);
