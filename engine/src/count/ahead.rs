@@ -5,106 +5,187 @@
 //! that the columns behind allow; most cannot be finished: on thin-9016, 94% of the states
 //! the sweep made reached no solution, and most of its time went to placing and stepping
 //! them. Knowing exactly which states reach the end is a sweep of its own, from the other
-//! end. But it is enough to know it of every two crossing stretches (two rows): before each
-//! group (a column), which pairs of their classes some way through the groups ahead can still
-//! finish together, each group's ways read on those two rows only, the others let do as they
-//! like: a backward sweep per pair over a few hundred pairs of classes a group, made once
-//! before the sweep (`Ahead::new`). Then, stepping a state over a group, each way is taken
-//! only if every two of its rows land on a pair that can still finish (`Ahead::narrowing`: a
-//! mask of the group's ways per pair of classes, so a state's ways are a few ANDs). The pairs
-//! kept are a superset of those of the states that do finish, so no way to a solution is
-//! dropped and no count changes (the tests hold every sweep to brute force).
+//! end. But it is enough to know it of every two stretches in the state (two rows): before
+//! each group (a column), which pairs of their classes some way through the groups ahead can
+//! still finish together, each group's ways read on those two rows only, the others let do as
+//! they like: a backward sweep per pair over a few hundred pairs of classes a group, made once
+//! before the sweep (`Ahead::new`). A row with no cell in a group (one line logic decided
+//! there) keeps its class over it, and its pairs are carried across. Then, stepping a state
+//! over a group, each way is taken only if every two of its rows land on a pair that can still
+//! finish (`Ahead::narrowing`: a mask of the group's ways per pair of classes, so a state's
+//! ways are a few ANDs). The pairs kept are a superset of those of the states that do finish,
+//! so no way to a solution is dropped and no count changes (the tests hold every sweep to
+//! brute force, narrowed at every layer).
 
 use std::collections::HashMap;
+use std::ops::Range;
 
-use crate::count::groups::{Group, Narrowing, GROUP_MOST, PATHS_MOST};
+use crate::count::groups::{Group, Narrowing, Side, PATHS_MOST};
 use crate::count::segments::NONE;
+use crate::count::stretches::Stretch;
 
 /// Bits of pair tables the look-ahead may hold in all, and steps it may take to fill them
 /// (past either it holds none: a wide component, whose sweep gives way to the search anyway).
 const MOST_BITS: usize = 1 << 26;
 const MOST_WORK: usize = 1 << 24;
+/// Classes of a group's along stretch the look-ahead reads its ways from, at most.
+const MOST_STARTS: usize = 64;
 
-/// A crossing stretch at a group as the look-ahead reads it (`Group::crossings`): the
-/// stretch, its step table at its spot, its colors, and whether the spot is its first cell.
-type Crossing<'a> = (usize, &'a [u16], usize, bool);
-
-/// A pair's table before one group: where it starts among the bits, its classes on each
-/// side, and which stretch is its first side.
+/// A pair's table before one group: where it starts among the bits and its classes on each
+/// side (the lower-numbered stretch first).
 #[derive(Clone, Copy)]
 struct Table {
     start: usize,
     classes: [usize; 2],
-    first: usize,
 }
 
 impl Table {
-    /// Whether the first stretch in class `a` and the second in `b` can still finish
-    /// together (`a` and `b` given for stretches `ids`, in either order).
-    fn finishes(&self, bits: &[u64], ids: (usize, usize), (a, b): (usize, usize)) -> bool {
-        let (first, second) = if self.first == ids.0 { (a, b) } else { (b, a) };
-        let at = self.start + first * self.classes[1] + second;
-        first < self.classes[0] && second < self.classes[1] && bits[at / 64] >> (at % 64) & 1 == 1
+    fn finishes(&self, bits: &[u64], [a, b]: [usize; 2]) -> bool {
+        let at = self.start + a * self.classes[1] + b;
+        a < self.classes[0] && b < self.classes[1] && bits[at / 64] >> (at % 64) & 1 == 1
     }
 }
 
-/// Per group, the tables of the pairs of stretches crossing it (see the module's comment).
+/// A stretch in the state before a group, as one side of a pair: its step table and colors
+/// at the group's spot it crosses (None: it has no spot in the group and keeps its class),
+/// that spot, and its classes there.
+#[derive(Clone, Copy)]
+struct Open<'a> {
+    steps: Option<(&'a [u16], usize)>,
+    spot: Option<usize>,
+    classes: usize,
+}
+
+impl Open<'_> {
+    /// Its class after the group from `class`, the way taking `color` at its spot.
+    fn step(&self, class: usize, color: u8) -> Option<usize> {
+        match self.steps {
+            None => Some(class),
+            Some((steps, colors)) => {
+                let to = steps[class * colors + usize::from(color)];
+                (to != NONE).then_some(usize::from(to))
+            }
+        }
+    }
+}
+
+/// Per group, the tables of the pairs of stretches in the state before it (see the module's
+/// comment), and which stretches are there.
 pub(super) struct Ahead {
     tables: Vec<HashMap<(usize, usize), Table>>,
     bits: Vec<u64>,
 }
 
-impl Ahead {
-    /// The tables before each of `groups` groups (in the sweep's order, the g-th made by
-    /// `group(g)`). Only groups that take their along stretch from its start are read (a thin
-    /// board's columns): before any other, no tables, and no table before it looks past it.
-    /// None past MOST_BITS or MOST_WORK.
-    pub(super) fn new<'a>(groups: usize, group: impl Fn(usize) -> Group<'a>) -> Option<Self> {
-        let mut bits: Vec<u64> = Vec::new();
-        let mut tables: Vec<HashMap<(usize, usize), Table>> = Vec::with_capacity(groups + 1);
-        tables.push(HashMap::new()); // after the last group
-        let mut work = 0usize;
-        for at in (0..groups).rev() {
-            let mut group = group(at);
-            let mut here = HashMap::new();
-            if !group.starts_along() {
-                tables.push(here);
+/// The sweep's stretches as the look-ahead reads them: for each, its spots' groups in order
+/// (with the step table and colors of each spot), and whether it runs along any group.
+struct Spots<'a> {
+    crossed: Vec<Vec<(usize, &'a [u16], usize)>>,
+    along: Vec<bool>,
+}
+
+impl<'a> Spots<'a> {
+    fn new(stretches: usize, groups: &mut [Group<'a>]) -> Self {
+        let mut crossed = vec![Vec::new(); stretches];
+        let mut along = vec![false; stretches];
+        for (at, group) in groups.iter().enumerate() {
+            along[group.along_stretch()] = true;
+            for (stretch, steps, colors, _) in group.crossings() {
+                crossed[stretch].push((at, steps, colors));
+            }
+        }
+        Self { crossed, along }
+    }
+
+    /// The stretches in the state before group `at` that only ever cross groups, each with
+    /// how it meets the group (its spot in `crossings`, by stretch).
+    fn open(
+        &self,
+        at: usize,
+        crossings: &[(usize, &'a [u16], usize, bool)],
+    ) -> Vec<(usize, Open<'a>)> {
+        let mut open = Vec::new();
+        for (stretch, crossed) in self.crossed.iter().enumerate() {
+            if self.along[stretch] {
                 continue;
             }
+            let next = crossed.partition_point(|&(group, ..)| group < at);
+            if next == 0 || next == crossed.len() {
+                continue; // not entered yet, or left
+            }
+            let (group, steps, colors) = crossed[next];
+            let classes = steps.len() / colors.max(1);
+            let spot = (group == at)
+                .then(|| crossings.iter().position(|crossing| crossing.0 == stretch))
+                .flatten();
+            let steps = spot.map(|_| (steps, colors));
+            open.push((
+                stretch,
+                Open {
+                    steps,
+                    spot,
+                    classes,
+                },
+            ));
+        }
+        open
+    }
+}
+
+impl Ahead {
+    /// The tables before each of `groups` (in the sweep's order, made by `group`), for the
+    /// sweep's `stretches`. A group whose along stretch began before it is read from every
+    /// class that stretch may hold, or, past MOST_STARTS of them, not at all: no tables before
+    /// it look past it. None past MOST_BITS or MOST_WORK.
+    pub(super) fn new<'a>(
+        stretches: &[Stretch],
+        groups: &[Range<usize>],
+        group: impl Fn(Range<usize>) -> Group<'a>,
+    ) -> Option<Self> {
+        let mut built: Vec<Group<'a>> = groups.iter().cloned().map(&group).collect();
+        let spots = Spots::new(stretches.len(), &mut built);
+        let mut bits: Vec<u64> = Vec::new();
+        let mut tables: Vec<HashMap<(usize, usize), Table>> = Vec::with_capacity(groups.len() + 1);
+        tables.push(HashMap::new()); // after the last group
+        let mut work = 0usize;
+        // Each group let go once read (its ways listed from every class can be many).
+        while let Some(mut group) = built.pop() {
+            let at = built.len();
+            let group = &mut group;
+            let mut here = HashMap::new();
+            let Some(ways) = group.ways_across(MOST_STARTS) else {
+                tables.push(here); // no look past this group
+                continue;
+            };
+            work += ways.len();
             let crossings = group.crossings();
-            let ways = group.ways_across();
+            let open = spots.open(at, &crossings);
             let after = tables.last().expect("the tables after this group");
-            for i in 0..crossings.len() {
-                for j in i + 1..crossings.len() {
-                    let (a, b) = (&crossings[i], &crossings[j]);
-                    if a.3 || b.3 {
-                        continue; // a stretch starting here: not in the state before
-                    }
-                    let classes = [a.1.len() / a.2.max(1), b.1.len() / b.2.max(1)];
-                    let ids = (a.0.min(b.0), a.0.max(b.0));
-                    let mut pairs: Vec<(u8, u8)> =
-                        ways.iter().map(|way| (way[i], way[j])).collect();
-                    pairs.sort_unstable();
-                    pairs.dedup();
+            for (x, &(id_a, a)) in open.iter().enumerate() {
+                for &(id_b, b) in &open[x + 1..] {
+                    let mut colors: Vec<(u8, u8)> = ways
+                        .iter()
+                        .map(|way| (a.spot.map_or(0, |k| way[k]), b.spot.map_or(0, |k| way[k])))
+                        .collect();
+                    colors.sort_unstable();
+                    colors.dedup();
+                    let classes = [a.classes, b.classes];
                     let start = bits.len() * 64;
                     let size = classes[0] * classes[1];
-                    work += size * pairs.len();
+                    work += size * colors.len();
                     if start + size > MOST_BITS || work > MOST_WORK {
                         return None;
                     }
                     bits.resize((start + size).div_ceil(64), 0);
-                    let next = after.get(&ids).copied();
+                    let next = after.get(&(id_a, id_b)).copied();
                     for class_a in 0..classes[0] {
                         for class_b in 0..classes[1] {
-                            let finishes = pairs.iter().any(|&(color_a, color_b)| {
-                                let to_a = a.1[class_a * a.2 + usize::from(color_a)];
-                                let to_b = b.1[class_b * b.2 + usize::from(color_b)];
-                                to_a != NONE
-                                    && to_b != NONE
-                                    && next.is_none_or(|table| {
-                                        let to = (usize::from(to_a), usize::from(to_b));
-                                        table.finishes(&bits, (a.0, b.0), to)
-                                    })
+                            let finishes = colors.iter().any(|&(color_a, color_b)| {
+                                match (a.step(class_a, color_a), b.step(class_b, color_b)) {
+                                    (Some(to_a), Some(to_b)) => {
+                                        next.is_none_or(|table| table.finishes(&bits, [to_a, to_b]))
+                                    }
+                                    _ => false,
+                                }
                             });
                             if finishes {
                                 let at = start + class_a * classes[1] + class_b;
@@ -112,15 +193,7 @@ impl Ahead {
                             }
                         }
                     }
-                    let first = a.0;
-                    here.insert(
-                        ids,
-                        Table {
-                            start,
-                            classes,
-                            first,
-                        },
-                    );
+                    here.insert((id_a, id_b), Table { start, classes });
                 }
             }
             tables.push(here);
@@ -129,62 +202,73 @@ impl Ahead {
         Some(Self { tables, bits })
     }
 
-    /// For group `at` (`group`, which starts its along stretch), per pair of its spots whose
-    /// stretches have a table after it, the ways from each pair of their classes that land
-    /// where the two can still finish; None when no pair has one, or when making the masks
-    /// would test more ways than `states` states take through the group without them.
+    /// For group `at` (`group`, which starts its along stretch), per pair of stretches in the
+    /// state with a table after it, one of them crossing the group, the ways from each pair of
+    /// their classes that land where the two can still finish; None when no pair has one, or
+    /// when making the masks would test more ways than `states` states take through the group
+    /// without them. `shifts`: each stretch's place and mask in the key.
     pub(super) fn narrowing(
         &self,
         at: usize,
         group: &mut Group<'_>,
         states: usize,
+        shifts: &[(u32, u128)],
     ) -> Option<Narrowing> {
         let after = self.tables.get(at + 1)?;
+        let here = self.tables.get(at)?;
         if after.is_empty() || !group.starts_along() {
             return None;
         }
         let crossings = group.crossings();
         let paths = group.paths_across();
-        let classes = |crossing: &Crossing<'_>| crossing.1.len() / crossing.2.max(1);
-        let work: usize = (0..crossings.len())
-            .flat_map(|i| (i + 1..crossings.len()).map(move |j| (i, j)))
-            .map(|(i, j)| classes(&crossings[i]) * classes(&crossings[j]))
+        let spot_of = |id: usize| crossings.iter().position(|crossing| crossing.0 == id);
+        let pairs: Vec<((usize, usize), Table)> = here
+            .iter()
+            .filter(|(&(a, b), _)| {
+                after.contains_key(&(a, b)) && (spot_of(a).is_some() || spot_of(b).is_some())
+            })
+            .map(|(&ids, &table)| (ids, table))
+            .collect();
+        let work: usize = pairs
+            .iter()
+            .map(|(_, table)| table.classes[0] * table.classes[1])
             .sum();
-        if paths.len() > PATHS_MOST || work > states {
+        if pairs.is_empty() || paths.len() > PATHS_MOST || work > states {
             return None;
         }
         let words = paths.len().div_ceil(64).max(1);
         let mut narrowing = Narrowing::new(words);
-        for i in 0..crossings.len() {
-            for j in i + 1..crossings.len() {
-                let (a, b) = (&crossings[i], &crossings[j]);
-                let Some(table) = after.get(&(a.0.min(b.0), a.0.max(b.0))) else {
-                    continue;
+        for ((id_a, id_b), table) in pairs {
+            let next = after[&(id_a, id_b)];
+            let side = |id: usize| {
+                let spot = spot_of(id);
+                let open = Open {
+                    steps: spot.map(|k| (crossings[k].1, crossings[k].2)),
+                    spot,
+                    classes: 0,
                 };
-                let classes = [a.1.len() / a.2.max(1), b.1.len() / b.2.max(1)];
-                let mut masks = vec![0u64; classes[0] * classes[1] * words];
-                for class_a in 0..classes[0] {
-                    for class_b in 0..classes[1] {
-                        let base = (class_a * classes[1] + class_b) * words;
-                        for (p, way) in paths.iter().enumerate() {
-                            let to_a = a.1[class_a * a.2 + usize::from(way[i])];
-                            let to_b = b.1[class_b * b.2 + usize::from(way[j])];
-                            let to = (usize::from(to_a), usize::from(to_b));
-                            if to_a != NONE
-                                && to_b != NONE
-                                && table.finishes(&self.bits, (a.0, b.0), to)
-                            {
+                let side = spot.map_or(Side::Field(shifts[id].0, shifts[id].1), Side::Spot);
+                (open, side)
+            };
+            let ((a, side_a), (b, side_b)) = (side(id_a), side(id_b));
+            let classes = table.classes;
+            let mut masks = vec![0u64; classes[0] * classes[1] * words];
+            for class_a in 0..classes[0] {
+                for class_b in 0..classes[1] {
+                    let base = (class_a * classes[1] + class_b) * words;
+                    for (p, way) in paths.iter().enumerate() {
+                        let color = |open: &Open<'_>| open.spot.map_or(0, |k| way[k]);
+                        let to = (a.step(class_a, color(&a)), b.step(class_b, color(&b)));
+                        if let (Some(to_a), Some(to_b)) = to {
+                            if next.finishes(&self.bits, [to_a, to_b]) {
                                 masks[base + p / 64] |= 1 << (p % 64);
                             }
                         }
                     }
                 }
-                narrowing.add((i, j), classes, masks);
             }
+            narrowing.add([side_a, side_b], classes, masks);
         }
         narrowing.useful().then_some(narrowing)
     }
 }
-
-/// The look-ahead reads one color per spot of a group.
-const _: () = assert!(GROUP_MOST <= 8);

@@ -116,20 +116,30 @@ pub(super) struct Group<'a> {
     /// Every bit of the stretches the group touches.
     fields: u128,
     paths: Vec<Option<Vec<Path>>>,
-    /// Each spot's crossing stretch (its index among the sweep's stretches).
+    /// Each spot's crossing stretch, and the along stretch (indices among the sweep's).
     crossing: Vec<usize>,
+    along_id: usize,
     /// The ways the look-ahead keeps (`ahead`), when it was asked.
     narrowing: Option<Narrowing>,
 }
 
 /// The ways through a group that the look-ahead keeps (`ahead::Ahead::narrowing`): for pairs
-/// of its spots, per pair of their classes, a mask over the ways from the along stretch's
-/// first class (`words` words each); a state takes the ways in every mask of its classes.
+/// of stretches in the state (each crossing the group at one of its spots, or a field of the
+/// key the group leaves alone), per pair of their classes, a mask over the ways from the along
+/// stretch's first class (`words` words each); a state takes the ways in every mask of its
+/// classes.
 pub(super) struct Narrowing {
     words: usize,
-    /// Per pair: its spots, the second's classes, and where its masks start.
-    pairs: Vec<((usize, usize), usize, usize)>,
+    /// Per pair: its two sides, their classes, and where its masks start.
+    pairs: Vec<([Side; 2], [usize; 2], usize)>,
     masks: Vec<u64>,
+}
+
+/// Where a narrowing reads a stretch's class: at a spot of the group, or in the key.
+#[derive(Clone, Copy)]
+pub(super) enum Side {
+    Spot(usize),
+    Field(u32, u128),
 }
 
 impl Narrowing {
@@ -141,9 +151,9 @@ impl Narrowing {
         }
     }
 
-    /// A pair of spots' masks, `classes[0] * classes[1]` of them, row by row.
-    pub(super) fn add(&mut self, spots: (usize, usize), classes: [usize; 2], masks: Vec<u64>) {
-        self.pairs.push((spots, classes[1], self.masks.len()));
+    /// A pair's masks, `classes[0] * classes[1]` of them, row by row.
+    pub(super) fn add(&mut self, sides: [Side; 2], classes: [usize; 2], masks: Vec<u64>) {
+        self.pairs.push((sides, classes, self.masks.len()));
         self.masks.extend(masks);
     }
 
@@ -152,13 +162,22 @@ impl Narrowing {
         !self.pairs.is_empty()
     }
 
-    /// The ways kept from the spots' classes `classes`, a bit each (as `words` words).
+    /// The ways kept from `key`, whose spots' classes are `classes`, a bit each (as `words`
+    /// words).
     #[inline]
-    fn kept(&self, classes: &[usize; GROUP_MOST]) -> [u64; PATHS_MOST / 64] {
+    fn kept(&self, key: u128, classes: &[usize; GROUP_MOST]) -> [u64; PATHS_MOST / 64] {
+        let class = |side: Side| match side {
+            Side::Spot(k) => classes[k],
+            Side::Field(shift, mask) => ((key >> shift) & mask) as usize,
+        };
         let mut kept = [0; PATHS_MOST / 64];
         kept[..self.words].fill(u64::MAX);
-        for &((i, j), classes_b, start) in &self.pairs {
-            let at = start + (classes[i] * classes_b + classes[j]) * self.words;
+        for &([a, b], [classes_a, classes_b], start) in &self.pairs {
+            let (a, b) = (class(a), class(b));
+            if a >= classes_a || b >= classes_b {
+                continue; // (no class the tables know: judged by nothing)
+            }
+            let at = start + (a * classes_b + b) * self.words;
             for (word, mask) in kept.iter_mut().zip(&self.masks[at..at + self.words]) {
                 *word &= mask;
             }
@@ -233,6 +252,7 @@ impl<'a> Group<'a> {
             fields,
             paths: (0..classes).map(|_| None).collect(),
             crossing: crossing_ids,
+            along_id: first.stretches[side].0,
             narrowing: None,
         }
     }
@@ -265,25 +285,38 @@ impl<'a> Group<'a> {
         self.narrowing = Some(narrowing);
     }
 
+    /// The stretch the group's spots run along.
+    pub(super) fn along_stretch(&self) -> usize {
+        self.along_id
+    }
+
     /// Whether the group starts its along stretch (so its ways start from class 0).
     pub(super) fn starts_along(&self) -> bool {
         self.along.first
     }
 
-    /// Every way through a group that starts its along stretch, as the color index each spot
-    /// takes on its crossing stretch (the look-ahead's view).
-    pub(super) fn ways_across(&mut self) -> Vec<[u8; GROUP_MOST]> {
-        if self.paths[0].is_none() {
-            self.paths[0] = Some(self.list(0));
+    /// Every way through the group, from any class its along stretch may hold before it, as
+    /// the color index each spot takes on its crossing stretch (the look-ahead's view); None
+    /// when that is more than `most_starts` classes.
+    pub(super) fn ways_across(&mut self, most_starts: usize) -> Option<Vec<[u8; GROUP_MOST]>> {
+        let starts = if self.along.first {
+            1
+        } else {
+            self.paths.len()
+        };
+        if starts > most_starts {
+            return None;
         }
-        let mut ways: Vec<[u8; GROUP_MOST]> = self.paths[0]
-            .iter()
-            .flatten()
-            .map(|path| path.across)
-            .collect();
+        let mut ways: Vec<[u8; GROUP_MOST]> = Vec::new();
+        for start in 0..starts {
+            if self.paths[start].is_none() {
+                self.paths[start] = Some(self.list(start));
+            }
+            ways.extend(self.paths[start].iter().flatten().map(|path| path.across));
+        }
         ways.sort_unstable();
         ways.dedup();
-        ways
+        Some(ways)
     }
 
     /// Ways through the group at most (the product of its cells' choices).
@@ -330,7 +363,7 @@ impl<'a> Group<'a> {
         match &self.narrowing {
             Some(narrowing) => {
                 // (start is 0: a narrowed group starts its along stretch)
-                for (word, mut bits) in narrowing.kept(&classes).into_iter().enumerate() {
+                for (word, mut bits) in narrowing.kept(key, &classes).into_iter().enumerate() {
                     while bits != 0 {
                         let way = 64 * word + bits.trailing_zeros() as usize;
                         bits &= bits - 1;

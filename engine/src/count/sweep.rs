@@ -257,16 +257,17 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     // Where the keys of the current layer are (kept with it).
     let mut current = StateMap::for_keys(walk.key_bits);
     current.place(0, || 0);
-    // What can still be finished, looked at from the end (`ahead`).
-    let group_of = |at: usize| {
-        let range = walk.groups[at].clone();
-        Group::new(stretches, &walk.spots, &walk.choices, range)
-    };
-    // (a sweep that keeps its layers steps one cell at a time: no two crossings to pair)
+    // What can still be finished, looked at from the end (`ahead`); a sweep that keeps its
+    // layers steps one cell at a time, with no two crossings to pair.
+    let shifts: Vec<(u32, u128)> = stretches
+        .iter()
+        .map(|stretch| (stretch.shift, (1u128 << stretch.bits) - 1))
+        .collect();
     let ahead = if keeping {
         None
     } else {
-        Ahead::new(walk.groups.len(), group_of)
+        let group_of = |range| Group::new(stretches, &walk.spots, &walk.choices, range);
+        Ahead::new(stretches, &walk.groups, group_of)
     };
     for (at, group) in walk.groups.iter().cloned().enumerate() {
         if control.should_stop() {
@@ -275,10 +276,9 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         let end = group.end;
         let mut group = Group::new(stretches, &walk.spots, &walk.choices, group);
         if keys.len() >= NARROWED_FROM {
-            if let Some(narrowing) = ahead
-                .as_ref()
-                .and_then(|ahead| ahead.narrowing(at, &mut group, narrowing_budget(keys.len())))
-            {
+            if let Some(narrowing) = ahead.as_ref().and_then(|ahead| {
+                ahead.narrowing(at, &mut group, narrowing_budget(keys.len()), &shifts)
+            }) {
                 group.narrow(narrowing);
             }
         }
