@@ -28,8 +28,9 @@ use crate::count::stretches::Stretch;
 /// (past either it holds none: a wide component, whose sweep gives way to the search anyway).
 const MOST_BITS: usize = 1 << 26;
 const MOST_WORK: usize = 1 << 24;
-/// Classes of a group's along stretch the look-ahead reads its ways from, at most.
-const MOST_STARTS: usize = 64;
+/// Ways the look-ahead lists through one group at most (from every class its along stretch
+/// may hold before it): past them it reads nothing of the group.
+const MOST_LISTED: usize = 1 << 12;
 
 /// A pair's table before one group: where it starts among the bits and its classes on each
 /// side (the lower-numbered stretch first).
@@ -134,12 +135,13 @@ impl<'a> Spots<'a> {
 impl Ahead {
     /// The tables before each of `groups` (in the sweep's order, made by `group`), for the
     /// sweep's `stretches`. A group whose along stretch began before it is read from every
-    /// class that stretch may hold, or, past MOST_STARTS of them, not at all: no tables before
-    /// it look past it. None past MOST_BITS or MOST_WORK.
+    /// class that stretch may hold, or, past MOST_LISTED ways, not at all: no tables before
+    /// it look past it. None past MOST_BITS or MOST_WORK, or once `stop` says so.
     pub(super) fn new<'a>(
         stretches: &[Stretch],
         groups: &[Range<usize>],
         group: impl Fn(Range<usize>) -> Group<'a>,
+        stop: &dyn Fn() -> bool,
     ) -> Option<Self> {
         let mut built: Vec<Group<'a>> = groups.iter().cloned().map(&group).collect();
         let spots = Spots::new(stretches.len(), &mut built);
@@ -152,7 +154,10 @@ impl Ahead {
             let at = built.len();
             let group = &mut group;
             let mut here = HashMap::new();
-            let Some(ways) = group.ways_across(MOST_STARTS) else {
+            if stop() {
+                return None;
+            }
+            let Some(ways) = group.ways_across(MOST_LISTED) else {
                 tables.push(here); // no look past this group
                 continue;
             };

@@ -267,7 +267,8 @@ impl<'a> Group<'a> {
             .collect()
     }
 
-    /// The ways `ways_across` lists, in the order `expand` takes them (a narrowing's bits).
+    /// The ways from the along stretch's first class, in the order `expand` takes them (a
+    /// narrowing's bits).
     pub(super) fn paths_across(&mut self) -> Vec<[u8; GROUP_MOST]> {
         if self.paths[0].is_none() {
             self.paths[0] = Some(self.list(0));
@@ -297,14 +298,14 @@ impl<'a> Group<'a> {
 
     /// Every way through the group, from any class its along stretch may hold before it, as
     /// the color index each spot takes on its crossing stretch (the look-ahead's view); None
-    /// when that is more than `most_starts` classes.
-    pub(super) fn ways_across(&mut self, most_starts: usize) -> Option<Vec<[u8; GROUP_MOST]>> {
+    /// when listing them could take more than `most` steps (classes times ways from each).
+    pub(super) fn ways_across(&mut self, most: usize) -> Option<Vec<[u8; GROUP_MOST]>> {
         let starts = if self.along.first {
             1
         } else {
             self.paths.len()
         };
-        if starts > most_starts {
+        if starts.saturating_mul(self.ways()) > most {
             return None;
         }
         let mut ways: Vec<[u8; GROUP_MOST]> = Vec::new();

@@ -267,7 +267,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         None
     } else {
         let group_of = |range| Group::new(stretches, &walk.spots, &walk.choices, range);
-        Ahead::new(stretches, &walk.groups, group_of)
+        Ahead::new(stretches, &walk.groups, group_of, &|| control.should_stop())
     };
     for (at, group) in walk.groups.iter().cloned().enumerate() {
         if control.should_stop() {
