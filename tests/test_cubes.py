@@ -527,7 +527,9 @@ def test_stopping_a_run_ends_its_cubes_running_in_threads() -> None:
 def test_a_listing_on_eight_thread_workers_keeps_its_timeout(tmp_path: Path) -> None:
     """The cubes of a listing run in threads, which stop themselves at their deadline: so
     they keep 0.3 s for the end, not the 2 s a cluster of killed worker processes needs
-    (a 6 s timeout listed for 4 s). A random 30x30 whose listing takes 16 s, --timeout 4."""
+    (a 6 s timeout listed for 4 s). A random 30x30 whose listing takes far longer, --timeout
+    4: exit 3 when no cube has listed a solution by then (a slow machine), else 0 with the
+    listing incomplete (it asserted 3 alone, which a faster machine's first cubes broke)."""
     from satnono.formats import write_puzzles
 
     path = tmp_path / "r30.non"
@@ -538,8 +540,9 @@ def test_a_listing_on_eight_thread_workers_keeps_its_timeout(tmp_path: Path) -> 
         "--json", "--timeout", "4", timeout=60,
     )  # fmt: skip
     elapsed = time.monotonic() - started
-    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr[-500:]
+    assert "Traceback" not in done.stderr, done.stderr[-500:]
     data = json.loads(done.stdout)
+    assert done.returncode == (0 if data["solutions_found"] else 3) and not data["complete"]
     assert not data["stats"].get("in_process") and data["stats"]["workers"] == 8
     assert 3.3 < elapsed < 4 + 1.5  # its cubes ran past where a 2 s margin stops them (2.4 s)
 
