@@ -85,7 +85,7 @@ struct Spots<'a> {
 }
 
 impl<'a> Spots<'a> {
-    fn new(stretches: usize, groups: &mut [Group<'a>]) -> Self {
+    fn new(stretches: usize, groups: &[Group<'a>]) -> Self {
         let mut crossed = vec![Vec::new(); stretches];
         let mut along = vec![false; stretches];
         for (at, group) in groups.iter().enumerate() {
@@ -144,7 +144,7 @@ impl Ahead {
         stop: &dyn Fn() -> bool,
     ) -> Option<Self> {
         let mut built: Vec<Group<'a>> = groups.iter().cloned().map(&group).collect();
-        let spots = Spots::new(stretches.len(), &mut built);
+        let spots = Spots::new(stretches.len(), &built);
         let mut bits: Vec<u64> = Vec::new();
         let mut tables: Vec<HashMap<(usize, usize), Table>> = Vec::with_capacity(groups.len() + 1);
         tables.push(HashMap::new()); // after the last group
