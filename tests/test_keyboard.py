@@ -263,6 +263,54 @@ def test_a_second_ctrl_c_in_a_wide_terminal_keeps_the_grid_and_the_status_line(
     assert text.count("\n") >= 46  # the header, the 45 rows, the status line
 
 
+#: A Ctrl-C landing while the CLI exits: in its output's flush, and as an interrupted command
+#: unwinds to its exit (the report written, the command's own Ctrl-C handler gone).
+LATE_CTRL_C = {
+    "flush": """
+import os, signal, sys
+from satnono.cli.process import exit_now
+class Flushing:
+    def write(self, text):
+        return sys.__stdout__.write(text)
+    def flush(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        sys.__stdout__.flush()
+sys.stdout = Flushing()
+print("the report")
+exit_now(130)
+""",
+    "unwinding": """
+import os, signal, sys, time
+import satnono.cli.shell
+def run():
+    print("the report")
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.5)
+    raise SystemExit(130)
+satnono.cli.shell.main = run
+sys.argv = ["satnono", "count"]
+from satnono.cli import main
+main()
+""",
+}
+
+
+@pytest.mark.parametrize("where", sorted(LATE_CTRL_C))
+def test_a_ctrl_c_while_the_cli_exits_ends_it_with_130_and_its_output(where: str) -> None:
+    """A second Ctrl-C 0.03 s after the first, on a fast machine, landed once the report was
+    written and the command's handler restored: the KeyboardInterrupt it raised reached the
+    top, and Python ended the process by SIGINT (exit -2) instead of 130 (a clean-clone CI
+    run of `test_a_second_ctrl_c_in_a_wide_terminal_keeps_the_grid_and_the_status_line`)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", LATE_CTRL_C[where]], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 130, done.stderr[-500:]
+    assert done.stdout == "the report\n" and "Traceback" not in done.stderr
+
+
 def test_unigen_says_it_is_hashing_before_its_first_sample() -> None:
     """`sample --sampler unigen` showed nothing for its minute of hashing (issue 42)."""
     import signal

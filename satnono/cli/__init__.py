@@ -40,15 +40,23 @@ def main() -> None:
     """The console script: loads the named command's module (every one for --help). Common
     `satnono solve` lines run on the fast path (quick.py), which never imports typer."""
     named = sys.argv[1] if len(sys.argv) > 1 else None
-    if named == "solve":
-        from satnono.cli import quick
+    try:
+        if named == "solve":
+            from satnono.cli import quick
 
-        quick.main(sys.argv[2:])  # returns only when typer must parse the line
-    module = COMMANDS.get(named or "")
-    _register({module} if module else set(COMMANDS.values()))
-    from satnono.cli.shell import main as run
+            quick.main(sys.argv[2:])  # returns only when typer must parse the line
+        module = COMMANDS.get(named or "")
+        _register({module} if module else set(COMMANDS.values()))
+        from satnono.cli.shell import main as run
 
-    run()
+        run()
+    except KeyboardInterrupt:
+        # A Ctrl-C no command took: a further press as an interrupted command unwinds to its
+        # exit, its report written and its own handler gone. Exit 130 with the output flushed
+        # (uncaught, Python would end by SIGINT: exit -2, the output still buffered lost).
+        from satnono.cli.process import EXIT_INTERRUPTED, exit_now
+
+        exit_now(EXIT_INTERRUPTED)
 
 
 def __getattr__(name: str) -> Any:

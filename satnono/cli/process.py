@@ -387,6 +387,24 @@ def say(line: str) -> None:
         sys.stderr.flush()
 
 
+def _ctrl_c_while_exiting() -> None:
+    """While the CLI exits, a Ctrl-C lets its output finish, and a second ends the process at
+    once (exit 130), should the flush hang. A press landing here used to raise
+    KeyboardInterrupt out of the exit: Python then ends by SIGINT (exit -2), and the output
+    still buffered is lost."""
+    if not _ctrl_c_heard():
+        return
+    presses = 0
+
+    def pressed(*_: object) -> None:
+        nonlocal presses
+        presses += 1
+        if presses >= 2:
+            os._exit(EXIT_INTERRUPTED)
+
+    signal.signal(signal.SIGINT, pressed)
+
+
 def exit_now(code: object) -> NoReturn:
     """Exit without Python's shutdown, once exit handlers ran and output is flushed.
 
@@ -396,6 +414,7 @@ def exit_now(code: object) -> NoReturn:
     """
     import atexit
 
+    _ctrl_c_while_exiting()
     if isinstance(code, str):  # sys.exit("message"): Python prints it and exits 1
         sys.stderr.write(code + "\n")
         code = 1
