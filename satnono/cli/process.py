@@ -221,7 +221,17 @@ def ctrl_c_once(taken: bool = False) -> Iterator[None]:
     if not _ctrl_c_heard():
         yield
         return
-    presses = 1 if taken else 0
+    previous = signal.signal(signal.SIGINT, _presses(1 if taken else 0))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _presses(taken: int) -> Callable[..., None]:
+    """A SIGINT handler counting presses after `taken` of them: the first raises
+    KeyboardInterrupt, the second is let pass, the third ends the process at once (exit 130)."""
+    presses = taken
 
     def pressed(*_: object) -> None:
         nonlocal presses
@@ -231,11 +241,7 @@ def ctrl_c_once(taken: bool = False) -> Iterator[None]:
         if presses >= 3:
             os._exit(EXIT_INTERRUPTED)
 
-    previous = signal.signal(signal.SIGINT, pressed)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return pressed
 
 
 def _ctrl_c_heard() -> bool:
@@ -392,17 +398,8 @@ def _ctrl_c_while_exiting() -> None:
     once (exit 130), should the flush hang. A press landing here used to raise
     KeyboardInterrupt out of the exit: Python then ends by SIGINT (exit -2), and the output
     still buffered is lost."""
-    if not _ctrl_c_heard():
-        return
-    presses = 0
-
-    def pressed(*_: object) -> None:
-        nonlocal presses
-        presses += 1
-        if presses >= 2:
-            os._exit(EXIT_INTERRUPTED)
-
-    signal.signal(signal.SIGINT, pressed)
+    if _ctrl_c_heard():
+        signal.signal(signal.SIGINT, _presses(1))  # as the report of an interrupted command
 
 
 def exit_now(code: object) -> NoReturn:

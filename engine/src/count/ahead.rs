@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::count::groups::{Group, Narrowing, Side, PATHS_MOST};
+use crate::count::groups::{Group, Narrowing, Side, GROUP_MOST, PATHS_MOST};
 use crate::count::segments::NONE;
 use crate::count::stretches::Stretch;
 
@@ -47,22 +47,33 @@ impl Table {
     }
 }
 
-/// A stretch in the state before a group, as one side of a pair: its step table and colors
-/// at the group's spot it crosses (None: it has no spot in the group and keeps its class),
-/// that spot, and its classes there.
+/// A stretch in the state before a group, as one side of a pair: the group's spot it
+/// crosses, with its step table and colors there (None: it has no spot in the group and
+/// keeps its class).
 #[derive(Clone, Copy)]
 struct Open<'a> {
-    steps: Option<(&'a [u16], usize)>,
-    spot: Option<usize>,
-    classes: usize,
+    spot: Option<(usize, &'a [u16], usize)>,
 }
 
-impl Open<'_> {
+impl<'a> Open<'a> {
+    /// The stretch `id` as the group of `crossings` meets it.
+    fn at(id: usize, crossings: &[(usize, &'a [u16], usize, bool)]) -> Self {
+        let spot = crossings.iter().position(|crossing| crossing.0 == id);
+        Self {
+            spot: spot.map(|k| (k, crossings[k].1, crossings[k].2)),
+        }
+    }
+
+    /// The color `way` takes at its spot (0 without one: its step keeps the class).
+    fn color(&self, way: &[u8; GROUP_MOST]) -> u8 {
+        self.spot.map_or(0, |(k, ..)| way[k])
+    }
+
     /// Its class after the group from `class`, the way taking `color` at its spot.
     fn step(&self, class: usize, color: u8) -> Option<usize> {
-        match self.steps {
+        match self.spot {
             None => Some(class),
-            Some((steps, colors)) => {
+            Some((_, steps, colors)) => {
                 let to = steps[class * colors + usize::from(color)];
                 (to != NONE).then_some(usize::from(to))
             }
@@ -98,12 +109,12 @@ impl<'a> Spots<'a> {
     }
 
     /// The stretches in the state before group `at` that only ever cross groups, each with
-    /// how it meets the group (its spot in `crossings`, by stretch).
+    /// how it meets the group (`Open::at` of its `crossings`) and its classes there.
     fn open(
         &self,
         at: usize,
         crossings: &[(usize, &'a [u16], usize, bool)],
-    ) -> Vec<(usize, Open<'a>)> {
+    ) -> Vec<(usize, Open<'a>, usize)> {
         let mut open = Vec::new();
         for (stretch, crossed) in self.crossed.iter().enumerate() {
             if self.along[stretch] {
@@ -113,20 +124,9 @@ impl<'a> Spots<'a> {
             if next == 0 || next == crossed.len() {
                 continue; // not entered yet, or left
             }
-            let (group, steps, colors) = crossed[next];
+            let (_, steps, colors) = crossed[next];
             let classes = steps.len() / colors.max(1);
-            let spot = (group == at)
-                .then(|| crossings.iter().position(|crossing| crossing.0 == stretch))
-                .flatten();
-            let steps = spot.map(|_| (steps, colors));
-            open.push((
-                stretch,
-                Open {
-                    steps,
-                    spot,
-                    classes,
-                },
-            ));
+            open.push((stretch, Open::at(stretch, crossings), classes));
         }
         open
     }
@@ -165,15 +165,15 @@ impl Ahead {
             let crossings = group.crossings();
             let open = spots.open(at, &crossings);
             let after = tables.last().expect("the tables after this group");
-            for (x, &(id_a, a)) in open.iter().enumerate() {
-                for &(id_b, b) in &open[x + 1..] {
+            for (x, &(id_a, a, classes_a)) in open.iter().enumerate() {
+                for &(id_b, b, classes_b) in &open[x + 1..] {
                     let mut colors: Vec<(u8, u8)> = ways
                         .iter()
-                        .map(|way| (a.spot.map_or(0, |k| way[k]), b.spot.map_or(0, |k| way[k])))
+                        .map(|way| (a.color(way), b.color(way)))
                         .collect();
                     colors.sort_unstable();
                     colors.dedup();
-                    let classes = [a.classes, b.classes];
+                    let classes = [classes_a, classes_b];
                     let start = bits.len() * 64;
                     let size = classes[0] * classes[1];
                     work += size * colors.len();
@@ -226,12 +226,10 @@ impl Ahead {
         }
         let crossings = group.crossings();
         let paths = group.paths_across();
-        let spot_of = |id: usize| crossings.iter().position(|crossing| crossing.0 == id);
+        let crosses = |id: usize| crossings.iter().any(|crossing| crossing.0 == id);
         let pairs: Vec<((usize, usize), Table)> = here
             .iter()
-            .filter(|(&(a, b), _)| {
-                after.contains_key(&(a, b)) && (spot_of(a).is_some() || spot_of(b).is_some())
-            })
+            .filter(|(&(a, b), _)| after.contains_key(&(a, b)) && (crosses(a) || crosses(b)))
             .map(|(&ids, &table)| (ids, table))
             .collect();
         let work: usize = pairs
@@ -245,25 +243,21 @@ impl Ahead {
         let mut narrowing = Narrowing::new(words);
         for ((id_a, id_b), table) in pairs {
             let next = after[&(id_a, id_b)];
-            let side = |id: usize| {
-                let spot = spot_of(id);
-                let open = Open {
-                    steps: spot.map(|k| (crossings[k].1, crossings[k].2)),
-                    spot,
-                    classes: 0,
-                };
-                let side = spot.map_or(Side::Field(shifts[id].0, shifts[id].1), Side::Spot);
-                (open, side)
+            let (a, b) = (Open::at(id_a, &crossings), Open::at(id_b, &crossings));
+            let side = |id: usize, open: Open<'_>| {
+                open.spot
+                    .map_or(Side::Field(shifts[id].0, shifts[id].1), |(k, ..)| {
+                        Side::Spot(k)
+                    })
             };
-            let ((a, side_a), (b, side_b)) = (side(id_a), side(id_b));
+            let (side_a, side_b) = (side(id_a, a), side(id_b, b));
             let classes = table.classes;
             let mut masks = vec![0u64; classes[0] * classes[1] * words];
             for class_a in 0..classes[0] {
                 for class_b in 0..classes[1] {
                     let base = (class_a * classes[1] + class_b) * words;
                     for (p, way) in paths.iter().enumerate() {
-                        let color = |open: &Open<'_>| open.spot.map_or(0, |k| way[k]);
-                        let to = (a.step(class_a, color(&a)), b.step(class_b, color(&b)));
+                        let to = (a.step(class_a, a.color(way)), b.step(class_b, b.color(way)));
                         if let (Some(to_a), Some(to_b)) = to {
                             if next.finishes(&self.bits, [to_a, to_b]) {
                                 masks[base + p / 64] |= 1 << (p % 64);

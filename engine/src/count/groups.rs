@@ -270,14 +270,7 @@ impl<'a> Group<'a> {
     /// The ways from the along stretch's first class, in the order `expand` takes them (a
     /// narrowing's bits).
     pub(super) fn paths_across(&mut self) -> Vec<[u8; GROUP_MOST]> {
-        if self.paths[0].is_none() {
-            self.paths[0] = Some(self.list(0));
-        }
-        self.paths[0]
-            .iter()
-            .flatten()
-            .map(|path| path.across)
-            .collect()
+        self.listed(0).iter().map(|path| path.across).collect()
     }
 
     /// Take only the ways `narrowing` keeps (`ahead`); for a group that starts its along
@@ -310,10 +303,7 @@ impl<'a> Group<'a> {
         }
         let mut ways: Vec<[u8; GROUP_MOST]> = Vec::new();
         for start in 0..starts {
-            if self.paths[start].is_none() {
-                self.paths[start] = Some(self.list(start));
-            }
-            ways.extend(self.paths[start].iter().flatten().map(|path| path.across));
+            ways.extend(self.listed(start).iter().map(|path| path.across));
         }
         ways.sort_unstable();
         ways.dedup();
@@ -345,9 +335,7 @@ impl<'a> Group<'a> {
             classes[k] = class_of(across);
             allowed |= across.allowed[classes[k]];
         }
-        if self.paths[start].is_none() {
-            self.paths[start] = Some(self.list(start));
-        }
+        self.listed(start);
         let cleared = key & !self.fields;
         let paths = self.paths[start].as_deref().unwrap_or_default();
         let mut take = |path: &Path| {
@@ -376,6 +364,14 @@ impl<'a> Group<'a> {
             }
             None => paths.iter().for_each(take),
         }
+    }
+
+    /// The ways from class `start` (`list`), listed when first asked for and kept.
+    fn listed(&mut self, start: usize) -> &[Path] {
+        if self.paths[start].is_none() {
+            self.paths[start] = Some(self.list(start));
+        }
+        self.paths[start].as_deref().unwrap_or_default()
     }
 
     /// The ways through the group its along stretch allows from class `start`, in the order
