@@ -189,6 +189,30 @@ def test_cadical_without_interrupt_stops_at_its_deadline_between_slices() -> Non
         assert solver.solve([-3]) is False
 
 
+class _EndedByItsRule(Deadline):
+    """A deadline with no time limit that has passed by a rule of its own, as a count's
+    listing's does once the engine's count has ended (counting.count._UntilEnded)."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+
+    def expired(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("name", ["cadical195", "glucose42", "minisat22"])
+def test_a_deadline_passed_by_its_own_rule_stops_a_solve_before_it_starts(name: str) -> None:
+    """Regression: the check before a solve read only the time left, so a count's listing of
+    its first 64 solutions went on after the engine had counted (thin-20020: the count in
+    0.25 s, the listing 0.5 s more, 64 solves of 7 ms each, each too short to be stopped)."""
+    from satnono.runtime.sat_solvers import SatSolver
+
+    with SatSolver(name, _EndedByItsRule(), [[1, 2], [-1]]) as solver:
+        assert solver.solve() is None
+    with SatSolver(name, Deadline(None), [[1, 2], [-1]]) as solver:
+        assert solver.solve() is True
+
+
 @pytest.mark.parametrize(("seconds", "most"), [(2, 2_000), (60, 10_000)])
 def test_cadical_s_first_slice_fits_a_near_deadline(seconds: float, most: int) -> None:
     """Before its speed is known, CaDiCaL's first slice is sized for a slow machine when the

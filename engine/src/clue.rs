@@ -74,6 +74,32 @@ impl Puzzle {
         })
     }
 
+    /// The puzzle turned half round: cell `c` goes to `cells() - 1 - c`, so every line goes
+    /// backwards and the rows (and the columns) come in the other order. Its solutions are
+    /// this puzzle's, turned; a sweep of it goes the other way along every line.
+    pub fn turned(&self) -> Puzzle {
+        let line = |turned: usize| -> usize {
+            if turned < self.height {
+                self.height - 1 - turned
+            } else {
+                self.height + self.width - 1 - (turned - self.height)
+            }
+        };
+        let lines = 0..self.lines();
+        Puzzle {
+            width: self.width,
+            height: self.height,
+            colors: self.colors,
+            clues: lines
+                .clone()
+                .map(|turned| self.clues[line(turned)].iter().rev().copied().collect())
+                .collect(),
+            line_colors: lines
+                .map(|turned| self.line_colors[line(turned)].clone())
+                .collect(),
+        }
+    }
+
     #[inline]
     pub fn lines(&self) -> usize {
         self.width + self.height

@@ -62,6 +62,11 @@ class Job:
         found: dict[str, int] = self._job.progress()
         return found
 
+    def racing(self) -> bool:
+        """Whether a count is sweeping a narrow component both ways at once, on two cores
+        (engine/src/count/race.rs)."""
+        return bool(self._job.progress().get("racing"))
+
     def counted(self) -> NativeCount:
         """The count (once ended)."""
         count, exact, cells_left, parts, stats, witness = self._job.counted()

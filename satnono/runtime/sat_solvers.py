@@ -152,8 +152,9 @@ class SatSolver(Stoppable):
     def solve(self, assumptions: Iterable[int] = ()) -> bool | None:
         """Satisfiable or not under `assumptions`; None when the deadline stopped the solver."""
         self.given_model = None
-        remaining = self.deadline.remaining()
-        if remaining is not None and remaining <= 0:
+        # expired(), not only the time left: a deadline may pass by a rule of its own (a
+        # count's listing's, once the engine has counted), and short solves never look again.
+        if self.deadline.expired():
             return None
         solver = self.solver
         if self.slice is not None:

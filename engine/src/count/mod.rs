@@ -16,6 +16,7 @@ pub mod lines;
 pub mod listed;
 pub mod number;
 pub mod order;
+mod race;
 pub mod sample;
 pub mod search;
 pub mod segments;
@@ -53,6 +54,9 @@ pub struct Control {
     /// Cells a sweep has passed and its states (while one runs).
     pub swept: AtomicU64,
     pub states: AtomicU64,
+    /// Whether a narrow component's sweep runs both ways at once (`race`): the count is using
+    /// two cores, and whoever lists solutions beside it should stand aside.
+    pub racing: AtomicBool,
     /// Set by whoever runs the work once it has ended.
     pub ended: AtomicBool,
 }
@@ -315,9 +319,7 @@ fn count_part<const W: usize>(
 ) -> (search::Partial, Method, Option<Vec<(usize, u8)>>) {
     counter.choose_direction(cells);
     if options.sweep_width > 0 {
-        let (part, budget, choose) = to_sweep(counter, cells, options, control);
-        let budgets = (budget, WITNESS_TRACE.min(options.memory));
-        let (swept, drawn) = sweep::sweep_traced(part, budgets, control, &choose);
+        let (swept, drawn) = race::sweep_raced(counter, cells, options, control);
         match swept {
             Swept::Counted(count) => {
                 return (search::Partial { count, exact: true }, Method::Sweep, drawn);
@@ -350,11 +352,7 @@ fn to_sweep<'c, const W: usize>(
     impl Fn(&[order::Spot], &[usize], &[usize]) -> Option<order::Plan> + 'c,
 ) {
     let (puzzle, by_columns) = (counter.puzzle(), counter.by_columns());
-    let budget = if crossing_width(puzzle, cells, by_columns) <= options.sweep_width {
-        options.memory
-    } else {
-        options.sweep_trial.min(options.memory)
-    };
+    let budget = sweep_budget(puzzle, cells, by_columns, options);
     let part = sweep::Component {
         puzzle,
         grid: &counter.board.grid,
@@ -366,6 +364,22 @@ fn to_sweep<'c, const W: usize>(
         budget,
         sweep::plain(puzzle.width, by_columns, control),
     )
+}
+
+/// The bytes a sweep of `cells` may take: the whole memory budget when it crosses at most
+/// `sweep_width` lines (a narrow board), else the trial budget.
+fn sweep_budget(puzzle: &Puzzle, cells: &[u32], by_columns: bool, options: Options) -> usize {
+    if narrow(puzzle, cells, by_columns, options) {
+        options.memory
+    } else {
+        options.sweep_trial.min(options.memory)
+    }
+}
+
+/// Whether a sweep of `cells` crosses at most `sweep_width` lines: a narrow board, which the
+/// sweep counts within the whole memory budget (else it only tries, within the trial's).
+fn narrow(puzzle: &Puzzle, cells: &[u32], by_columns: bool, options: Options) -> bool {
+    crossing_width(puzzle, cells, by_columns) <= options.sweep_width
 }
 
 /// A component's sweep with its layers kept (to draw from, or to find its colors), where the

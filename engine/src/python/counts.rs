@@ -185,6 +185,7 @@ impl PyJob {
         )?;
         dict.set_item("swept_cells", control.swept.load(Ordering::Relaxed))?;
         dict.set_item("sweep_states", control.states.load(Ordering::Relaxed))?;
+        dict.set_item("racing", control.racing.load(Ordering::Relaxed))?;
         Ok(dict)
     }
 
