@@ -207,8 +207,9 @@ def count(
     estimate within a factor 1+epsilon of the truth with probability at least 1-delta.
     `progress` (a satnono.Progress) is kept current: the phase, the component counted, and
     the count so far (`solutions`, a lower bound). `memory` (megabytes, default 2048) bounds
-    what the engine's count keeps: its store of sub-counts is emptied when full (the count
-    goes on, slower), and a sweep that would pass it gives way to the search.
+    what the engine's count keeps: its store of sub-counts and its lines' analyses (an
+    eighth, at most 256 MB) are emptied when full (the count goes on, slower), and a sweep
+    that would pass it gives way to the search.
     """
     from satnono.pipeline.solutions import count as run
 

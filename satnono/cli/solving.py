@@ -152,7 +152,8 @@ def count(
             "--memory",
             min=16,
             max=2**20,
-            help="Megabytes the count may keep (its store of sub-counts, a sweep's states).",
+            help="Megabytes the count may keep (its store of sub-counts and line analyses, a "
+            "sweep's states).",
         ),
     ] = 2048,
     backend: BackendOpt = _SOLVE.backend,

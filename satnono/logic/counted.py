@@ -12,8 +12,9 @@ class CountKnobs:
     """What a count may spend and how it goes about it (engine/src/count/mod.rs, Options).
     The values are chosen on the tuning sets (BENCHMARKS.md, counting section)."""
 
-    #: Bytes the count may keep: its store of sub-counts (emptied when full, never passed)
-    #: and a sweep's states (a sweep that would pass it gives way to the search).
+    #: Bytes the count may keep: its store of sub-counts and its lines' analyses (an eighth,
+    #: at most 256 MB; each emptied when full, never passed) and a sweep's states (a sweep
+    #: that would pass it gives way to the search).
     memory: int = 2 << 30
     #: The search probes components of at least this many cells before it branches.
     probe_from: int = 2**62

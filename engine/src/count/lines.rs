@@ -1,6 +1,9 @@
 //! Each line's analysis (`segments`) as the grid now holds it, kept in a direct-mapped table:
 //! the counting search and the sweep ask for the same lines' analyses again and again as they
-//! go back and forth between a node's state and its branches'.
+//! go back and forth between a node's state and its branches'. The table keeps within a byte
+//! budget (a share of the count's memory): an analysis of a long line with many blocks holds
+//! tens of kilobytes, and 65,536 of them passed half a gigabyte (a 6 x 138 board's count
+//! under `--memory 16` held 700 MB); past the budget the table is emptied and fills again.
 
 use crate::bits::Bits;
 use crate::clue::Puzzle;
@@ -12,6 +15,11 @@ pub struct Lines<const W: usize> {
     machines: Vec<Machine>,
     slots: Vec<Slot<W>>,
     domains: Vec<u128>,
+    /// Bytes the slots hold, and the most they may.
+    held: usize,
+    budget: usize,
+    /// Times the table was emptied for its budget.
+    pub clears: u64,
 }
 
 /// Line analyses by (line, state), direct-mapped: a search goes back and forth between a node's
@@ -23,11 +31,32 @@ struct Slot<const W: usize> {
     analysis: Analysis,
 }
 
-/// Slots of the analyses' table (a power of two).
+/// Slots of the analyses' table at most, and at least (powers of two): as many as a quarter
+/// of the budget holds empty, within these.
 const ANALYSES: usize = 1 << 16;
+const FEWEST: usize = 1 << 8;
+
+impl<const W: usize> Slot<W> {
+    fn empty() -> Self {
+        Self {
+            line: usize::MAX,
+            state: Vec::new(),
+            fits: false,
+            analysis: Analysis::default(),
+        }
+    }
+
+    /// Bytes the slot holds beyond itself.
+    fn bytes(&self) -> usize {
+        self.state.capacity() * std::mem::size_of::<Bits<W>>() + self.analysis.heap_bytes()
+    }
+}
 
 impl<const W: usize> Lines<W> {
-    pub fn new(puzzle: &Puzzle) -> Self {
+    /// The lines of `puzzle`, their analyses kept within about `budget` bytes.
+    pub fn new(puzzle: &Puzzle, budget: usize) -> Self {
+        let fit = budget / 4 / std::mem::size_of::<Slot<W>>();
+        let slots = ((fit + 1).next_power_of_two() / 2).clamp(FEWEST, ANALYSES);
         let machines = (0..puzzle.lines())
             .map(|line| {
                 let automaton = crate::automaton::Automaton::new(&puzzle.clues[line]);
@@ -36,15 +65,11 @@ impl<const W: usize> Lines<W> {
             .collect();
         Self {
             machines,
-            slots: (0..ANALYSES)
-                .map(|_| Slot {
-                    line: usize::MAX,
-                    state: Vec::new(),
-                    fits: false,
-                    analysis: Analysis::default(),
-                })
-                .collect(),
+            slots: (0..slots).map(|_| Slot::empty()).collect(),
             domains: Vec::new(),
+            held: slots * std::mem::size_of::<Slot<W>>(),
+            budget,
+            clears: 0,
         }
     }
 
@@ -70,16 +95,33 @@ impl<const W: usize> Lines<W> {
                 hash ^= hash >> 29;
             }
         }
-        let slot = &mut self.slots[(hash as usize) & (ANALYSES - 1)];
+        let index = (hash as usize) & (self.slots.len() - 1);
+        let slot = &mut self.slots[index];
         if slot.line != line || slot.state != state {
+            let before = slot.bytes();
             slot.line = line;
             slot.state.clear();
             slot.state.extend_from_slice(state);
             line_domains(puzzle, line, state, &mut self.domains);
             slot.fits = slot.analysis.run(&self.machines[line], &self.domains);
+            self.held = self.held - before + slot.bytes();
+            if self.held > self.budget {
+                self.clear_but(index);
+            }
         }
-        let slot = &self.slots[(hash as usize) & (ANALYSES - 1)];
+        let slot = &self.slots[index];
         slot.fits.then_some((&self.machines[line], &slot.analysis))
+    }
+
+    /// Empty every slot but `kept` (their memory given back), for the budget.
+    fn clear_but(&mut self, kept: usize) {
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            if index != kept {
+                *slot = Slot::empty();
+            }
+        }
+        self.held = self.slots.len() * std::mem::size_of::<Slot<W>>() + self.slots[kept].bytes();
+        self.clears += 1;
     }
 }
 
@@ -98,5 +140,53 @@ pub fn line_domains<const W: usize>(
                 out[position] |= 1u128 << color;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::tests::random_puzzle;
+    use crate::line::tests::pseudo_random;
+
+    /// Every line's analysis as a comparable value: None when nothing fits, else each
+    /// boundary's live states and classes.
+    type Seen = Option<Vec<(Vec<u16>, Vec<u16>)>>;
+
+    fn seen<const W: usize>(
+        lines: &mut Lines<W>,
+        puzzle: &Puzzle,
+        grid: &Grid<W>,
+        line: usize,
+    ) -> Seen {
+        let analysis = lines.analysis(puzzle, grid, line)?;
+        Some(
+            (0..=puzzle.length(line))
+                .map(|p| (analysis.live(p).to_vec(), analysis.classes(p).to_vec()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_analyses_keep_within_their_budget_and_stay_right() {
+        let mut seed = 0x5EED_0201u64;
+        let puzzle = random_puzzle(60, 8, 3, 45, false, &mut seed);
+        let budget = 64 << 10;
+        let mut small = Lines::<1>::new(&puzzle, budget);
+        let mut large = Lines::<1>::new(&puzzle, 1 << 30);
+        let most_one = 64 << 10; // an analysis of one of these lines holds less
+        for _ in 0..300 {
+            let domains: Vec<u128> = (0..puzzle.cells())
+                .map(|_| 1 | u128::from(pseudo_random(&mut seed) % 8))
+                .collect();
+            let grid = Grid::<1>::new(&puzzle, &domains).expect("every cell keeps a color");
+            for line in 0..puzzle.lines() {
+                let kept = seen(&mut small, &puzzle, &grid, line);
+                assert_eq!(kept, seen(&mut large, &puzzle, &grid, line));
+                assert!(small.held <= budget + most_one, "{} bytes held", small.held);
+            }
+        }
+        assert!(small.clears > 0);
+        assert_eq!(large.clears, 0);
     }
 }

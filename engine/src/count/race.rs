@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::count::lines::Lines;
-use crate::count::search::Counter;
+use crate::count::search::{lines_share, Counter};
 use crate::count::sweep::{self, Component, Swept};
 use crate::count::{narrow, sweep_budget, Control, Options, WITNESS_TRACE};
 use crate::grid::Grid;
@@ -196,7 +196,7 @@ fn turned_sweep<const W: usize>(
     let Ok(grid) = Grid::<W>::new(&turned, &domains) else {
         return (Swept::TooWide, None); // cannot be: the same domains, turned
     };
-    let mut lines = Lines::<W>::new(&turned);
+    let mut lines = Lines::<W>::new(&turned, lines_share(budgets.0));
     let mut cells: Vec<u32> = cells
         .iter()
         .map(|&cell| (last - cell as usize) as u32)
