@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
+from satnono.backends import share_cores, usable_cores
 from satnono.core.grids import colors_to_grid, decided_colors, palette_domains
 from satnono.core.model import Grid, Puzzle
 from satnono.core.verify import VerificationError, Verifier
@@ -27,7 +28,7 @@ from satnono.pipeline.sampling import Sampling
 from satnono.pipeline.solutions import solve
 from satnono.reference.counting import count_grids as _reference_count
 from satnono.runtime.deadline import Deadline
-from support import blotted_puzzles, brute_force_solutions, every_grid, grids, puzzles
+from support import blotted_puzzles, brute_force_solutions, every_grid, grids, load_tool, puzzles
 
 SEARCH_ONLY = CountKnobs(sweep_width=0, sweep_trial=0)
 SWEEP_FIRST = CountKnobs(sweep_width=10**6, sweep_trial=1 << 30)
@@ -294,3 +295,20 @@ def test_a_count_s_line_analyses_keep_within_its_memory() -> None:
         [sys.executable, "-c", _MEMORY_PROBE, tests], capture_output=True, text=True, check=True
     ).stdout
     assert int(grown) < 48, f"the count grew by {grown.strip()} MB under a 16 MB budget"
+
+
+def test_a_long_sweep_races_from_the_other_end_only_with_two_cores() -> None:
+    """A narrow board's sweep still running after 10 ms is raced from the other end on a
+    second thread; not where the count may use one core (a batch worker's share, a cube's
+    task): the same count either way."""
+    puzzle = load_tool("generate").thin_board(20020, 0.2)  # 6 x 137: 0.2-1 s either way
+    with share_cores(1):
+        alone = count_solutions(puzzle, methods=("search",), deadline=Deadline(60))
+    assert alone.exact
+    assert alone.stats["count_races"] == 0
+    if usable_cores() < 2:
+        pytest.skip("one core: no race")
+    raced = count_solutions(puzzle, methods=("search",), deadline=Deadline(60))
+    assert raced.exact
+    assert raced.count == alone.count
+    assert raced.stats["count_races"] >= 1

@@ -109,7 +109,7 @@ class Solutions:
 def count(
     engine: Engine,
     domains: Domains,
-    knobs: tuple[int, int, int, int],
+    knobs: tuple[int, int, int, int, bool],
     seconds: float | None = None,
     colors: bool = False,
 ) -> Job: ...
@@ -124,7 +124,7 @@ def sampler(
     engine: Engine,
     domains: Domains,
     seed: int,
-    knobs: tuple[int, int, int, int],
+    knobs: tuple[int, int, int, int, bool],
     seconds: float | None = None,
 ) -> Sampler: ...
 

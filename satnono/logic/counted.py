@@ -22,10 +22,13 @@ class CountKnobs:
     #: memory; wider ones within `sweep_trial` bytes, then searched.
     sweep_width: int = 12
     sweep_trial: int = 16 << 20
+    #: A narrow component's sweep still running after 10 ms races from the other end on a
+    #: second thread (engine/src/count/race.rs); off where the count may use one core only.
+    race: bool = True
 
     @property
-    def wire(self) -> tuple[int, int, int, int]:
-        return (self.memory, self.probe_from, self.sweep_width, self.sweep_trial)
+    def wire(self) -> tuple[int, int, int, int, bool]:
+        return (self.memory, self.probe_from, self.sweep_width, self.sweep_trial, self.race)
 
 
 @dataclass(frozen=True)

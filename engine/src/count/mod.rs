@@ -55,8 +55,10 @@ pub struct Control {
     pub swept: AtomicU64,
     pub states: AtomicU64,
     /// Whether a narrow component's sweep runs both ways at once (`race`): the count is using
-    /// two cores, and whoever lists solutions beside it should stand aside.
+    /// two cores, and whoever lists solutions beside it should stand aside; and how many
+    /// sweeps have so far.
     pub racing: AtomicBool,
+    pub races: AtomicU64,
     /// Set by whoever runs the work once it has ended.
     pub ended: AtomicBool,
 }
@@ -93,6 +95,9 @@ pub struct Options {
     /// the whole memory budget, others only within `sweep_trial` bytes; 0: never sweep.
     pub sweep_width: usize,
     pub sweep_trial: usize,
+    /// Race a narrow component's long sweep from the other end on a second thread (`race`):
+    /// off where the count may use one core only.
+    pub race: bool,
 }
 
 /// Components the search probes from (see BENCHMARKS.md, the counting section).
@@ -108,6 +113,7 @@ impl Default for Options {
             probe_from: PROBE_FROM,
             sweep_width: SWEEP_WIDTH,
             sweep_trial: SWEEP_TRIAL,
+            race: true,
         }
     }
 }

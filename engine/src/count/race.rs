@@ -71,7 +71,7 @@ pub(super) fn sweep_raced<const W: usize>(
     // A sweep that only tries (the trial budget, on a component too wide to be sure of) ends
     // within a fraction of a second either way, and what lists solutions beside the count
     // (on the other core) may be what counts such a puzzle: it runs one way only.
-    if cells.len() < RACE_CELLS || !narrow(puzzle, cells, by_columns, options) {
+    if !options.race || cells.len() < RACE_CELLS || !narrow(puzzle, cells, by_columns, options) {
         return alone(lines, control, (budget, trace));
     }
     let halves = (budget.min(options.memory / 2), trace / 2);
@@ -140,6 +140,7 @@ where
             if !running[0] || started.elapsed() >= after {
                 if let Some(second) = second.take() {
                     control.racing.store(true, Ordering::Relaxed);
+                    control.races.fetch_add(1, Ordering::Relaxed);
                     running[1] = true;
                     both_since = running[0].then(Instant::now);
                     let tell = tell.clone();
@@ -296,6 +297,30 @@ mod tests {
 
     /// Never judged.
     const FOREVER: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn a_count_told_not_to_race_sweeps_one_way_only() {
+        let mut seed = 0x5EED_0103u64;
+        for case in 0..6 {
+            let puzzle = random_puzzle(40, 3 + case % 3, 2, 40, case % 2 == 1, &mut seed);
+            let control = Control::new(None);
+            let options = Options {
+                race: false,
+                ..Options::default()
+            };
+            let alone =
+                crate::count::count::<1>(&puzzle, &puzzle.initial_domains(), options, &control);
+            assert_eq!(control.races.load(Ordering::Relaxed), 0);
+            let raced = crate::count::count::<1>(
+                &puzzle,
+                &puzzle.initial_domains(),
+                Options::default(),
+                &Control::new(None),
+            );
+            assert!(alone.exact && raced.exact);
+            assert_eq!(alone.count, raced.count);
+        }
+    }
 
     fn counted(value: u64) -> (Swept, Drawn) {
         (Swept::Counted(Count::from(u128::from(value))), None)

@@ -154,6 +154,7 @@ fn counted(puzzle: &Puzzle, probe: bool, probe_from: usize) -> Counted {
         probe_from,
         sweep_width: 0,
         sweep_trial: 0,
+        race: false,
     };
     count::<1>(
         puzzle,

@@ -100,17 +100,19 @@ impl Drop for PyJob {
     }
 }
 
-/// Counting knobs from Python: (memory in bytes, probe from, sweep width, sweep trial bytes).
-pub(crate) type Knobs = (usize, usize, usize, usize);
+/// Counting knobs from Python: (memory in bytes, probe from, sweep width, sweep trial bytes,
+/// whether a long sweep may race from the other end on a second thread).
+pub(crate) type Knobs = (usize, usize, usize, usize, bool);
 
 pub(crate) fn options(knobs: Knobs) -> counting::Options {
-    let (memory, probe_from, sweep_width, sweep_trial) = knobs;
+    let (memory, probe_from, sweep_width, sweep_trial, race) = knobs;
     counting::Options {
         memory,
         probe: true,
         probe_from,
         sweep_width,
         sweep_trial,
+        race,
     }
 }
 
@@ -186,6 +188,7 @@ impl PyJob {
         dict.set_item("swept_cells", control.swept.load(Ordering::Relaxed))?;
         dict.set_item("sweep_states", control.states.load(Ordering::Relaxed))?;
         dict.set_item("racing", control.racing.load(Ordering::Relaxed))?;
+        dict.set_item("races", control.races.load(Ordering::Relaxed))?;
         Ok(dict)
     }
 
@@ -201,6 +204,7 @@ impl PyJob {
         stats.set_item("count_cache_hits", counted.hits)?;
         stats.set_item("count_cache_size", counted.stored)?;
         stats.set_item("count_cache_clears", counted.store_clears)?;
+        stats.set_item("count_races", self.control.races.load(Ordering::Relaxed))?;
         let (width, height) = self.size;
         let parts = counted
             .parts

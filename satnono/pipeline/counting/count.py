@@ -14,7 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from satnono.backends import SearchOptions, SearchTask, load_backend
+from satnono.backends import (
+    SearchOptions,
+    SearchTask,
+    load_backend,
+    share_cores,
+    usable_cores,
+)
 from satnono.core.grids import domains_to_grid
 from satnono.core.model import Grid, Puzzle
 from satnono.core.progress import Progress
@@ -211,7 +217,7 @@ class _Race:
         prepared, deadline = self.prepared, self.deadline
         job = None
         if SEARCH in methods:
-            job = self.engine.count(prepared.domains, deadline, self.knobs)
+            job = self.engine.count(prepared.domains, deadline, _within_cores(self.knobs))
         self.progress.phase = "counting"
         try:
             if ENUMERATE in methods:
@@ -398,6 +404,16 @@ class _UntilEnded(Deadline):
         return self.outer.expired() or (job is not None and (job.ended() or job.racing()))
 
 
+def _within_cores(knobs: CountKnobs | None) -> CountKnobs:
+    """The knobs, the race of a long sweep from both ends off where this process may use one
+    core only (its affinity, or its share as one of several at work: a batch worker, a cube's
+    task; satnono.backends.share_cores)."""
+    knobs = knobs or CountKnobs()
+    if knobs.race and usable_cores() < 2:
+        return replace(knobs, race=False)
+    return knobs
+
+
 def _method(name: str) -> Method:
     return "sweep" if name == "sweep" else SEARCH
 
@@ -460,9 +476,10 @@ def _count_by_cubes(
 
 def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) -> tuple[int, bool]:
     """A Dask task: the solutions of the grid allowed by one cube's domains, and whether that
-    count is exact (else a lower bound), by the native count."""
-    counted = count_solutions(puzzle, domains=domains, deadline=Deadline(seconds),
-                              methods=(SEARCH,))  # fmt: skip
+    count is exact (else a lower bound), by the native count, on one core (a worker's)."""
+    with share_cores(1):
+        counted = count_solutions(puzzle, domains=domains, deadline=Deadline(seconds),
+                                  methods=(SEARCH,))  # fmt: skip
     return counted.count, counted.exact
 
 
