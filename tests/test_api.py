@@ -199,5 +199,7 @@ def test_a_count_shows_its_sweep_and_its_search_as_they_go() -> None:
     assert (progress.swept, progress.states) == (0, 0)
     shown = satnono.Progress(phase="counting", cells=100, cells_left=90, swept=12, states=4096)
     assert "sweeping, 12 cells passed, 4,096 states" in describe(shown)
+    shown.both_ways = True  # raced from the other end on the second core
+    assert "sweeping both ways, 12 cells passed, 4,096 states" in describe(shown)
     searched = satnono.Progress(phase="counting", nodes=123456)
     assert "123,456 nodes searched" in describe(searched)

@@ -104,6 +104,9 @@ def test_a_count_s_progress_events_say_how_far_its_sweep_or_search_got() -> None
     event = progress_object(board, sweeping, 1.0)
     assert (event["swept"], event["states"]) == (40, 4096)
     assert "nodes" not in event  # the sweep is what runs now
+    assert "both_ways" not in event
+    sweeping.both_ways = True  # raced from the other end on the second core
+    assert progress_object(board, sweeping, 1.0)["both_ways"] is True
     searched = progress_object(board, satnono.Progress(phase="counting", nodes=7), 1.0)
     assert searched["nodes"] == 7 and "swept" not in searched
 

@@ -29,7 +29,8 @@ def describe(progress: Progress) -> str:
     if progress.cells_left is not None:
         parts.append(f"{progress.cells_left} of {progress.cells} cells left after line logic")
     if phase == "counting" and progress.swept:
-        parts.append(f"sweeping, {progress.swept} cells passed, {progress.states:,} states")
+        sweeping = "sweeping both ways" if progress.both_ways else "sweeping"
+        parts.append(f"{sweeping}, {progress.swept} cells passed, {progress.states:,} states")
     elif phase == "counting" and progress.nodes:
         parts.append(f"{progress.nodes:,} nodes searched")
     noun = "solution" if progress.solutions == 1 else "solutions"

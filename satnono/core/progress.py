@@ -29,10 +29,12 @@ class Progress:
     settled: int | None = None
     to_settle: int | None = None
     #: A count's work in the engine so far: the nodes its counting search has visited, and
-    #: while a component is swept, the cells the sweep has passed and the states it holds.
+    #: while a component is swept, the cells the sweep has passed and the states it holds
+    #: (the further of two when it sweeps from both ends at once, on two cores: `both_ways`).
     nodes: int = 0
     swept: int = 0
     states: int = 0
+    both_ways: bool = False
 
     def __repr__(self) -> str:
         """One short line: the grid is summed up, not listed (Sierp's was 5,767 characters)."""

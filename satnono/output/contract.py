@@ -227,6 +227,8 @@ def progress_object(puzzle: Puzzle, progress: Progress, seconds: float) -> dict[
         event["settled"], event["to_settle"] = progress.settled, progress.to_settle
     if progress.swept:  # a count's sweep under way: how far it got, and its states
         event["swept"], event["states"] = progress.swept, progress.states
+        if progress.both_ways:  # raced from the other end on a second core
+            event["both_ways"] = True
     elif progress.nodes:  # a count's search: the nodes visited so far
         event["nodes"] = progress.nodes
     if progress.domains is not None:

@@ -177,7 +177,7 @@ function phaseText(event) {
   }
   const parts = [phase];
   if (event.cells_left !== null && event.cells_left !== undefined) parts.push(`${event.cells_left} cells left after line logic`);
-  if (event.swept) parts.push(`sweeping, ${event.swept} cells passed, ${event.states.toLocaleString("en")} states`);
+  if (event.swept) parts.push(`sweeping${event.both_ways ? " both ways" : ""}, ${event.swept} cells passed, ${event.states.toLocaleString("en")} states`);
   else if (event.nodes) parts.push(`${event.nodes.toLocaleString("en")} nodes searched`);
   const noun = `solution${event.solutions === 1 ? "" : "s"}`;
   const counting = event.phase === "counting" || event.phase === "enumerating";

@@ -420,11 +420,12 @@ def _method(name: str) -> Method:
 
 def _follow(native: dict[str, int], progress: Progress) -> None:
     """Show the native count's progress: its components, the one it is on, its search's
-    nodes and its sweep's place and states."""
+    nodes and its sweep's place and states, and whether it sweeps from both ends."""
     progress.components = native["components"]
     progress.component = min(native["components"], native["components_done"] + 1)
     progress.nodes = native["nodes"]
     progress.swept, progress.states = native["swept_cells"], native["sweep_states"]
+    progress.both_ways = bool(native.get("racing"))
 
 
 def _witnessed(
