@@ -128,9 +128,11 @@ where
         let mut both_since = None;
         let answer = loop {
             if let Ok((who, swept, drawn)) = told.recv_timeout(TICK) {
-                let judged_out = !running[who]; // stopped for being far behind
+                // One stopped for being far behind may still have counted before it saw so.
+                let judged_out = !running[who];
                 running[who] = false;
-                if !judged_out && !matches!(swept, Swept::TooWide) {
+                let counted = matches!(swept, Swept::Counted(_));
+                if counted || (!judged_out && !matches!(swept, Swept::TooWide)) {
                     break Some((swept, drawn)); // counted, or stopped by the deadline
                 }
             }
