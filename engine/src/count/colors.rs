@@ -61,7 +61,7 @@ pub fn ambiguity<const W: usize>(
     let mut unsettled = Vec::new();
     let mut seen = Seen::new(options.memory);
     for part in &parts {
-        if let Some(layers) = swept_layers(&mut counter, part, options, control) {
+        if let Some(layers) = swept_layers(&mut counter, part, options, control, false) {
             if layers.total().is_zero() {
                 return Ambiguity::unsolvable(colors);
             }
@@ -237,7 +237,8 @@ mod tests {
             }
             assert_eq!(got, expected, "case {case}: {:?}", puzzle.clues);
             for by_columns in [false, true] {
-                let (mut swept, layers) = layers_of(&puzzle, by_columns).expect("small: swept");
+                let (mut swept, layers) =
+                    layers_of(&puzzle, (by_columns, false)).expect("small: swept");
                 for part in &layers {
                     for (cell, colors) in part.colors() {
                         swept[cell] = colors;

@@ -1,16 +1,23 @@
 //! A sweep's layers kept: exactly uniform draws, and every color each cell takes.
 //!
-//! A sweep that keeps every layer of states (`sweep::sweep_kept`) holds, for each spot, how
-//! many fillings of the cells before it reach each state. A solution is drawn backwards: from
-//! the last state, each step back takes one of the states (and the cell's color) that lead to
-//! the current one, with probability its count over the current state's count, so every
-//! solution comes out with probability exactly 1/N, and a draw costs a few lookups per cell
-//! instead of a counting search (webpbn's Center, a frame of bands: counted by the sweep in
-//! 0.06 s, where the search-based draws needed 5 s). A backward pass over the same layers
+//! A sweep that keeps every layer of states (`sweep::sweep_kept`) holds, for each spot (or
+//! each group of spots, a column of a thin board), how many fillings of the cells before it
+//! reach each state. A solution is drawn backwards: from the last state, each step back takes
+//! one of the states (and the colors of the cells between) that lead to the current one, with
+//! probability its count over the current state's count, so every solution comes out with
+//! probability exactly 1/N, and a draw costs a few lookups per cell instead of a counting
+//! search (webpbn's Center, a frame of bands: counted by the sweep in 0.06 s, where the
+//! search-based draws needed 5 s). Kept by groups, the sweep looks ahead as a count's does
+//! and holds far fewer states (a thin board of 6 x 137: 10 s and more one cell at a time); a
+//! step back over a group goes back over its cells one by one, and only the states before it
+//! are looked up: a state on the way back to the end has a completion, so no way into it was
+//! dropped by the look-ahead, and its count is whole. A backward pass over the same layers
 //! marks the states that reach the end, and with them every color a cell takes in some
 //! solution: the ambiguity map of a swept component. And every solution is listed by a
 //! depth-first walk backwards from the last layer (`Listing`): every state kept has a count,
 //! so every step back reaches the start, and the walk never meets a dead end.
+
+use std::ops::Range;
 
 use crate::count::number::Count;
 use crate::count::order::Spot;
@@ -24,9 +31,10 @@ pub struct Layers {
     spots: Vec<Spot>,
     /// Per spot: its colors' positions in its two stretches' colors.
     choices: Vec<Vec<(usize, usize)>>,
-    /// The states before each spot, then the last layer.
+    /// The states before each group of spots, then the last layer.
     layers: Vec<Layer>,
-    words: usize,
+    /// The spots each layer's step takes: one each, or groups (then only `draw` reads them).
+    groups: Vec<Range<usize>>,
 }
 
 impl Layers {
@@ -34,30 +42,35 @@ impl Layers {
         stretches: Vec<Stretch>,
         spots: Vec<Spot>,
         choices: Vec<Vec<(usize, usize)>>,
-        layers: Vec<Layer>,
-        words: usize,
+        (layers, groups): (Vec<Layer>, Vec<Range<usize>>),
     ) -> Self {
         Self {
             stretches,
             spots,
             choices,
             layers,
-            words,
+            groups,
         }
+    }
+
+    /// Whether there is a layer before every spot (else only before each group).
+    fn by_spot(&self) -> bool {
+        self.layers.len() == self.spots.len() + 1
     }
 
     /// The number of solutions.
     pub fn total(&self) -> Count {
-        let last = &self.layers[self.spots.len()];
+        let end = self.groups.len();
         let mut total = Count::ZERO;
-        for state in 0..last.keys.len() {
-            total.add(&self.count(self.spots.len(), state));
+        for state in 0..self.layers[end].keys.len() {
+            total.add(&self.count(end, state));
         }
         total
     }
 
     fn count(&self, layer: usize, state: usize) -> Count {
-        count_of(&self.layers[layer].counts[state * self.words..(state + 1) * self.words])
+        let Layer { counts, width, .. } = &self.layers[layer];
+        count_of(&counts[state * width..(state + 1) * width])
     }
 
     fn find(&self, layer: usize, key: u128) -> Option<usize> {
@@ -67,30 +80,54 @@ impl Layers {
     /// One solution drawn with probability exactly 1/N: each cell with its color. None when
     /// there is none (the total is zero).
     pub fn draw(&self, random: &mut Random) -> Option<Vec<(usize, u8)>> {
-        let end = self.spots.len();
+        let end = self.groups.len();
         let last = &self.layers[end];
         // The last layer: one state per way the open stretches can end (all of them closed:
         // one state), drawn by its count.
         let counts: Vec<Count> = (0..last.keys.len()).map(|s| self.count(end, s)).collect();
         let mut key = last.keys[pick(&counts, random)?];
-        let mut drawn = Vec::with_capacity(end);
-        for at in (0..end).rev() {
-            let spot = &self.spots[at];
-            // Every (state before, color) that leads here, weighed by the state's count: the
-            // same state may come twice, with two colors (both end the cell's stretches).
-            let mut ways: Vec<(u128, u8)> = Vec::new();
+        let mut drawn = Vec::with_capacity(self.spots.len());
+        let mut colors = Vec::new();
+        for (at, group) in self.groups.iter().enumerate().rev() {
+            // Every (state before, the group's colors) that leads here, weighed by the
+            // state's count: the same state may come several times, with other colors.
+            let mut ways: Vec<(u128, Vec<u8>)> = Vec::new();
             let mut counts: Vec<Count> = Vec::new();
-            self.each_step_back(at, key, |before, color| {
+            self.each_path_back(group.clone(), key, &mut colors, &mut |before, colors| {
                 if let Some(state) = self.find(at, before) {
-                    ways.push((before, color));
+                    ways.push((before, colors.to_vec()));
                     counts.push(self.count(at, state));
                 }
             });
-            let (before, color) = ways[pick(&counts, random)?];
-            drawn.push((spot.cell, color));
-            key = before;
+            let (before, colors) = &ways[pick(&counts, random)?];
+            // The colors go from the group's last spot back to its first.
+            let spots = self.spots[group.clone()].iter().rev();
+            drawn.extend(spots.zip(colors).map(|(spot, &color)| (spot.cell, color)));
+            key = *before;
         }
         Some(drawn)
+    }
+
+    /// Calls `found(state before, colors)` for every state before the spots `group` that the
+    /// colors (of the spots from the last back) take to `key` (the state may not be in the
+    /// layer).
+    fn each_path_back(
+        &self,
+        group: Range<usize>,
+        key: u128,
+        colors: &mut Vec<u8>,
+        found: &mut dyn FnMut(u128, &[u8]),
+    ) {
+        if group.is_empty() {
+            found(key, colors);
+            return;
+        }
+        let at = group.end - 1;
+        self.each_step_back(at, key, |before, color| {
+            colors.push(color);
+            self.each_path_back(group.start..at, before, colors, found);
+            colors.pop();
+        });
     }
 
     /// Calls `found(state before, color)` for every state before spot `at` that some color
@@ -123,6 +160,7 @@ impl Layers {
     /// The next solution of `listing` (each spot's cell with its color), or None once every
     /// one has been listed.
     pub fn next_solution(&self, listing: &mut Listing) -> Option<Vec<(usize, u8)>> {
+        assert!(self.by_spot(), "a listing steps back one cell at a time");
         let end = self.spots.len();
         let stack = &mut listing.stack;
         if listing.started {
@@ -168,6 +206,7 @@ impl Layers {
 
     /// Every color each spot's cell takes in some solution: (cell, colors as a bitmask).
     pub fn colors(&self) -> Vec<(usize, u128)> {
+        assert!(self.by_spot(), "the colors step back one cell at a time");
         let end = self.spots.len();
         // Per layer: whether each state reaches the end (every state of the last does).
         let mut alive: Vec<bool> = vec![true; self.layers[end].keys.len()];

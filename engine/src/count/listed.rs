@@ -53,7 +53,7 @@ impl Listed {
         let mut parts = Vec::with_capacity(cells.len());
 
         for part in &cells {
-            let Some(layers) = swept_layers(&mut counter, part, options, &control) else {
+            let Some(layers) = swept_layers(&mut counter, part, options, &control, false) else {
                 return Tried::Not;
             };
             if layers.total().is_zero() {

@@ -390,19 +390,21 @@ fn narrow(puzzle: &Puzzle, cells: &[u32], by_columns: bool, options: Options) ->
 
 /// A component's sweep with its layers kept (to draw from, or to find its colors), where the
 /// count would sweep it: each layer within the count's sweep budget, all of them within the
-/// memory budget.
+/// memory budget; `grouped`, a layer before each group of cells (draws), else before each
+/// cell (the colors and the listing step back one cell at a time).
 pub(crate) fn swept_layers<const W: usize>(
     counter: &mut Counter<'_, W>,
     cells: &[u32],
     options: Options,
     control: &Control,
+    grouped: bool,
 ) -> Option<Layers> {
     if options.sweep_width == 0 {
         return None;
     }
     counter.choose_direction(cells);
     let (part, budget, choose) = to_sweep(counter, cells, options, control);
-    sweep::sweep_kept(part, (budget, options.memory), control, &choose).1
+    sweep::sweep_kept(part, (budget, options.memory), control, &choose, grouped).1
 }
 
 /// The lines a sweep of `cells` crosses: its rows when it goes column by column, else its

@@ -44,7 +44,7 @@ pub fn sample<const W: usize>(
     // counting search's store).
     let mut swept: Vec<Option<Layers>> = Vec::with_capacity(parts.len());
     for part in &parts {
-        let count = match swept_layers(&mut counter, part, options, control) {
+        let count = match swept_layers(&mut counter, part, options, control, true) {
             Some(layers) => {
                 let count = layers.total();
                 swept.push(Some(layers));
@@ -211,17 +211,21 @@ mod tests {
                 counter.board.undo(mark);
                 drawn
             });
-            let (domains, layers) = layers_of(&puzzle, tried % 2 == 1).expect("it sweeps");
-            assert_uniform(n, seed ^ 1, |random| {
-                let mut drawn = domains.clone();
-                for part in &layers {
-                    for (cell, color) in part.draw(random).expect("a solution") {
-                        drawn[cell] = 1u128 << color;
+            // Layers before every cell, and before every group of cells (looking ahead).
+            for (grouped, salt) in [(false, 1), (true, 2)] {
+                let by = (tried % 2 == 1, grouped);
+                let (domains, layers) = layers_of(&puzzle, by).expect("it sweeps");
+                assert_uniform(n, seed ^ salt, |random| {
+                    let mut drawn = domains.clone();
+                    for part in &layers {
+                        for (cell, color) in part.draw(random).expect("a solution") {
+                            drawn[cell] = 1u128 << color;
+                        }
                     }
-                }
-                assert!(fits(&puzzle, &drawn));
-                drawn
-            });
+                    assert!(fits(&puzzle, &drawn));
+                    drawn
+                });
+            }
         }
     }
 }

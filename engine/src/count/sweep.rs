@@ -52,12 +52,14 @@ pub enum Swept {
     Stopped,
 }
 
-/// The states before one spot of a sweep (or after the last), their counts (`words` words
+/// The states before one spot of a sweep (or after the last), their counts (`width` words
 /// each) and where each key is among them.
 pub(super) struct Layer {
     pub(super) keys: Vec<u128>,
     pub(super) counts: Vec<u64>,
     pub(super) index: StateMap,
+    /// Words of each count.
+    pub(super) width: usize,
 }
 
 /// A component to sweep: its cells (sorted row by row, all undecided, nothing outside joined
@@ -94,6 +96,8 @@ struct Walk {
     choices: Vec<Vec<(usize, usize)>>,
     words: usize,
     groups: Vec<Range<usize>>,
+    /// Whether it steps a group of cells at a time (else each group is one cell).
+    grouped: bool,
     /// Bits the keys take (below the highest stretch's).
     key_bits: u32,
 }
@@ -132,6 +136,7 @@ impl Walk {
             choices,
             words: words_for(puzzle, cells.len()),
             groups,
+            grouped,
             key_bits,
         })
     }
@@ -139,14 +144,17 @@ impl Walk {
 
 /// The sweep keeping every layer of states, to draw solutions from or find every color a cell
 /// takes (`layers`), each layer within `budget` bytes (as `sweep_traced`) and all of them
-/// within `kept_budget` (past it, TooWide); the layers come only with a count.
+/// within `kept_budget` (past it, TooWide); the layers come only with a count. `grouped`, it
+/// steps a group of cells at a time and looks ahead, as a count does (far fewer states: draws
+/// only), else one cell at a time (a layer before every cell: the colors and the listing).
 pub fn sweep_kept<const W: usize>(
     part: Component<'_, W>,
     (budget, kept_budget): (usize, usize),
     control: &Control,
     choose: &Chooser<'_>,
+    grouped: bool,
 ) -> (Swept, Option<Layers>) {
-    let Some(walk) = Walk::new(part, choose, false) else {
+    let Some(walk) = Walk::new(part, choose, grouped) else {
         return (Swept::TooWide, None);
     };
     let mut kept = Vec::with_capacity(walk.spots.len() + 1);
@@ -162,12 +170,12 @@ pub fn sweep_kept<const W: usize>(
         stretches,
         spots,
         choices,
-        words,
+        groups,
         ..
     } = walk;
     (
         swept,
-        Some(Layers::new(stretches, spots, choices, kept, words)),
+        Some(Layers::new(stretches, spots, choices, (kept, groups))),
     )
 }
 
@@ -245,9 +253,8 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
 
     // Each layer's counts take as many words as its largest could need (`layer_words`), not
     // the whole count's: a thin board's states hold one word where the bound is five, and the
-    // sweep waits on memory. A sweep that keeps its layers keeps them at one width.
-    let keeping = matches!(kept, Some(Keep::Layers(..)));
-    let mut width = if keeping { words } else { 1 };
+    // sweep waits on memory (a layer kept says its width).
+    let mut width = 1;
     let mut keys: Vec<u128> = vec![0];
     let mut counts: Vec<u64> = vec![0; width];
     counts[0] = 1;
@@ -257,13 +264,13 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     // Where the keys of the current layer are (kept with it).
     let mut current = StateMap::for_keys(walk.key_bits);
     current.place(0, || 0);
-    // What can still be finished, looked at from the end (`ahead`); a sweep that keeps its
-    // layers steps one cell at a time, with no two crossings to pair.
+    // What can still be finished, looked at from the end (`ahead`); a sweep that steps one
+    // cell at a time has no two crossings to pair.
     let shifts: Vec<(u32, u128)> = stretches
         .iter()
         .map(|stretch| (stretch.shift, (1u128 << stretch.bits) - 1))
         .collect();
-    let ahead = if keeping {
+    let ahead = if !walk.grouped {
         None
     } else {
         let group_of = |range| Group::new(stretches, &walk.spots, &walk.choices, range);
@@ -283,11 +290,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             }
         }
         let tracing = matches!(kept, Some(Keep::Trace(..)));
-        let next_width = if keeping {
-            words
-        } else {
-            layer_words(&counts, width, group.ways()).min(words)
-        };
+        let next_width = layer_words(&counts, width, group.ways()).min(words);
         let mut made: Vec<(u32, u64)> = Vec::new();
         index.clear_for(4 * keys.len()); // a layer may be many times the last: growing costs more
         next_keys.clear();
@@ -337,6 +340,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
                     keys: std::mem::take(&mut keys),
                     counts: std::mem::take(&mut counts),
                     index: std::mem::replace(&mut current, next),
+                    width,
                 });
                 if held > most_kept {
                     return Swept::TooWide;
@@ -370,6 +374,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             keys,
             counts,
             index: current,
+            width,
         });
     }
     Swept::Counted(count_of(&total))

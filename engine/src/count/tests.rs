@@ -266,17 +266,17 @@ fn swept_with(puzzle: &Puzzle, choose: &sweep::Chooser<'_>) -> Option<Count> {
 }
 
 /// The puzzle after line logic (every cell's domain), and each component's layers swept
-/// `by_columns` first; None when line logic finds no solution or a component does not sweep.
-pub fn layers_of(puzzle: &Puzzle, by_columns: bool) -> Option<(Vec<u128>, Vec<Layers>)> {
+/// `by_columns` first (`.0`; by groups of cells: `.1`); None when line logic finds no
+/// solution or a component does not sweep.
+pub fn layers_of(puzzle: &Puzzle, by: (bool, bool)) -> Option<(Vec<u128>, Vec<Layers>)> {
     let control = Control::new(None);
     let (mut counter, parts) = after_line_logic(puzzle, &control)?;
     let domains = counter.board.grid.domains(puzzle);
-    let choose = sweep::plain(puzzle.width, by_columns, &control);
+    let choose = sweep::plain(puzzle.width, by.0, &control);
     let mut layers = Vec::new();
     for part in &parts {
-        let budgets = (1 << 24, 1 << 26);
-        let (_, kept) =
-            sweep::sweep_kept(component(&mut counter, part), budgets, &control, &choose);
+        let part = component(&mut counter, part);
+        let (_, kept) = sweep::sweep_kept(part, (1 << 24, 1 << 26), &control, &choose, by.1);
         layers.push(kept?);
     }
     Some((domains, layers))
@@ -399,7 +399,7 @@ fn counts_past_two_words_are_the_same_at_every_width() {
     };
     assert!(traced.to_big() > num_bigint::BigUint::from(u128::MAX));
     let part = component(&mut counter, &parts[0]);
-    let (kept, layers) = sweep::sweep_kept(part, budgets, &control, &choose);
+    let (kept, layers) = sweep::sweep_kept(part, budgets, &control, &choose, true);
     assert!(layers.is_some());
     assert!(matches!(kept, Swept::Counted(ref count) if *count == traced));
 }
