@@ -264,3 +264,33 @@ fn pick(counts: &[Count], random: &mut Random) -> Option<usize> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::count::sweep::{self, Swept};
+    use crate::count::tests::{after_line_logic, component, random_puzzle};
+    use crate::count::Control;
+
+    #[test]
+    fn layers_kept_past_their_bytes_give_way() {
+        let mut seed = 0x5EED_0301u64;
+        let puzzle = random_puzzle(40, 4, 2, 40, false, &mut seed);
+        let control = Control::new(None);
+        let (mut counter, parts) = after_line_logic(&puzzle, &control).expect("a solution");
+        let choose = sweep::plain(puzzle.width, true, &control);
+        for grouped in [false, true] {
+            for (kept_bytes, fits) in [(1 << 9, false), (1 << 28, true)] {
+                let largest = parts.iter().max_by_key(|part| part.len()).expect("a part");
+                let part = component(&mut counter, largest);
+                let budgets = (1 << 28, kept_bytes);
+                let (swept, layers) = sweep::sweep_kept(part, budgets, &control, &choose, grouped);
+                assert_eq!(
+                    matches!(swept, Swept::Counted(_)),
+                    fits,
+                    "{kept_bytes} bytes"
+                );
+                assert_eq!(layers.is_some(), fits);
+            }
+        }
+    }
+}

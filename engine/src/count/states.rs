@@ -131,6 +131,14 @@ impl StateMap {
         self.len = 0;
     }
 
+    /// Bytes the table holds.
+    pub fn bytes(&self) -> usize {
+        match &self.slots {
+            Slots::Wide { keys, places } => keys.capacity() * 16 + places.capacity() * 4,
+            Slots::Packed { words, .. } => words.capacity() * 8,
+        }
+    }
+
     /// Slots allocated (those past `mask` are empty).
     fn allocated(&self) -> usize {
         match &self.slots {

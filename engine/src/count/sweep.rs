@@ -243,13 +243,14 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     // of them is a loop over words, no allocation.
     let state_bytes = 16 + 8 * words + 32; // key, count, the table's slot
     let most = budget / state_bytes;
-    // A layer kept holds its keys and counts, and its table (keys and places, half full).
+    // The layers kept, in bytes (their keys, their counts at their width, their tables); the
+    // trace, in states.
     let most_kept = match &kept {
-        Some(Keep::Layers(_, bytes)) => bytes / (16 + 8 * words + 48),
+        Some(Keep::Layers(_, bytes)) => *bytes,
         Some(Keep::Trace(_, bytes)) => bytes / 16,
         None => 0,
     };
-    let mut held = 0; // states of the layers kept, or traced
+    let mut held = 0; // bytes of the layers kept, or states traced
 
     // Each layer's counts take as many words as its largest could need (`layer_words`), not
     // the whole count's: a thin board's states hold one word where the bound is five, and the
@@ -334,14 +335,16 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         place_batch(&mut batch, &mut index);
         match kept.as_mut() {
             Some(Keep::Layers(layers, _)) => {
-                held += keys.len();
                 let next = std::mem::replace(&mut index, StateMap::for_keys(walk.key_bits));
-                layers.push(Layer {
+                let layer = Layer {
                     keys: std::mem::take(&mut keys),
                     counts: std::mem::take(&mut counts),
                     index: std::mem::replace(&mut current, next),
                     width,
-                });
+                };
+                held += layer.keys.capacity() * 16 + layer.counts.capacity() * 8;
+                held += layer.index.bytes();
+                layers.push(layer);
                 if held > most_kept {
                     return Swept::TooWide;
                 }
