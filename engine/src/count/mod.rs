@@ -139,10 +139,14 @@ pub struct Part {
 }
 
 /// Bytes a count's sweep may keep its trace in (`sweep::sweep_traced`), to take its witness
-/// from: past that, it lets it go and the witness is searched for (`find::searched`, then
-/// `find`), which on some boards takes far longer than the count (400 columns of two rows
-/// with blotted clues: the count 0.1 s, `find`'s search for one solution more than a minute).
-const WITNESS_TRACE: usize = 256 << 20;
+/// from, out of the count's `memory`: a quarter (the layers in flight take the rest). Past
+/// that, it lets it go and the witness is searched for (`find::searched`, then `find`), which
+/// on some boards takes far longer than the count (400 columns of two rows with blotted
+/// clues: the count 0.1 s, `find`'s search for one solution more than a minute; thin-20049,
+/// 6 x 195, whose trace takes 382 MB: 3 s of its 6.6 s when the trace was held to 256 MB).
+fn trace_budget(memory: usize) -> usize {
+    memory / 4
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Counted {
@@ -316,7 +320,7 @@ fn witness<const W: usize>(
 
 /// One component by the sweep when it is narrow (or narrow enough to finish within the trial
 /// budget), else by the search; with a solution traced back through the sweep where it kept
-/// its trace (WITNESS_TRACE).
+/// its trace (`trace_budget`).
 fn count_part<const W: usize>(
     counter: &mut Counter<'_, W>,
     cells: &[u32],

@@ -8,8 +8,10 @@
 //! whole memory budget) has run for `RACE_AFTER` without ending, the same component of the
 //! puzzle turned half round (`Puzzle::turned`: every line backwards, the rows and the columns
 //! in the other order) is swept on a second thread, and the first count in wins: the other is
-//! stopped. Each takes half the bytes one sweep alone may; should both run out of them, the
-//! sweep runs once more alone with all of them. While they race, `Control::racing` says so.
+//! stopped. Each keeps its layers in flight within a quarter of the count's memory and its
+//! trace within another (alone: the trace a quarter, the layers the rest); should both run
+//! out of bytes, the sweep runs once more alone with all of them. While they race,
+//! `Control::racing` says so.
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
@@ -18,7 +20,7 @@ use std::time::{Duration, Instant};
 use crate::count::lines::Lines;
 use crate::count::search::{lines_share, Counter};
 use crate::count::sweep::{self, Component, Swept};
-use crate::count::{narrow, sweep_budget, Control, Options, WITNESS_TRACE};
+use crate::count::{narrow, sweep_budget, trace_budget, Control, Options};
 use crate::grid::Grid;
 
 /// Components of fewer cells are swept once, without a race: they end in microseconds. In
@@ -54,8 +56,10 @@ pub(super) fn sweep_raced<const W: usize>(
     control: &Control,
 ) -> (Swept, Drawn) {
     let (puzzle, by_columns) = (counter.puzzle(), counter.by_columns());
-    let budget = sweep_budget(puzzle, cells, by_columns, options);
-    let trace = WITNESS_TRACE.min(options.memory);
+    // The trace and the layers in flight share the count's memory: alone, a quarter and the
+    // rest; racing, a quarter each for each sweep.
+    let trace = trace_budget(options.memory);
+    let budget = sweep_budget(puzzle, cells, by_columns, options).min(options.memory - trace);
     let grid = &counter.board.grid;
     let alone = |lines: &mut Lines<W>, control: &Control, budgets: (usize, usize)| {
         let part = Component {
@@ -74,22 +78,22 @@ pub(super) fn sweep_raced<const W: usize>(
     if !options.race || cells.len() < RACE_CELLS || !narrow(puzzle, cells, by_columns, options) {
         return alone(lines, control, (budget, trace));
     }
-    let halves = (budget.min(options.memory / 2), trace / 2);
+    let shares = (budget.min(options.memory / 4), trace);
     let domains = grid.domains(puzzle);
     let turned = puzzle.turned();
     let rival = (turned.clues != puzzle.clues || !domains.iter().eq(domains.iter().rev()))
         .then_some(move |theirs: &Control| {
-            turned_sweep::<W>(turned, domains, cells, by_columns, theirs, halves)
+            turned_sweep::<W>(turned, domains, cells, by_columns, theirs, shares)
         });
     let raced = race(
         control,
         (RACE_AFTER, JUDGE_AFTER),
-        |mine: &Control| alone(&mut *lines, mine, halves),
+        |mine: &Control| alone(&mut *lines, mine, shares),
         rival,
     );
     match raced {
         Some(answer) => answer,
-        None if halves.0 < budget => alone(lines, control, (budget, trace)),
+        None if shares.0 < budget => alone(lines, control, (budget, trace)),
         None => (Swept::TooWide, None),
     }
 }

@@ -239,10 +239,8 @@ fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
 fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Control) -> Swept {
     let _shown = Sweeping(control);
     let (stretches, words) = (&walk.stretches, walk.words);
-    // Counts as fixed-width numbers, `words` words each, in one arena per layer: adding two
-    // of them is a loop over words, no allocation.
-    let state_bytes = 16 + 8 * words + 32; // key, count, the table's slot
-    let most = budget / state_bytes;
+    // Counts as fixed-width numbers, in one arena per layer: adding two of them is a loop over
+    // words, no allocation.
     // The layers kept, in bytes (their keys, their counts at their width, their tables); the
     // trace, in states.
     let most_kept = match &kept {
@@ -292,6 +290,8 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         }
         let tracing = matches!(kept, Some(Keep::Trace(..)));
         let next_width = layer_words(&counts, width, group.ways()).min(words);
+        // The next layer's states within the budget: a key, a count, a slot of the table each.
+        let most = budget / (16 + 8 * next_width + 32);
         let mut made: Vec<(u32, u64)> = Vec::new();
         index.clear_for(4 * keys.len()); // a layer may be many times the last: growing costs more
         next_keys.clear();
