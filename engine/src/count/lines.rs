@@ -19,7 +19,7 @@ pub struct Lines<const W: usize> {
     held: usize,
     budget: usize,
     /// Times the table was emptied for its budget.
-    pub clears: u64,
+    clears: u64,
 }
 
 /// Line analyses by (line, state), direct-mapped: a search goes back and forth between a node's

@@ -224,20 +224,21 @@ impl Analysis {
 
     /// Bytes its vectors hold (their capacity): what a table of analyses keeps per slot.
     pub fn heap_bytes(&self) -> usize {
-        use std::mem::size_of_val;
-        let bytes = |capacity: usize, one: usize| capacity * one;
-        bytes(self.starts.capacity(), 4)
-            + bytes(self.states.capacity(), 2)
-            + bytes(self.classes.capacity(), 2)
-            + bytes(self.splits.capacity(), 1)
-            + bytes(self.split_count.capacity(), 4)
-            + bytes(self.reached.capacity(), 2)
-            + bytes(self.reached_starts.capacity(), 4)
-            + bytes(self.reached_classes.capacity(), 2)
-            + bytes(self.stamps.capacity(), 4)
-            + bytes(self.class_of.capacity(), 2)
-            + bytes(self.signatures.capacity(), 2)
-            + bytes(self.distinct.capacity(), size_of_val(&0usize))
+        fn held<T>(items: &Vec<T>) -> usize {
+            items.capacity() * std::mem::size_of::<T>()
+        }
+        held(&self.starts)
+            + held(&self.states)
+            + held(&self.classes)
+            + held(&self.splits)
+            + held(&self.split_count)
+            + held(&self.reached)
+            + held(&self.reached_starts)
+            + held(&self.reached_classes)
+            + held(&self.stamps)
+            + held(&self.class_of)
+            + held(&self.signatures)
+            + held(&self.distinct)
     }
 
     fn next_stamp(&mut self) -> u32 {
