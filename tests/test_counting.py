@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -24,11 +25,11 @@ from satnono.core.model import BLOTTED, Block, Puzzle
 from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid, switch_board
 from satnono.logic.counted import CountKnobs
-from satnono.pipeline.counting import Approximation, count_solutions
+from satnono.pipeline.counting import Approximation, Counted, count_solutions
 from satnono.pipeline.solutions import count
 from satnono.reference.counting import count_grids as reference_count
 from satnono.runtime.deadline import Deadline
-from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
+from support import EXAMPLES, SHARED, brute_force_solutions, children, load_tool, puzzles
 
 PERMUTATION_9 = math.factorial(9)
 PERMUTATIONS_11X6 = 720**11
@@ -195,6 +196,37 @@ def test_a_deadline_leaves_a_true_lower_bound_and_keeps_time(seconds: float) -> 
     assert not counted.exact and counted.stopped == "timeout"
     assert 0 <= counted.count < math.factorial(40)
     assert (counted.witness is not None) == (counted.count > 0)
+
+
+def test_a_count_stopped_inside_a_sweep_is_at_least_one_solution_a_component() -> None:
+    # A sweep counts nothing until it ends, so a deadline inside one left the count at "at
+    # least 0", though the other components were counted and a witness shows each has a
+    # solution (thin-20049 under `--timeout 1.5`; found measuring the race). The count as the
+    # engine leaves it then: the small component counted, the long one stopped in its sweep.
+    from satnono.logic.counted import CountedPart, NativeCount
+    from satnono.logic.native import Engine
+    from satnono.pipeline.counting.count import _witnessed
+    from satnono.pipeline.counting.result import Factor
+    from satnono.pipeline.prepare import prepare
+
+    prepared = prepare(load_tool("generate").thin_board(9016, 0.2))
+    parts = (
+        CountedPart((0,), 4, 4, True, "sweep", 0.0),
+        CountedPart((1,), 400, 0, False, "sweep", 0.5),
+    )
+    native = NativeCount(0, False, prepared.cells_left, parts, {})
+    factors = tuple(Factor(p.lines, p.cells, p.count, p.exact, "sweep", p.seconds) for p in parts)
+    stopped = Counted(0, False, "timeout", factors=factors)
+    counted = _witnessed(Engine(prepared.puzzle), prepared, stopped, native)
+    assert counted.witness is not None  # verified against the clues
+    assert (counted.count, counted.exact, counted.stopped) == (4, False, "timeout")
+    assert [factor.count for factor in counted.factors] == [4, 1]
+    # Not where the deadline came before any component was reached, nor on a verdict.
+    assert (
+        _witnessed(Engine(prepared.puzzle), prepared, stopped, replace(native, parts=())).count == 0
+    )
+    verdict = Counted(0, True, factors=factors)
+    assert _witnessed(Engine(prepared.puzzle), prepared, verdict, native) == verdict
 
 
 def test_a_deadline_passed_before_line_logic_counts_nothing() -> None:

@@ -61,7 +61,7 @@ pub fn ambiguity<const W: usize>(
     let mut unsettled = Vec::new();
     let mut seen = Seen::new(options.memory);
     for part in &parts {
-        if let Some(layers) = swept_layers(&mut counter, part, options, control, false) {
+        if let Some(layers) = swept_layers(&mut counter, part, options, control, true) {
             if layers.total().is_zero() {
                 return Ambiguity::unsolvable(colors);
             }
@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn the_colors_are_those_of_the_solutions() {
-        // By the search, and from the sweep's layers in both directions.
+        // By the search, and from the sweep's layers in both directions, kept both ways.
         let mut seed = 0x5EED_0030u64;
         for case in 0..150 {
             let puzzle = mixed_puzzle(case, 3, (6, 5), (4, 4), &mut seed);
@@ -236,15 +236,15 @@ mod tests {
                 }
             }
             assert_eq!(got, expected, "case {case}: {:?}", puzzle.clues);
-            for by_columns in [false, true] {
-                let (mut swept, layers) =
-                    layers_of(&puzzle, (by_columns, false)).expect("small: swept");
+            // Kept a layer a cell, or a layer a group (looking ahead, as a count does).
+            for by in [(false, false), (true, false), (false, true), (true, true)] {
+                let (mut swept, layers) = layers_of(&puzzle, by).expect("small: swept");
                 for part in &layers {
                     for (cell, colors) in part.colors() {
                         swept[cell] = colors;
                     }
                 }
-                assert_eq!(swept, expected, "case {case}: {:?}", puzzle.clues);
+                assert_eq!(swept, expected, "case {case} {by:?}: {:?}", puzzle.clues);
             }
         }
     }

@@ -19,6 +19,7 @@
 
 use std::ops::Range;
 
+use crate::count::groups::{Group, GROUP_MOST};
 use crate::count::number::Count;
 use crate::count::order::Spot;
 use crate::count::sample::Random;
@@ -204,29 +205,33 @@ impl Layers {
         self.stretches[self.spots[at].stretches[0].0].colors[choice.0]
     }
 
-    /// Every color each spot's cell takes in some solution: (cell, colors as a bitmask).
+    /// Every color each spot's cell takes in some solution: (cell, colors as a bitmask). A
+    /// backward pass over the layers marks the states that reach the end; each way through a
+    /// group from a state of its layer to a marked one gives its cells' colors. Kept by
+    /// groups, the layers hold only the states the look-ahead let through, but a way to a
+    /// state that reaches the end is never dropped, so none of its colors is missed.
     pub fn colors(&self) -> Vec<(usize, u128)> {
-        assert!(self.by_spot(), "the colors step back one cell at a time");
-        let end = self.spots.len();
+        let end = self.groups.len();
         // Per layer: whether each state reaches the end (every state of the last does).
         let mut alive: Vec<bool> = vec![true; self.layers[end].keys.len()];
-        let mut colors = vec![0u128; end];
-        for at in (0..end).rev() {
-            let crossing = Crossing::new(&self.stretches, &self.spots[at]);
-            let layer = &self.layers[at];
+        let mut colors = vec![0u128; self.spots.len()];
+        for (at, spots) in self.groups.iter().enumerate().rev() {
+            let mut group = Group::new(&self.stretches, &self.spots, &self.choices, spots.clone());
+            let (layer, next) = (&self.layers[at], &self.layers[at + 1]);
             let mut alive_before = vec![false; layer.keys.len()];
+            let mut found = [0u128; GROUP_MOST];
             for (state, &key) in layer.keys.iter().enumerate() {
-                let (class_a, class_b, cleared) = crossing.split(key);
-                for &choice in &self.choices[at] {
-                    let Some(moved) = crossing.step(cleared, class_a, class_b, choice) else {
-                        continue;
-                    };
-                    if self.find(at + 1, moved).is_some_and(|next| alive[next]) {
-                        alive_before[state] = true;
-                        colors[at] |= 1u128 << self.color(at, choice);
+                group.expand(key, &mut |moved, path| {
+                    if !next.index.get(moved).is_some_and(|after| alive[after]) {
+                        return;
                     }
-                }
+                    alive_before[state] = true;
+                    for (k, found) in found.iter_mut().enumerate().take(spots.len()) {
+                        *found |= 1u128 << (path >> (8 * k) & 0xff);
+                    }
+                });
             }
+            colors[spots.clone()].copy_from_slice(&found[..spots.len()]);
             alive = alive_before;
         }
         self.spots

@@ -394,8 +394,8 @@ fn narrow(puzzle: &Puzzle, cells: &[u32], by_columns: bool, options: Options) ->
 
 /// A component's sweep with its layers kept (to draw from, or to find its colors), where the
 /// count would sweep it: each layer within the count's sweep budget, all of them within the
-/// memory budget; `grouped`, a layer before each group of cells (draws), else before each
-/// cell (the colors and the listing step back one cell at a time).
+/// memory budget; `grouped`, a layer before each group of cells (draws, colors), else
+/// before each cell (the listing steps back one cell at a time).
 pub(crate) fn swept_layers<const W: usize>(
     counter: &mut Counter<'_, W>,
     cells: &[u32],

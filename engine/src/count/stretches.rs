@@ -66,22 +66,6 @@ impl<'a> Crossing<'a> {
         cleared | (a as u128) << self.shifts[0] | (b as u128) << self.shifts[1]
     }
 
-    /// The state after the cell takes `choice` (its color's place in each line's colors)
-    /// from classes `a` and `b`; None when either line dies there.
-    #[inline]
-    pub(super) fn step(
-        &self,
-        cleared: u128,
-        a: usize,
-        b: usize,
-        choice: (usize, usize),
-    ) -> Option<u128> {
-        let to_a = self.steps[0][a * self.colors[0] + choice.0];
-        let to_b = self.steps[1][b * self.colors[1] + choice.1];
-        (to_a != NONE && to_b != NONE)
-            .then(|| self.join(cleared, usize::from(to_a), usize::from(to_b)))
-    }
-
     /// Every pair of classes before the cell that `choice` takes to classes `a` and `b`.
     pub(super) fn back(
         &self,

@@ -146,7 +146,7 @@ impl Walk {
 /// takes (`layers`), each layer within `budget` bytes (as `sweep_traced`) and all of them
 /// within `kept_budget` (past it, TooWide); the layers come only with a count. `grouped`, it
 /// steps a group of cells at a time and looks ahead, as a count does (far fewer states: draws
-/// only), else one cell at a time (a layer before every cell: the colors and the listing).
+/// and colors), else one cell at a time (a layer before every cell: the listing).
 pub fn sweep_kept<const W: usize>(
     part: Component<'_, W>,
     (budget, kept_budget): (usize, usize),

@@ -12,18 +12,16 @@ the first exact answer wins; with `approximate`, ApproxMC joins too and gives an
 int, exact however large; the rule and its measurements are in BENCHMARKS.md (counting).
 """
 
-from satnono.pipeline.counting.count import (
-    RACE_HEAD_START,
+from satnono.pipeline.counting.count import RACE_HEAD_START, count_solutions, default_methods
+from satnono.pipeline.counting.counters import APPROXMC, GANAK, Estimate
+from satnono.pipeline.counting.result import (
     SEARCH,
     Approximation,
     Counted,
     Factor,
     Method,
     Stopped,
-    count_solutions,
-    default_methods,
 )
-from satnono.pipeline.counting.counters import APPROXMC, GANAK, Estimate
 
 __all__ = [
     "APPROXMC",

@@ -1,6 +1,5 @@
 """Counting one puzzle: line logic, then the native engine's count (each independent component
-by a sweep or by the counting search, engine/src/count/) racing the field's counters, and the
-result types.
+by a sweep or by the counting search, engine/src/count/) racing the field's counters.
 
 Every count is a Python int, exact however large; a count stopped early is a true lower bound
 (made only of what was counted to the end), and `stopped` says why. Every nonzero count rests
@@ -9,10 +8,11 @@ on at least one grid the independent verifier has checked.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from satnono.backends import (
     SearchOptions,
@@ -37,6 +37,18 @@ from satnono.pipeline.counting.counters import (
 )
 from satnono.pipeline.counting.listing import NativeListing, listing_due
 from satnono.pipeline.counting.race import CounterRace
+from satnono.pipeline.counting.result import (
+    BY_APPROXMC,
+    BY_GANAK,
+    CUBES,
+    ENUMERATE,
+    SEARCH,
+    Approximation,
+    Counted,
+    Factor,
+    Method,
+    Stopped,
+)
 from satnono.pipeline.prepare import NO_GRID, Prepared, prepare
 from satnono.runtime.child import can_fork
 from satnono.runtime.deadline import Deadline, Timeout
@@ -54,71 +66,6 @@ RACE_HEAD_START = 1.0
 #: Seconds at most spent finding a witness (a verified grid) for a count stopped early with
 #: a nonzero lower bound (an exact count draws its witness from the counts at once).
 WITNESS_SECONDS = 0.5
-#: Why a count is not exact: the --limit was reached, the deadline passed, or an estimate
-#: answered first (with an approximation asked for).
-Stopped = Literal["limit", "timeout", "estimate"]
-#: How a factor was counted (`"method"` in `satnono count --json`).
-Method = Literal["enumerate", "search", "sweep", "ganak", "approxmc", "cubes"]
-ENUMERATE: Method = "enumerate"
-SEARCH: Method = "search"
-CUBES: Method = "cubes"
-BY_GANAK: Method = "ganak"
-BY_APPROXMC: Method = "approxmc"
-
-
-@dataclass(frozen=True)
-class Approximation:
-    """The guarantee asked of an estimate: within a factor 1 + epsilon of the true count
-    with probability at least 1 - delta (ApproxMC's defaults)."""
-
-    epsilon: float = 0.8
-    delta: float = 0.2
-
-    def __post_init__(self) -> None:
-        # Written as "not (a < x)" so that NaN fails too.
-        if not self.epsilon > 0:
-            raise ValueError(f"epsilon must be positive, got {self.epsilon}")
-        if not 0 < self.delta < 1:
-            raise ValueError(f"delta must be between 0 and 1, got {self.delta}")
-
-
-@dataclass(frozen=True)
-class Factor:
-    """One independent component: its count and the method that produced it.
-
-    `count` is exact when `exact`, else a lower bound (solutions really counted). `estimate`
-    is ApproxMC's, within 1 + `epsilon` with probability 1 - `delta`, when it is the method.
-    """
-
-    lines: tuple[int, ...]
-    cells: int
-    count: int
-    exact: bool
-    method: Method
-    seconds: float
-    estimate: int | None = None
-    epsilon: float | None = None
-    delta: float | None = None
-
-
-@dataclass(frozen=True)
-class Counted:
-    """A count: exact, or a lower bound when `stopped` says why the counting ended early."""
-
-    count: int
-    exact: bool
-    stopped: Stopped | None = None
-    #: One verified solution, when there is at least one and the count got that far.
-    witness: Grid | None = None
-    #: Why there is no solution, when the count is exactly 0.
-    reason: str | None = None
-    solver: str | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
-    #: The independent components, in the order they were counted (smallest first).
-    factors: tuple[Factor, ...] = ()
-    #: The estimate, when an approximation was asked for and ApproxMC gave one.
-    estimate: int | None = None
-    approximation: Approximation | None = None
 
 
 def default_methods(approximate: bool = False) -> tuple[str, ...]:
@@ -378,7 +325,7 @@ class _Race:
         WITNESS_SECONDS. A nonzero count without one is reported as a lower bound of 0."""
         self.progress.solutions = max(self.progress.solutions, counted.count)
         if self.witness is not None:
-            return replace(counted, witness=self.witness)
+            return replace(_at_least_the_witness(counted), witness=self.witness)
         return _witnessed(self.engine, self.prepared, counted, native)
 
 
@@ -386,7 +333,8 @@ class _UntilEnded(Deadline):
     """A deadline that also passes once the engine's count has ended, or sweeps a narrow
     component both ways at once (`racing`: it uses both cores, and a sweep counts what it
     takes on; a listing beside it only slowed it, thin-9004 1.0-1.1 s as a whole process
-    against 0.8 s): the listing running beside it stops then (its solver is interrupted
+    against 0.8 s, and one let run to its first solution thin-20020 0.74-0.95 s against
+    0.34-0.43 s): the listing running beside it stops then (its solver is interrupted
     within a moment, see runtime.stoppable; a sliced one at its slice's end)."""
 
     __slots__ = ("job", "outer")
@@ -433,8 +381,10 @@ def _witnessed(
 ) -> Counted:
     """`counted` with a verified grid: the native count's own when it is exact (drawn from its
     counts), else one the engine's search finds within WITNESS_SECONDS. A nonzero count
-    without one is reported as a lower bound of 0."""
-    if counted.count == 0:
+    without one is reported as a lower bound of 0. A native count stopped by the deadline
+    inside a component (its lower bound 0: a sweep counts nothing until it ends) is, with
+    a witness, at least one solution for each component it reached (`_at_least_the_witness`)."""
+    if counted.count == 0 and (counted.exact or native is None or not native.parts):
         return counted
     grid = None if native is None else native.witness
     if grid is None:
@@ -444,7 +394,17 @@ def _witnessed(
             break
     if grid is None:
         return replace(counted, count=0, exact=False, stopped=counted.stopped or "timeout")
-    return replace(counted, witness=verify(prepared.puzzle, domains_to_grid(prepared.puzzle, grid)))
+    witness = verify(prepared.puzzle, domains_to_grid(prepared.puzzle, grid))
+    return replace(_at_least_the_witness(counted), witness=witness)
+
+
+def _at_least_the_witness(counted: Counted) -> Counted:
+    """A lower bound given a solution: the components are independent and each has one (the
+    solution's part of it), so every factor is at least 1 and the count their product."""
+    if counted.exact or counted.count > 0 or not counted.factors:
+        return counted
+    factors = tuple(replace(factor, count=max(factor.count, 1)) for factor in counted.factors)
+    return replace(counted, count=math.prod(f.count for f in factors), factors=factors)
 
 
 def _count_by_cubes(
