@@ -264,7 +264,8 @@ def sample(
     sampler: str = "cmsgen",
     timeout: float | None = None,
 ) -> Samples:
-    """`n` random verified solutions (row strings): exactly uniform over components with up
+    """`n` random verified solutions (row strings): exactly uniform wherever the engine counts
+    the puzzle exactly (or lists every solution); else exactly uniform over components with up
     to 1000 solutions, by `sampler` (cmsgen or unigen, see docs/cli.md) beyond.
 
     A list of the samples drawn, which also says how the drawing ended, as solve does:

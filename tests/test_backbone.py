@@ -18,7 +18,15 @@ from satnono.formats.generate import puzzle_from_grid, switch_board
 from satnono.pipeline.backbone import backbone
 from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
-from support import EXAMPLES, brute_force_colors, brute_force_solutions, children, puzzles
+from support import (
+    EXAMPLES,
+    SHARED,
+    brute_force_colors,
+    brute_force_solutions,
+    children,
+    load_tool,
+    puzzles,
+)
 
 
 def _backbone(
@@ -139,3 +147,28 @@ def test_known_solutions_stand_for_the_first_model(puzzle: Puzzle) -> None:
     for known in (solutions[:1], solutions[-2:]):
         found = backbone(prepare(puzzle), known=known)
         assert found is not None and found.exact and list(found.colors) == union
+
+
+def test_a_thin_boards_map_comes_from_its_sweep_past_the_native_budget() -> None:
+    # thin-20020 (6 x 137, 1.9 x 10^21 solutions): the engine sweeps it in 0.4 s (both ways),
+    # past NATIVE_BUDGET, where the SAT solvers' flipping took 1.1 s; once the native map is
+    # sweeping it goes on. The same cells either way.
+    prepared = prepare(load_tool("generate").thin_board(20020, 0.2))
+    native = satnono.pipeline.backbone.ambiguity(prepared, Deadline(60))
+    assert native is not None and native.exact
+    assert native.sat_calls == 0  # the engine's map, not the solvers'
+    flipped = backbone(prepared, Deadline(60))
+    assert flipped is not None and flipped.sat_calls > 0
+    assert native.colors == flipped.colors
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/puzzles is absent")
+def test_past_its_budget_the_native_map_stops_unless_it_sweeps() -> None:
+    # Sierp's residual is one wide component: the engine's map does not sweep it and gets
+    # nowhere, so the solvers take over at NATIVE_BUDGET (a deadline of 1 s leaves them most).
+    puzzle = read_puzzle(SHARED / "webpbn-survey" / "12548-sierp.non")
+    prepared = prepare(puzzle)
+    started = time.perf_counter()
+    found = satnono.pipeline.backbone.ambiguity(prepared, Deadline(1.0))
+    assert time.perf_counter() - started < 2.0
+    assert found is not None and not found.exact and found.sat_calls > 0

@@ -225,8 +225,8 @@ def sample(
         str,
         typer.Option(
             "--sampler",
-            help="For components with over 1000 solutions: cmsgen (fast, no formal guarantee) "
-            "or unigen (almost-uniform with a proof, slow).",
+            help="Where no exact count finishes, for components with over 1000 solutions: "
+            "cmsgen (fast, no formal guarantee) or unigen (almost-uniform with a proof, slow).",
             autocompletion=completes("sampler"),
         ),
     ] = "cmsgen",
@@ -246,8 +246,9 @@ def sample(
     fmt: FormatOpt = None,
     index: IndexOpt = None,
 ) -> None:
-    """Draw random solutions, each verified; components with up to 1000 solutions exactly
-    uniformly, larger ones with the chosen sampler (its guarantee is in the summary)."""
+    """Draw random solutions, each verified: exactly uniformly wherever the engine counts the
+    puzzle exactly; else components with up to 1000 solutions exactly, larger ones with the
+    chosen sampler (its guarantee is in the summary)."""
     satnono.check_options(seed=seed, timeout=timeout)
 
     def sample_one(

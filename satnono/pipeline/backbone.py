@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from satnono.core.model import Grid
 from satnono.core.progress import Progress
@@ -32,6 +32,9 @@ from satnono.encode.formula import CnfFormula
 from satnono.pipeline.prepare import Prepared
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import SatSolver
+
+if TYPE_CHECKING:
+    from satnono.logic.jobs import Job
 
 #: Interruptible (so the deadline stops it), and fast on the many small incremental calls.
 SOLVER = "glucose42"
@@ -43,12 +46,12 @@ FIRST_CHUNK = 8
 PARALLEL_CANDIDATES = 256
 #: Seconds between two looks at the deadline while the forked solvers work.
 _LOOK = 0.1
-#: Seconds the native engine's ambiguity map may take before the SAT solvers take over: it
-#: settles every example and Karate in under 0.1 s (permutations-11x6-color 0.07 s) and Center
-#: in 0.14 s (its frame swept band by band, the colors read off the sweep's states), and gets
-#: nowhere on the survey's hardest, where the solvers' flipping does; Flag (0.4 s natively,
-#: 0.35 s by SAT) pays the budget in full (BENCHMARKS.md, issue 40): 0.5 s doubled its
-#: `analyze`.
+#: Seconds the native engine's ambiguity map may take before the SAT solvers take over,
+#: unless it is sweeping a component then (`_NativeBudget`): it settles every example and
+#: Karate in under 0.1 s (permutations-11x6-color 0.07 s) and Center in 0.14 s (its frame
+#: swept band by band, the colors read off the sweep's states), and gets nowhere on the
+#: survey's hardest, where the solvers' flipping does; Flag (0.4 s natively, 0.35 s by SAT)
+#: pays the budget in full (BENCHMARKS.md, issue 40): 0.5 s doubled its `analyze`.
 NATIVE_BUDGET = 0.2
 
 
@@ -67,7 +70,7 @@ def ambiguity(
         progress.phase, progress.settled = "backbone", 0
         progress.to_settle = prepared.cells_left
     job = Engine(prepared.puzzle).ambiguity(prepared.domains, deadline)
-    job.finish(deadline.sooner(NATIVE_BUDGET))
+    job.finish(_NativeBudget(deadline, job))
     solvable, colors, unsettled = job.ambiguity()
     if not solvable:
         return None
@@ -76,6 +79,30 @@ def ambiguity(
             progress.settled = prepared.cells_left
         return Backbone(tuple(colors), True)
     return backbone(prepared, deadline, known=known, progress=progress)
+
+
+class _NativeBudget(Deadline):
+    """The native map's deadline: NATIVE_BUDGET, or later while the engine sweeps a component
+    (a narrow one, counted within the memory budget, whose colors come with its sweep; or
+    the trial of a wide one, over within a fraction of a second); the caller's at the latest.
+    The sweep's map of a thin board takes 0.1-10 s where the solvers' flipping took 1.1-1.7
+    times as long (BENCHMARKS.md, issue 40 round 16)."""
+
+    __slots__ = ("budget", "job", "outer")
+
+    def __init__(self, outer: Deadline, job: Job) -> None:
+        super().__init__(None)
+        self.outer = outer
+        self.budget = outer.sooner(NATIVE_BUDGET)
+        self.job = job
+
+    def remaining(self) -> float | None:
+        return self.outer.remaining()
+
+    def expired(self) -> bool:
+        if self.outer.expired():
+            return True
+        return self.budget.expired() and not self.job.progress().get("swept_cells")
 
 
 @dataclass(frozen=True)

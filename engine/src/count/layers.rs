@@ -54,6 +54,16 @@ impl Layers {
         }
     }
 
+    /// The layers of a sweep of the puzzle turned half round, its cells named as the puzzle's
+    /// own (its cell c is the puzzle's `last - c`): draws and colors then read as this
+    /// puzzle's.
+    pub(super) fn turned_back(mut self, last: usize) -> Self {
+        for spot in &mut self.spots {
+            spot.cell = last - spot.cell;
+        }
+        self
+    }
+
     /// Whether there is a layer before every spot (else only before each group).
     fn by_spot(&self) -> bool {
         self.layers.len() == self.spots.len() + 1

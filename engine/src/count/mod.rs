@@ -24,6 +24,7 @@ pub mod states;
 pub mod store;
 pub mod stretches;
 pub mod sweep;
+mod turned;
 
 pub use crate::count::colors::{ambiguity, Ambiguity};
 pub use crate::count::sample::{sample, Drawn};
@@ -59,6 +60,13 @@ pub struct Control {
     /// sweeps have so far.
     pub racing: AtomicBool,
     pub races: AtomicU64,
+    /// Set by a race on the sweep left once the other is gone (stopped as far behind, or out
+    /// of bytes): one that took a share of the memory for the race may take the whole
+    /// (`sweep::Bytes`).
+    pub alone: AtomicBool,
+    /// Set by a racing sweep whose layers kept have outgrown its share of the memory: it
+    /// waits for the race to leave it alone, or to stop it (`sweep::Bytes`).
+    pub starved: AtomicBool,
     /// Set by whoever runs the work once it has ended.
     pub ended: AtomicBool,
 }
@@ -329,7 +337,7 @@ fn count_part<const W: usize>(
 ) -> (search::Partial, Method, Option<Vec<(usize, u8)>>) {
     counter.choose_direction(cells);
     if options.sweep_width > 0 {
-        let (swept, drawn) = race::sweep_raced(counter, cells, options, control);
+        let (swept, drawn) = turned::sweep_raced(counter, cells, options, control);
         match swept {
             Swept::Counted(count) => {
                 return (search::Partial { count, exact: true }, Method::Sweep, drawn);
@@ -407,8 +415,11 @@ pub(crate) fn swept_layers<const W: usize>(
         return None;
     }
     counter.choose_direction(cells);
+    if grouped {
+        return turned::layers_raced(counter, cells, options, control);
+    }
     let (part, budget, choose) = to_sweep(counter, cells, options, control);
-    sweep::sweep_kept(part, (budget, options.memory), control, &choose, grouped).1
+    sweep::sweep_kept(part, (budget, options.memory), control, &choose, false).1
 }
 
 /// The lines a sweep of `cells` crosses: its rows when it goes column by column, else its

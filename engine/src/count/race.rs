@@ -1,125 +1,63 @@
-//! A narrow component's counting sweep raced against the same sweep of the puzzle turned half
-//! round.
-//!
-//! Which end a sweep starts from can change how many states it meets many times over, either
-//! way (thin boards of six rows: thin-20020 0.2 s from one end and 1.0 s from the other,
-//! thin-9008 0.36 s and 3.3 s; BENCHMARKS.md), and nothing cheap read off the clues told which
-//! on the boards measured. So once the sweep of a narrow component (one it counts within the
-//! whole memory budget) has run for `RACE_AFTER` without ending, the same component of the
-//! puzzle turned half round (`Puzzle::turned`: every line backwards, the rows and the columns
-//! in the other order) is swept on a second thread, and the first count in wins: the other is
-//! stopped. Each keeps its layers in flight within a quarter of the count's memory and its
-//! trace within another (alone: the trace a quarter, the layers the rest); should both run
-//! out of bytes, the sweep runs once more alone with all of them. While they race,
-//! `Control::racing` says so.
+//! Two sweeps of one component raced (`race`): the first runs at once and the second joins it
+//! after a moment, or as soon as the first runs out of bytes; the first answer in wins and the
+//! other is stopped, and once both have run a while, one far behind the other is stopped. The
+//! second is the same sweep of the puzzle turned half round (`turned`).
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::count::lines::Lines;
-use crate::count::search::{lines_share, Counter};
-use crate::count::sweep::{self, Component, Swept};
-use crate::count::{narrow, sweep_budget, trace_budget, Control, Options};
-use crate::grid::Grid;
+use crate::count::sweep::Swept;
+use crate::count::Control;
 
-/// Components of fewer cells are swept once, without a race: they end in microseconds. In
-/// the tests, which hold the sweeps to brute force, every sweep races from the start.
-#[cfg(not(test))]
-const RACE_CELLS: usize = 128;
-#[cfg(test)]
-const RACE_CELLS: usize = 1;
 /// How long a sweep runs alone before the turned one joins it: most end well before.
 #[cfg(not(test))]
-const RACE_AFTER: Duration = Duration::from_millis(10);
+pub(super) const RACE_AFTER: Duration = Duration::from_millis(10);
 #[cfg(test)]
-const RACE_AFTER: Duration = Duration::ZERO;
+pub(super) const RACE_AFTER: Duration = Duration::ZERO;
 /// How often the racing sweeps' progress is shown and the stop flag passed on to them.
 const TICK: Duration = Duration::from_millis(5);
 /// How long both sweeps run before the race is judged (`BEHIND`): two sweeps share one
 /// memory, and each slows the other (thin-20049: 8.5 s raced against 6.8 s alone).
-const JUDGE_AFTER: Duration = Duration::from_secs(1);
+pub(super) const JUDGE_AFTER: Duration = Duration::from_secs(1);
 /// A sweep that has passed fewer than 1/BEHIND of the cells the other has, once judged, is
 /// stopped: the other is far ahead (thin-20049 at 2 s: 633 of its 1,170 cells one way, 192
 /// the other; the way ahead won, 6.7 s against 11.5 s alone).
 const BEHIND: u64 = 3;
 
-/// A component's solution as traced back through its sweep: each cell with its color.
-type Drawn = Option<Vec<(usize, u8)>>;
-
-/// The component's count (and a traced solution) by its sweep, raced against the turned
-/// puzzle's sweep once it has run `RACE_AFTER`.
-pub(super) fn sweep_raced<const W: usize>(
-    counter: &mut Counter<'_, W>,
-    cells: &[u32],
-    options: Options,
-    control: &Control,
-) -> (Swept, Drawn) {
-    let (puzzle, by_columns) = (counter.puzzle(), counter.by_columns());
-    // The trace and the layers in flight share the count's memory: alone, a quarter and the
-    // rest; racing, a quarter each for each sweep.
-    let trace = trace_budget(options.memory);
-    let budget = sweep_budget(puzzle, cells, by_columns, options).min(options.memory - trace);
-    let grid = &counter.board.grid;
-    let alone = |lines: &mut Lines<W>, control: &Control, budgets: (usize, usize)| {
-        let part = Component {
-            puzzle,
-            grid,
-            lines,
-            cells,
-        };
-        let choose = sweep::plain(puzzle.width, by_columns, control);
-        sweep::sweep_traced(part, budgets, control, &choose)
-    };
-    let lines = &mut counter.lines;
-    // A sweep that only tries (the trial budget, on a component too wide to be sure of) ends
-    // within a fraction of a second either way, and what lists solutions beside the count
-    // (on the other core) may be what counts such a puzzle: it runs one way only.
-    if !options.race || cells.len() < RACE_CELLS || !narrow(puzzle, cells, by_columns, options) {
-        return alone(lines, control, (budget, trace));
-    }
-    let shares = (budget.min(options.memory / 4), trace);
-    let domains = grid.domains(puzzle);
-    let turned = puzzle.turned();
-    let rival = (turned.clues != puzzle.clues || !domains.iter().eq(domains.iter().rev()))
-        .then_some(move |theirs: &Control| {
-            turned_sweep::<W>(turned, domains, cells, by_columns, theirs, shares)
-        });
-    let raced = race(
-        control,
-        (RACE_AFTER, JUDGE_AFTER),
-        |mine: &Control| alone(&mut *lines, mine, shares),
-        rival,
-    );
-    match raced {
-        Some(answer) => answer,
-        None if shares.0 < budget => alone(lines, control, (budget, trace)),
-        None => (Swept::TooWide, None),
-    }
+/// How a race ended.
+pub(super) enum Raced<T> {
+    /// A sweep's answer: its count, or stopped by the deadline or the caller.
+    Answer(Swept, T),
+    /// Out of bytes: the sweep that had passed more cells (0: the first, 1: the second),
+    /// worth running again alone, with the whole of them.
+    OutOfBytes(usize),
 }
 
 /// Run `first` at once and `second` (when there is one) beside it from `after` on, or as
 /// soon as `first` runs out of bytes, each with its own stop flag under `control`'s
 /// deadline; the first answer that is not `TooWide` is taken and the other sweep stopped.
 /// Once both have run `judged` a sweep far behind the other (`BEHIND`) is stopped and the
-/// other runs on alone. None when every sweep run ran out of bytes. Their progress is shown
-/// on `control` (the further of the two) while they run, and `control`'s stop flag stops
-/// both.
-fn race<A, B>(
+/// other runs on alone (`Control::alone`), as it does when the one behind runs out of bytes;
+/// when the one ahead does, the race ends (`OutOfBytes`): the one ahead, run again with the
+/// whole memory, goes further than the one behind could. Their progress is shown on
+/// `control` (the further of the two) while they run, and `control`'s stop flag stops both.
+pub(super) fn race<T, A, B>(
     control: &Control,
     (after, judged): (Duration, Duration),
     first: A,
     second: Option<B>,
-) -> Option<(Swept, Drawn)>
+) -> Raced<T>
 where
-    A: FnOnce(&Control) -> (Swept, Drawn) + Send,
-    B: FnOnce(&Control) -> (Swept, Drawn) + Send,
+    T: Default + Send,
+    A: FnOnce(&Control) -> (Swept, T) + Send,
+    B: FnOnce(&Control) -> (Swept, T) + Send,
 {
     let sweeps = [
         Control::new(control.deadline),
         Control::new(control.deadline),
     ];
-    let (tell, told) = mpsc::channel::<(usize, Swept, Drawn)>();
+    let (tell, told) = mpsc::channel::<(usize, Swept, T)>();
     let answer = std::thread::scope(|scope| {
         let sweeps = &sweeps;
         let tell_first = tell.clone();
@@ -130,6 +68,8 @@ where
         let started = Instant::now();
         let (mut running, mut second) = ([true, false], second);
         let mut both_since = None;
+        // The cells each has passed, as last seen (a sweep's own reads 0 once it has ended).
+        let mut seen = [0u64; 2];
         let answer = loop {
             if let Ok((who, swept, drawn)) = told.recv_timeout(TICK) {
                 // One stopped for being far behind may still have counted before it saw so.
@@ -137,11 +77,15 @@ where
                 running[who] = false;
                 let counted = matches!(swept, Swept::Counted(_));
                 if counted || (!judged_out && !matches!(swept, Swept::TooWide)) {
-                    break Some((swept, drawn)); // counted, or stopped by the deadline
+                    break Raced::Answer(swept, drawn); // counted, or stopped by the deadline
                 }
+                if !judged_out && running[1 - who] && seen[who] > seen[1 - who] {
+                    break Raced::OutOfBytes(who); // the one ahead ran out of its share
+                }
+                sweeps[1 - who].alone.store(true, Ordering::Relaxed);
             }
             if control.should_stop() {
-                break Some((Swept::Stopped, None));
+                break Raced::Answer(Swept::Stopped, T::default());
             }
             if !running[0] || started.elapsed() >= after {
                 if let Some(second) = second.take() {
@@ -157,16 +101,34 @@ where
                 }
             }
             if running == [false, false] {
-                break None; // every sweep ran out of bytes
+                break Raced::OutOfBytes(usize::from(seen[1] > seen[0])); // both did
             }
-            let passed = sweeps
-                .each_ref()
-                .map(|each| each.swept.load(Ordering::Relaxed));
+            for (seen, each) in seen.iter_mut().zip(sweeps) {
+                *seen = (*seen).max(each.swept.load(Ordering::Relaxed));
+            }
+            let passed = seen;
+            // A sweep out of its share of the memory (`Control::starved`) takes the whole
+            // when it is ahead (the other is stopped), else it is stopped.
+            for (who, other) in [(0, 1), (1, 0)] {
+                if running[who] && sweeps[who].starved.load(Ordering::Relaxed) {
+                    let (loser, winner) = if running[other] && passed[other] > passed[who] {
+                        (who, other)
+                    } else {
+                        (other, who)
+                    };
+                    sweeps[loser].stop.store(true, Ordering::Relaxed);
+                    running[loser] = false;
+                    sweeps[winner].alone.store(true, Ordering::Relaxed);
+                    control.racing.store(false, Ordering::Relaxed);
+                    second = None; // (if it had not joined yet, it never will)
+                }
+            }
             if running == [true, true] && both_since.is_some_and(|since| since.elapsed() >= judged)
             {
                 for (who, other) in [(0, 1), (1, 0)] {
                     if passed[who].saturating_mul(BEHIND) < passed[other] {
                         sweeps[who].stop.store(true, Ordering::Relaxed);
+                        sweeps[other].alone.store(true, Ordering::Relaxed);
                         running[who] = false;
                         control.racing.store(false, Ordering::Relaxed);
                     }
@@ -188,145 +150,18 @@ where
     answer
 }
 
-/// The sweep of `cells` on the puzzle turned half round from `domains` (this puzzle's), its
-/// traced solution turned back.
-fn turned_sweep<const W: usize>(
-    turned: crate::clue::Puzzle,
-    domains: Vec<u128>,
-    cells: &[u32],
-    by_columns: bool,
-    control: &Control,
-    budgets: (usize, usize),
-) -> (Swept, Drawn) {
-    let last = turned.cells() - 1;
-    let domains: Vec<u128> = domains.into_iter().rev().collect();
-    let Ok(grid) = Grid::<W>::new(&turned, &domains) else {
-        return (Swept::TooWide, None); // cannot be: the same domains, turned
-    };
-    let mut lines = Lines::<W>::new(&turned, lines_share(budgets.0));
-    let mut cells: Vec<u32> = cells
-        .iter()
-        .map(|&cell| (last - cell as usize) as u32)
-        .collect();
-    cells.sort_unstable();
-    let part = Component {
-        puzzle: &turned,
-        grid: &grid,
-        lines: &mut lines,
-        cells: &cells,
-    };
-    let choose = sweep::plain(turned.width, by_columns, control);
-    let (swept, drawn) = sweep::sweep_traced(part, budgets, control, &choose);
-    let drawn = drawn.map(|drawn| {
-        drawn
-            .into_iter()
-            .map(|(cell, color)| (last - cell, color))
-            .collect()
-    });
-    (swept, drawn)
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::AtomicBool;
 
     use super::*;
     use crate::count::number::Count;
-    use crate::count::tests::{after_line_logic, brute_force, fits, mixed_puzzle, random_puzzle};
 
-    #[test]
-    fn a_turned_puzzle_has_as_many_solutions_and_turns_back() {
-        let mut seed = 0x5EED_0101u64;
-        for case in 0..200 {
-            let puzzle = mixed_puzzle(case, 4, (5, 4), (3, 3), &mut seed);
-            let turned = puzzle.turned();
-            assert_eq!(brute_force(&turned), brute_force(&puzzle), "case {case}");
-            let back = turned.turned();
-            assert_eq!(back.clues, puzzle.clues);
-            assert_eq!(back.line_colors, puzzle.line_colors);
-        }
-    }
-
-    /// The turned sweep of every component after line logic: the count of the component's
-    /// sweep, and a solution that fits once turned back.
-    fn turned_counts(puzzle: &crate::clue::Puzzle) {
-        let control = Control::new(None);
-        let Some((mut counter, parts)) = after_line_logic(puzzle, &control) else {
-            return;
-        };
-        let mut witness = counter.board.grid.domains(puzzle);
-        for part in &parts {
-            counter.choose_direction(part);
-            let by_columns = counter.by_columns();
-            let domains = counter.board.grid.domains(puzzle);
-            let budgets = (1 << 22, 1 << 22);
-            let (swept, drawn) = turned_sweep::<1>(
-                puzzle.turned(),
-                domains,
-                part,
-                by_columns,
-                &control,
-                budgets,
-            );
-            let Swept::Counted(count) = swept else {
-                panic!("a small board sweeps")
-            };
-            let (expected, _) = sweep_raced(&mut counter, part, Options::default(), &control);
-            let Swept::Counted(expected) = expected else {
-                panic!("a small board sweeps")
-            };
-            assert_eq!(count, expected, "{:?}", puzzle.clues);
-            for (cell, color) in drawn.expect("a small trace") {
-                witness[cell] = 1u128 << color;
-            }
-        }
-        assert!(fits(puzzle, &witness), "{:?}", puzzle.clues);
-    }
-
-    #[test]
-    fn the_turned_sweep_counts_the_same_and_its_solution_turns_back() {
-        let mut seed = 0x5EED_0102u64;
-        for case in 0..200 {
-            turned_counts(&mixed_puzzle(case, 4, (6, 4), (4, 3), &mut seed));
-        }
-        for case in 0..12 {
-            turned_counts(&random_puzzle(
-                30,
-                3 + case % 3,
-                2,
-                40,
-                case % 2 == 1,
-                &mut seed,
-            ));
-        }
-    }
+    /// A component's traced solution, as a count's sweep gives it.
+    type Drawn = Option<Vec<(usize, u8)>>;
 
     /// Never judged.
     const FOREVER: Duration = Duration::from_secs(3600);
-
-    #[test]
-    fn a_count_told_not_to_race_sweeps_one_way_only() {
-        let mut seed = 0x5EED_0103u64;
-        for case in 0..6 {
-            let puzzle = random_puzzle(40, 3 + case % 3, 2, 40, case % 2 == 1, &mut seed);
-            let control = Control::new(None);
-            let options = Options {
-                race: false,
-                ..Options::default()
-            };
-            let alone =
-                crate::count::count::<1>(&puzzle, &puzzle.initial_domains(), options, &control);
-            assert_eq!(control.races.load(Ordering::Relaxed), 0);
-            let raced = crate::count::count::<1>(
-                &puzzle,
-                &puzzle.initial_domains(),
-                Options::default(),
-                &Control::new(None),
-            );
-            assert!(alone.exact && raced.exact);
-            assert_eq!(alone.count, raced.count);
-        }
-    }
 
     fn counted(value: u64) -> (Swept, Drawn) {
         (Swept::Counted(Count::from(u128::from(value))), None)
@@ -340,10 +175,10 @@ mod tests {
         (Swept::Stopped, None)
     }
 
-    fn value(answer: Option<(Swept, Drawn)>) -> Option<Count> {
+    fn value(answer: Raced<Drawn>) -> Option<Count> {
         match answer {
-            Some((Swept::Counted(count), _)) => Some(count),
-            Some((Swept::Stopped, _)) => Some(Count::ZERO),
+            Raced::Answer(Swept::Counted(count), _) => Some(count),
+            Raced::Answer(Swept::Stopped, _) => Some(Count::ZERO),
             _ => None,
         }
     }
@@ -381,19 +216,20 @@ mod tests {
         );
         assert_eq!(value(answer), Some(Count::from(3u128)));
         // Both run out of bytes, or the only one does: None.
-        assert!(race(
+        let both = race(
             &control,
             (Duration::ZERO, FOREVER),
             too_wide,
-            Some(too_wide)
-        )
-        .is_none());
-        assert!(race(&control, (Duration::ZERO, FOREVER), too_wide, none).is_none());
+            Some(too_wide),
+        );
+        assert!(matches!(both, Raced::OutOfBytes(_)));
+        let only = race(&control, (Duration::ZERO, FOREVER), too_wide, none);
+        assert!(matches!(only, Raced::OutOfBytes(0)));
         // The caller's stop flag stops both.
         let stopped = Control::new(None);
         stopped.stop.store(true, Ordering::Relaxed);
         let answer = race(&stopped, (Duration::ZERO, FOREVER), endless, Some(endless));
-        assert!(matches!(answer, Some((Swept::Stopped, _))));
+        assert!(matches!(answer, Raced::Answer(Swept::Stopped, _)));
     }
 
     /// A sweep that has passed `cells` cells and runs on until stopped, or counts `value`
@@ -454,5 +290,110 @@ mod tests {
         );
         assert_eq!(value(answer), Some(Count::from(8u128)));
         assert!(started.elapsed() < Duration::from_secs(30));
+    }
+
+    #[test]
+    fn the_sweep_left_alone_is_told_so() {
+        let control = Control::new(None);
+        let too_wide = |_: &Control| (Swept::TooWide, None);
+        // The first runs out of bytes: the other joins at once, alone from the start.
+        let told = |theirs: &Control| counted(u64::from(theirs.alone.load(Ordering::Relaxed)));
+        let answer = race(
+            &control,
+            (Duration::from_secs(60), FOREVER),
+            too_wide,
+            Some(told),
+        );
+        assert_eq!(value(answer), Some(Count::from(1u128)));
+        // The turned one judged far behind: the first is told, and counts only then.
+        let first = |mine: &Control| {
+            mine.swept.store(40, Ordering::Relaxed);
+            while !mine.alone.load(Ordering::Relaxed) {
+                if mine.should_stop() {
+                    return (Swept::Stopped, None);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            counted(9)
+        };
+        let judged = (Duration::ZERO, Duration::from_millis(50));
+        let answer = race(&control, judged, first, Some(passing(10, 60.0, 1)));
+        assert_eq!(value(answer), Some(Count::from(9u128)));
+    }
+
+    /// A sweep that has passed `cells` cells and runs out of bytes after `seconds`.
+    fn running_out(cells: u64, seconds: f64) -> impl FnOnce(&Control) -> (Swept, Drawn) + Send {
+        move |control: &Control| {
+            control.swept.store(cells, Ordering::Relaxed);
+            std::thread::sleep(Duration::from_secs_f64(seconds));
+            control.swept.store(0, Ordering::Relaxed); // as a sweep's own reads once it ends
+            (Swept::TooWide, None)
+        }
+    }
+
+    #[test]
+    fn the_sweep_ahead_running_out_of_bytes_ends_the_race_to_be_run_again() {
+        let control = Control::new(None);
+        // The first, ahead, runs out of its share: the race ends at once, the one ahead named
+        // (the other, behind and endless, is stopped).
+        let started = Instant::now();
+        let answer = race(
+            &control,
+            (Duration::ZERO, FOREVER),
+            running_out(40, 0.2),
+            Some(passing(10, 60.0, 1)),
+        );
+        assert!(matches!(answer, Raced::OutOfBytes(0)));
+        assert!(started.elapsed() < Duration::from_secs(30));
+        // The second ahead runs out: named too.
+        let answer = race(
+            &control,
+            (Duration::ZERO, FOREVER),
+            passing(10, 60.0, 1),
+            Some(running_out(40, 0.2)),
+        );
+        assert!(matches!(answer, Raced::OutOfBytes(1)));
+        // The one behind runs out: the one ahead runs on alone and counts.
+        let answer = race(
+            &control,
+            (Duration::ZERO, FOREVER),
+            running_out(10, 0.2),
+            Some(passing(40, 0.5, 6)),
+        );
+        assert_eq!(value(answer), Some(Count::from(6u128)));
+    }
+
+    /// A sweep that has passed `cells` cells, then outgrows its share of the memory and waits
+    /// to be left alone (then counts `value`) or stopped.
+    fn starving(cells: u64, value: u64) -> impl FnOnce(&Control) -> (Swept, Drawn) + Send {
+        move |control: &Control| {
+            control.swept.store(cells, Ordering::Relaxed);
+            std::thread::sleep(Duration::from_millis(100));
+            control.starved.store(true, Ordering::Relaxed);
+            while !control.alone.load(Ordering::Relaxed) {
+                if control.should_stop() {
+                    return (Swept::Stopped, None);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            counted(value)
+        }
+    }
+
+    #[test]
+    fn a_sweep_out_of_its_share_takes_the_whole_when_ahead_else_is_stopped() {
+        let control = Control::new(None);
+        let never = (Duration::ZERO, FOREVER);
+        let answer = race(&control, never, starving(40, 1), Some(passing(10, 60.0, 2)));
+        assert_eq!(value(answer), Some(Count::from(1u128)));
+        let answer = race(&control, never, passing(10, 60.0, 3), Some(starving(40, 4)));
+        assert_eq!(value(answer), Some(Count::from(4u128)));
+        // Behind: stopped, and the other counts.
+        let answer = race(&control, never, starving(10, 5), Some(passing(40, 0.5, 6)));
+        assert_eq!(value(answer), Some(Count::from(6u128)));
+        // Alone before the other joins: it never joins.
+        let late = (Duration::from_secs(60), FOREVER);
+        let answer = race(&control, late, starving(10, 7), Some(passing(40, 60.0, 8)));
+        assert_eq!(value(answer), Some(Count::from(7u128)));
     }
 }

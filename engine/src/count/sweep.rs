@@ -143,13 +143,14 @@ impl Walk {
 }
 
 /// The sweep keeping every layer of states, to draw solutions from or find every color a cell
-/// takes (`layers`), each layer within `budget` bytes (as `sweep_traced`) and all of them
-/// within `kept_budget` (past it, TooWide); the layers come only with a count. `grouped`, it
+/// takes (`layers`), each layer within the bytes for the one in flight (`Bytes`, as
+/// `sweep_traced`) and all of them within those for what it keeps (past them, TooWide); the
+/// layers come only with a count. `grouped`, it
 /// steps a group of cells at a time and looks ahead, as a count does (far fewer states: draws
 /// and colors), else one cell at a time (a layer before every cell: the listing).
 pub fn sweep_kept<const W: usize>(
     part: Component<'_, W>,
-    (budget, kept_budget): (usize, usize),
+    bytes: impl Into<Bytes>,
     control: &Control,
     choose: &Chooser<'_>,
     grouped: bool,
@@ -160,7 +161,7 @@ pub fn sweep_kept<const W: usize>(
     let mut kept = Vec::with_capacity(walk.spots.len() + 1);
     let swept = run(
         &walk,
-        (budget, Some(Keep::Layers(&mut kept, kept_budget))),
+        (bytes.into(), Some(Keep::Layers(&mut kept))),
         control,
     );
     if !matches!(swept, Swept::Counted(_)) {
@@ -179,15 +180,15 @@ pub fn sweep_kept<const W: usize>(
     )
 }
 
-/// Count the component by sweeping along it in the order `choose` makes, in at most `budget`
-/// bytes, and trace one solution (each cell with its color) back from its last state: each
-/// state keeps the state before it and the colors of the group's cells that first made it (16
-/// bytes a state at each group's end, far less than the layers), within `trace_budget` bytes,
-/// past which the trace is let go (None) and the count goes on. It steps a group of cells at
+/// Count the component by sweeping along it in the order `choose` makes, its layer in flight
+/// within its bytes (`Bytes`), and trace one solution (each cell with its color) back from its
+/// last state: each state keeps the state before it and the colors of the group's cells that
+/// first made it (16 bytes a state at each group's end, far less than the layers), within the
+/// bytes for what it keeps, past which the trace is let go (None) and the count goes on. It steps a group of cells at
 /// a time (`groups`).
 pub fn sweep_traced<const W: usize>(
     part: Component<'_, W>,
-    (budget, trace_budget): (usize, usize),
+    bytes: impl Into<Bytes>,
     control: &Control,
     choose: &Chooser<'_>,
 ) -> (Swept, Option<Vec<(usize, u8)>>) {
@@ -197,7 +198,7 @@ pub fn sweep_traced<const W: usize>(
     let mut trace = Vec::with_capacity(walk.groups.len());
     let swept = run(
         &walk,
-        (budget, Some(Keep::Trace(&mut trace, trace_budget))),
+        (bytes.into(), Some(Keep::Trace(&mut trace))),
         control,
     );
     let (spots, groups) = (&walk.spots, &walk.groups);
@@ -219,12 +220,79 @@ pub fn sweep_traced<const W: usize>(
 
 /// What a sweep keeps beside its count.
 enum Keep<'a> {
-    /// Every layer, within so many bytes (past them the sweep gives up).
-    Layers(&'a mut Vec<Layer>, usize),
+    /// Every layer, within its bytes (past them the sweep gives up).
+    Layers(&'a mut Vec<Layer>),
     /// Per layer, for each state the state before it and the colors that first made it (the
-    /// group's k-th cell's in the k-th byte), within so many bytes (past them the trace is let
-    /// go and the sweep goes on).
-    Trace(&'a mut Vec<Vec<(u32, u64)>>, usize),
+    /// group's k-th cell's in the k-th byte), within its bytes (past them the trace is let go
+    /// and the sweep goes on).
+    Trace(&'a mut Vec<Vec<(u32, u64)>>),
+}
+
+/// The bytes a sweep may take: for its layer in flight, and for what it keeps (its layers or
+/// its trace). A sweep racing another (`turned`) takes a share of them, and the whole once
+/// the other is gone (`Control::alone`): else the one left would run out of its share where
+/// the whole would have held it, and be run again from the start.
+#[derive(Clone, Copy)]
+pub struct Bytes {
+    flight: usize,
+    kept: usize,
+    whole: Option<(usize, usize)>,
+}
+
+impl From<(usize, usize)> for Bytes {
+    fn from((flight, kept): (usize, usize)) -> Self {
+        Self {
+            flight,
+            kept,
+            whole: None,
+        }
+    }
+}
+
+impl Bytes {
+    /// `share` while the race lasts, `whole` once the sweep runs alone.
+    pub fn shared(share: (usize, usize), whole: (usize, usize)) -> Self {
+        Self {
+            whole: Some(whole),
+            ..share.into()
+        }
+    }
+
+    /// The bytes for the layer in flight while it races.
+    pub fn flight(&self) -> usize {
+        self.flight
+    }
+
+    /// Whether a racing sweep whose layers kept (`held` bytes) have outgrown its share, but
+    /// not the whole, has the whole now: it says so (`Control::starved`) and waits for the
+    /// race to stop the other sweep, or to stop it (then false). Else its share was all the
+    /// race could give it, and it would run again from the start with the whole.
+    fn waited_for_whole(&self, held: usize, control: &Control) -> bool {
+        let Some((_, whole)) = self.whole else {
+            return false;
+        };
+        if held > whole {
+            return false;
+        }
+        control.starved.store(true, Ordering::Relaxed);
+        loop {
+            if control.alone.load(Ordering::Relaxed) {
+                return true;
+            }
+            if control.should_stop() {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// The bytes for the layer in flight and for what is kept, as of now.
+    fn now(&self, control: &Control) -> (usize, usize) {
+        match self.whole {
+            Some(whole) if control.alone.load(Ordering::Relaxed) => whole,
+            _ => (self.flight, self.kept),
+        }
+    }
 }
 
 /// Words of a count of `cells` cells: no count can pass colors^cells.
@@ -233,21 +301,16 @@ fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
     (cells * bits_per_cell + 1).div_ceil(64)
 }
 
-/// The sweep itself, in the order `spots`, each layer within `budget` bytes; with `kept`,
-/// every layer of states is kept there (the states before each spot, then the last), all of
-/// them within its budget.
-fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Control) -> Swept {
+/// The sweep itself, in the order `spots`, each layer within the bytes for the one in flight;
+/// with `kept`, every layer of states (the states before each group, then the last) or the
+/// trace is kept there, within the bytes for what is kept (`Bytes::now`).
+fn run(walk: &Walk, (bytes, mut kept): (Bytes, Option<Keep<'_>>), control: &Control) -> Swept {
     let _shown = Sweeping(control);
     let (stretches, words) = (&walk.stretches, walk.words);
     // Counts as fixed-width numbers, in one arena per layer: adding two of them is a loop over
     // words, no allocation.
     // The layers kept, in bytes (their keys, their counts at their width, their tables); the
-    // trace, in states.
-    let most_kept = match &kept {
-        Some(Keep::Layers(_, bytes)) => *bytes,
-        Some(Keep::Trace(_, bytes)) => bytes / 16,
-        None => 0,
-    };
+    // trace, in states (16 bytes each).
     let mut held = 0; // bytes of the layers kept, or states traced
 
     // Each layer's counts take as many words as its largest could need (`layer_words`), not
@@ -289,6 +352,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
             }
         }
         let tracing = matches!(kept, Some(Keep::Trace(..)));
+        let (budget, most_kept) = bytes.now(control);
         let next_width = layer_words(&counts, width, group.ways()).min(words);
         // The next layer's states within the budget: a key, a count, a slot of the table each.
         let most = budget / (16 + 8 * next_width + 32);
@@ -334,7 +398,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
         }
         place_batch(&mut batch, &mut index);
         match kept.as_mut() {
-            Some(Keep::Layers(layers, _)) => {
+            Some(Keep::Layers(layers)) => {
                 let next = std::mem::replace(&mut index, StateMap::for_keys(walk.key_bits));
                 let layer = Layer {
                     keys: std::mem::take(&mut keys),
@@ -345,14 +409,14 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
                 held += layer.keys.capacity() * 16 + layer.counts.capacity() * 8;
                 held += layer.index.bytes();
                 layers.push(layer);
-                if held > most_kept {
+                if held > most_kept && !bytes.waited_for_whole(held, control) {
                     return Swept::TooWide;
                 }
             }
-            Some(Keep::Trace(trace, _)) => {
+            Some(Keep::Trace(trace)) => {
                 held += made.len();
                 trace.push(made);
-                if held > most_kept {
+                if held > most_kept / 16 {
                     trace.clear(); // let go: the count goes on without it
                     kept = None;
                 }
@@ -372,7 +436,7 @@ fn run(walk: &Walk, (budget, mut kept): (usize, Option<Keep<'_>>), control: &Con
     for state in 0..keys.len() {
         add(&mut total, &counts[state * width..(state + 1) * width]);
     }
-    if let Some(Keep::Layers(layers, _)) = kept {
+    if let Some(Keep::Layers(layers)) = kept {
         layers.push(Layer {
             keys,
             counts,
