@@ -19,12 +19,13 @@
 
 use std::ops::Range;
 
+use crate::count::ahead::Ahead;
 use crate::count::groups::{Group, GROUP_MOST};
 use crate::count::number::Count;
 use crate::count::order::Spot;
 use crate::count::sample::Random;
 use crate::count::stretches::{Crossing, Stretch};
-use crate::count::sweep::{count_of, Layer};
+use crate::count::sweep::{count_of, narrowed, shifts_of, Layer};
 
 /// The layers of one component's sweep (see the module's comment).
 pub struct Layers {
@@ -34,8 +35,10 @@ pub struct Layers {
     choices: Vec<Vec<(usize, usize)>>,
     /// The states before each group of spots, then the last layer.
     layers: Vec<Layer>,
-    /// The spots each layer's step takes: one each, or groups (then only `draw` reads them).
+    /// The spots each layer's step takes: one each, or groups.
     groups: Vec<Range<usize>>,
+    /// The sweep's look-ahead (by groups): the colors' backward pass skips the ways it did.
+    ahead: Option<Ahead>,
 }
 
 impl Layers {
@@ -43,7 +46,7 @@ impl Layers {
         stretches: Vec<Stretch>,
         spots: Vec<Spot>,
         choices: Vec<Vec<(usize, usize)>>,
-        (layers, groups): (Vec<Layer>, Vec<Range<usize>>),
+        (layers, groups, ahead): (Vec<Layer>, Vec<Range<usize>>, Option<Ahead>),
     ) -> Self {
         Self {
             stretches,
@@ -51,6 +54,7 @@ impl Layers {
             choices,
             layers,
             groups,
+            ahead,
         }
     }
 
@@ -225,9 +229,17 @@ impl Layers {
         // Per layer: whether each state reaches the end (every state of the last does).
         let mut alive: Vec<bool> = vec![true; self.layers[end].keys.len()];
         let mut colors = vec![0u128; self.spots.len()];
+        let shifts = shifts_of(&self.stretches);
         for (at, spots) in self.groups.iter().enumerate().rev() {
             let mut group = Group::new(&self.stretches, &self.spots, &self.choices, spots.clone());
             let (layer, next) = (&self.layers[at], &self.layers[at + 1]);
+            // The ways the sweep did not take lead to no state that reaches the end.
+            narrowed(
+                self.ahead.as_ref(),
+                (at, &mut group),
+                layer.keys.len(),
+                &shifts,
+            );
             let mut alive_before = vec![false; layer.keys.len()];
             let mut found = [0u128; GROUP_MOST];
             for (state, &key) in layer.keys.iter().enumerate() {

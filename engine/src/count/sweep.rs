@@ -24,6 +24,42 @@ use crate::count::stretches::{choices, plan, Stretch};
 use crate::count::Control;
 use crate::grid::Grid;
 
+/// What can still be finished, looked at from the end (`ahead`), for a sweep that steps a
+/// group of cells at a time (one that steps one cell at a time has no two crossings to pair).
+fn look_ahead(walk: &Walk, control: &Control) -> Option<Ahead> {
+    if !walk.grouped {
+        return None;
+    }
+    let stretches = &walk.stretches;
+    let group_of = |range| Group::new(stretches, &walk.spots, &walk.choices, range);
+    Ahead::new(stretches, &walk.groups, group_of, &|| control.should_stop())
+}
+
+/// Each stretch's place in a state and its mask there.
+pub(super) fn shifts_of(stretches: &[Stretch]) -> Vec<(u32, u128)> {
+    stretches
+        .iter()
+        .map(|stretch| (stretch.shift, (1u128 << stretch.bits) - 1))
+        .collect()
+}
+
+/// `group` (the `at`-th) told to take only the ways the look-ahead keeps, when its layer has
+/// `states` states (NARROWED_FROM or more) and the masks pay (`Ahead::narrowing`).
+pub(super) fn narrowed(
+    ahead: Option<&Ahead>,
+    (at, group): (usize, &mut Group<'_>),
+    states: usize,
+    shifts: &[(u32, u128)],
+) {
+    if states < NARROWED_FROM {
+        return;
+    }
+    let budget = narrowing_budget(states);
+    if let Some(narrowing) = ahead.and_then(|ahead| ahead.narrowing(at, group, budget, shifts)) {
+        group.narrow(narrowing);
+    }
+}
+
 /// Successors of states whose slots are touched before any of them is placed.
 const AHEAD: usize = 32;
 /// States of a layer from which its ways are narrowed by the look-ahead (`ahead`): below,
@@ -159,11 +195,9 @@ pub fn sweep_kept<const W: usize>(
         return (Swept::TooWide, None);
     };
     let mut kept = Vec::with_capacity(walk.spots.len() + 1);
-    let swept = run(
-        &walk,
-        (bytes.into(), Some(Keep::Layers(&mut kept))),
-        control,
-    );
+    let ahead = look_ahead(&walk, control);
+    let keep = Some(Keep::Layers(&mut kept));
+    let swept = run((&walk, ahead.as_ref()), (bytes.into(), keep), control);
     if !matches!(swept, Swept::Counted(_)) {
         return (swept, None);
     }
@@ -176,7 +210,12 @@ pub fn sweep_kept<const W: usize>(
     } = walk;
     (
         swept,
-        Some(Layers::new(stretches, spots, choices, (kept, groups))),
+        Some(Layers::new(
+            stretches,
+            spots,
+            choices,
+            (kept, groups, ahead),
+        )),
     )
 }
 
@@ -196,11 +235,9 @@ pub fn sweep_traced<const W: usize>(
         return (Swept::TooWide, None);
     };
     let mut trace = Vec::with_capacity(walk.groups.len());
-    let swept = run(
-        &walk,
-        (bytes.into(), Some(Keep::Trace(&mut trace))),
-        control,
-    );
+    let ahead = look_ahead(&walk, control);
+    let keep = Some(Keep::Trace(&mut trace));
+    let swept = run((&walk, ahead.as_ref()), (bytes.into(), keep), control);
     let (spots, groups) = (&walk.spots, &walk.groups);
     let whole = trace.len() == groups.len() && trace.last().is_some_and(|last| !last.is_empty());
     if !matches!(swept, Swept::Counted(_)) || !whole {
@@ -304,7 +341,11 @@ fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
 /// The sweep itself, in the order `spots`, each layer within the bytes for the one in flight;
 /// with `kept`, every layer of states (the states before each group, then the last) or the
 /// trace is kept there, within the bytes for what is kept (`Bytes::now`).
-fn run(walk: &Walk, (bytes, mut kept): (Bytes, Option<Keep<'_>>), control: &Control) -> Swept {
+fn run(
+    (walk, ahead): (&Walk, Option<&Ahead>),
+    (bytes, mut kept): (Bytes, Option<Keep<'_>>),
+    control: &Control,
+) -> Swept {
     let _shown = Sweeping(control);
     let (stretches, words) = (&walk.stretches, walk.words);
     // Counts as fixed-width numbers, in one arena per layer: adding two of them is a loop over
@@ -326,31 +367,14 @@ fn run(walk: &Walk, (bytes, mut kept): (Bytes, Option<Keep<'_>>), control: &Cont
     // Where the keys of the current layer are (kept with it).
     let mut current = StateMap::for_keys(walk.key_bits);
     current.place(0, || 0);
-    // What can still be finished, looked at from the end (`ahead`); a sweep that steps one
-    // cell at a time has no two crossings to pair.
-    let shifts: Vec<(u32, u128)> = stretches
-        .iter()
-        .map(|stretch| (stretch.shift, (1u128 << stretch.bits) - 1))
-        .collect();
-    let ahead = if !walk.grouped {
-        None
-    } else {
-        let group_of = |range| Group::new(stretches, &walk.spots, &walk.choices, range);
-        Ahead::new(stretches, &walk.groups, group_of, &|| control.should_stop())
-    };
+    let shifts = shifts_of(stretches);
     for (at, group) in walk.groups.iter().cloned().enumerate() {
         if control.should_stop() {
             return Swept::Stopped;
         }
         let end = group.end;
         let mut group = Group::new(stretches, &walk.spots, &walk.choices, group);
-        if keys.len() >= NARROWED_FROM {
-            if let Some(narrowing) = ahead.as_ref().and_then(|ahead| {
-                ahead.narrowing(at, &mut group, narrowing_budget(keys.len()), &shifts)
-            }) {
-                group.narrow(narrowing);
-            }
-        }
+        narrowed(ahead, (at, &mut group), keys.len(), &shifts);
         let tracing = matches!(kept, Some(Keep::Trace(..)));
         let (budget, most_kept) = bytes.now(control);
         let next_width = layer_words(&counts, width, group.ways()).min(words);
