@@ -15,7 +15,8 @@
 //! finish (`Ahead::narrowing`: a mask of the group's ways per pair of classes, so a state's
 //! ways are a few ANDs). The pairs kept are a superset of those of the states that do finish,
 //! so no way to a solution is dropped and no count changes (the tests hold every sweep to
-//! brute force, narrowed at every layer).
+//! brute force, narrowed at every layer). The sweep and the colors' backward pass over its
+//! layers narrow a group the same way (`narrowed`).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -23,6 +24,14 @@ use std::ops::Range;
 use crate::count::groups::{Group, Narrowing, Side, GROUP_MOST, PATHS_MOST};
 use crate::count::segments::NONE;
 use crate::count::stretches::Stretch;
+
+/// States of a layer from which its ways are narrowed by the look-ahead: below,
+/// making the masks costs more than they save. Every layer in the tests, which hold the
+/// narrowed sweeps to brute force.
+#[cfg(not(test))]
+const NARROWED_FROM: usize = 1024;
+#[cfg(test)]
+const NARROWED_FROM: usize = 1;
 
 /// Bits of pair tables the look-ahead may hold in all, and steps it may take to fill them
 /// (past either it holds none: a wide component, whose sweep gives way to the search anyway).
@@ -269,5 +278,40 @@ impl Ahead {
             narrowing.add([side_a, side_b], classes, masks);
         }
         narrowing.useful().then_some(narrowing)
+    }
+}
+
+/// The states a layer's masks may cost as much as (`Ahead::narrowing`): the layer's own,
+/// or in the tests any number.
+fn narrowing_budget(states: usize) -> usize {
+    if cfg!(test) {
+        usize::MAX
+    } else {
+        states
+    }
+}
+
+/// Each stretch's place in a state and its mask there.
+pub(super) fn shifts_of(stretches: &[Stretch]) -> Vec<(u32, u128)> {
+    stretches
+        .iter()
+        .map(|stretch| (stretch.shift, (1u128 << stretch.bits) - 1))
+        .collect()
+}
+
+/// `group` (the `at`-th) told to take only the ways the look-ahead keeps, when its layer has
+/// `states` states (NARROWED_FROM or more) and the masks pay (`Ahead::narrowing`).
+pub(super) fn narrowed(
+    ahead: Option<&Ahead>,
+    (at, group): (usize, &mut Group<'_>),
+    states: usize,
+    shifts: &[(u32, u128)],
+) {
+    if states < NARROWED_FROM {
+        return;
+    }
+    let budget = narrowing_budget(states);
+    if let Some(narrowing) = ahead.and_then(|ahead| ahead.narrowing(at, group, budget, shifts)) {
+        group.narrow(narrowing);
     }
 }

@@ -19,13 +19,13 @@
 
 use std::ops::Range;
 
-use crate::count::ahead::Ahead;
+use crate::count::ahead::{narrowed, shifts_of, Ahead};
 use crate::count::groups::{Group, GROUP_MOST};
 use crate::count::number::Count;
 use crate::count::order::Spot;
 use crate::count::sample::Random;
 use crate::count::stretches::{Crossing, Stretch};
-use crate::count::sweep::{count_of, narrowed, shifts_of, Layer};
+use crate::count::sweep::{count_of, Layer};
 
 /// The layers of one component's sweep (see the module's comment).
 pub struct Layers {

@@ -7,6 +7,7 @@
 //! stop flag (Ctrl-C, cancel) and a memory budget, and publishes its progress as it goes.
 
 mod ahead;
+pub mod bytes;
 pub mod colors;
 pub mod enumerate;
 pub mod find;

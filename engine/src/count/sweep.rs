@@ -13,7 +13,8 @@ use std::ops::Range;
 use std::sync::atomic::Ordering;
 
 use crate::clue::Puzzle;
-use crate::count::ahead::Ahead;
+use crate::count::ahead::{narrowed, shifts_of, Ahead};
+use crate::count::bytes::Bytes;
 use crate::count::groups::{groups, Group};
 use crate::count::layers::Layers;
 use crate::count::lines::Lines;
@@ -35,50 +36,8 @@ fn look_ahead(walk: &Walk, control: &Control) -> Option<Ahead> {
     Ahead::new(stretches, &walk.groups, group_of, &|| control.should_stop())
 }
 
-/// Each stretch's place in a state and its mask there.
-pub(super) fn shifts_of(stretches: &[Stretch]) -> Vec<(u32, u128)> {
-    stretches
-        .iter()
-        .map(|stretch| (stretch.shift, (1u128 << stretch.bits) - 1))
-        .collect()
-}
-
-/// `group` (the `at`-th) told to take only the ways the look-ahead keeps, when its layer has
-/// `states` states (NARROWED_FROM or more) and the masks pay (`Ahead::narrowing`).
-pub(super) fn narrowed(
-    ahead: Option<&Ahead>,
-    (at, group): (usize, &mut Group<'_>),
-    states: usize,
-    shifts: &[(u32, u128)],
-) {
-    if states < NARROWED_FROM {
-        return;
-    }
-    let budget = narrowing_budget(states);
-    if let Some(narrowing) = ahead.and_then(|ahead| ahead.narrowing(at, group, budget, shifts)) {
-        group.narrow(narrowing);
-    }
-}
-
 /// Successors of states whose slots are touched before any of them is placed.
 const AHEAD: usize = 32;
-/// States of a layer from which its ways are narrowed by the look-ahead (`ahead`): below,
-/// making the masks costs more than they save. Every layer in the tests, which hold the
-/// narrowed sweeps to brute force.
-#[cfg(not(test))]
-const NARROWED_FROM: usize = 1024;
-#[cfg(test)]
-const NARROWED_FROM: usize = 1;
-
-/// The states a layer's masks may cost as much as (`Ahead::narrowing`): the layer's own,
-/// or in the tests any number.
-fn narrowing_budget(states: usize) -> usize {
-    if cfg!(test) {
-        usize::MAX
-    } else {
-        states
-    }
-}
 
 /// How a sweep ended.
 pub enum Swept {
@@ -181,9 +140,9 @@ impl Walk {
 /// The sweep keeping every layer of states, to draw solutions from or find every color a cell
 /// takes (`layers`), each layer within the bytes for the one in flight (`Bytes`, as
 /// `sweep_traced`) and all of them within those for what it keeps (past them, TooWide); the
-/// layers come only with a count. `grouped`, it
-/// steps a group of cells at a time and looks ahead, as a count does (far fewer states: draws
-/// and colors), else one cell at a time (a layer before every cell: the listing).
+/// layers come only with a count. `grouped`, it steps a group of cells at a time and looks
+/// ahead, as a count does (far fewer states: draws and colors), else one cell at a time (a
+/// layer before every cell: the listing).
 pub fn sweep_kept<const W: usize>(
     part: Component<'_, W>,
     bytes: impl Into<Bytes>,
@@ -208,23 +167,16 @@ pub fn sweep_kept<const W: usize>(
         groups,
         ..
     } = walk;
-    (
-        swept,
-        Some(Layers::new(
-            stretches,
-            spots,
-            choices,
-            (kept, groups, ahead),
-        )),
-    )
+    let layers = Layers::new(stretches, spots, choices, (kept, groups, ahead));
+    (swept, Some(layers))
 }
 
 /// Count the component by sweeping along it in the order `choose` makes, its layer in flight
 /// within its bytes (`Bytes`), and trace one solution (each cell with its color) back from its
 /// last state: each state keeps the state before it and the colors of the group's cells that
 /// first made it (16 bytes a state at each group's end, far less than the layers), within the
-/// bytes for what it keeps, past which the trace is let go (None) and the count goes on. It steps a group of cells at
-/// a time (`groups`).
+/// bytes for what it keeps, past which the trace is let go (None) and the count goes on. It
+/// steps a group of cells at a time (`groups`).
 pub fn sweep_traced<const W: usize>(
     part: Component<'_, W>,
     bytes: impl Into<Bytes>,
@@ -263,73 +215,6 @@ enum Keep<'a> {
     /// group's k-th cell's in the k-th byte), within its bytes (past them the trace is let go
     /// and the sweep goes on).
     Trace(&'a mut Vec<Vec<(u32, u64)>>),
-}
-
-/// The bytes a sweep may take: for its layer in flight, and for what it keeps (its layers or
-/// its trace). A sweep racing another (`turned`) takes a share of them, and the whole once
-/// the other is gone (`Control::alone`): else the one left would run out of its share where
-/// the whole would have held it, and be run again from the start.
-#[derive(Clone, Copy)]
-pub struct Bytes {
-    flight: usize,
-    kept: usize,
-    whole: Option<(usize, usize)>,
-}
-
-impl From<(usize, usize)> for Bytes {
-    fn from((flight, kept): (usize, usize)) -> Self {
-        Self {
-            flight,
-            kept,
-            whole: None,
-        }
-    }
-}
-
-impl Bytes {
-    /// `share` while the race lasts, `whole` once the sweep runs alone.
-    pub fn shared(share: (usize, usize), whole: (usize, usize)) -> Self {
-        Self {
-            whole: Some(whole),
-            ..share.into()
-        }
-    }
-
-    /// The bytes for the layer in flight while it races.
-    pub fn flight(&self) -> usize {
-        self.flight
-    }
-
-    /// Whether a racing sweep whose layers kept (`held` bytes) have outgrown its share, but
-    /// not the whole, has the whole now: it says so (`Control::starved`) and waits for the
-    /// race to stop the other sweep, or to stop it (then false). Else its share was all the
-    /// race could give it, and it would run again from the start with the whole.
-    fn waited_for_whole(&self, held: usize, control: &Control) -> bool {
-        let Some((_, whole)) = self.whole else {
-            return false;
-        };
-        if held > whole {
-            return false;
-        }
-        control.starved.store(true, Ordering::Relaxed);
-        loop {
-            if control.alone.load(Ordering::Relaxed) {
-                return true;
-            }
-            if control.should_stop() {
-                return false;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-    }
-
-    /// The bytes for the layer in flight and for what is kept, as of now.
-    fn now(&self, control: &Control) -> (usize, usize) {
-        match self.whole {
-            Some(whole) if control.alone.load(Ordering::Relaxed) => whole,
-            _ => (self.flight, self.kept),
-        }
-    }
 }
 
 /// Words of a count of `cells` cells: no count can pass colors^cells.

@@ -17,11 +17,12 @@
 //! puzzle's own (cell c of the turned puzzle is its cell `last - c`).
 
 use crate::clue::Puzzle;
+use crate::count::bytes::Bytes;
 use crate::count::layers::Layers;
 use crate::count::lines::Lines;
 use crate::count::race::{race, Raced, JUDGE_AFTER, RACE_AFTER};
 use crate::count::search::{lines_share, Counter};
-use crate::count::sweep::{self, Bytes, Chooser, Component, Swept};
+use crate::count::sweep::{self, Chooser, Component, Swept};
 use crate::count::{narrow, sweep_budget, trace_budget, Control, Options};
 use crate::grid::Grid;
 
