@@ -63,10 +63,10 @@ pub struct Control {
     pub races: AtomicU64,
     /// Set by a race on the sweep left once the other is gone (stopped as far behind, or out
     /// of bytes): one that took a share of the memory for the race may take the whole
-    /// (`sweep::Bytes`).
+    /// (`bytes::Bytes`).
     pub alone: AtomicBool,
     /// Set by a racing sweep whose layers kept have outgrown its share of the memory: it
-    /// waits for the race to leave it alone, or to stop it (`sweep::Bytes`).
+    /// waits for the race to leave it alone, or to stop it (`bytes::Bytes`).
     pub starved: AtomicBool,
     /// Set by whoever runs the work once it has ended.
     pub ended: AtomicBool,
@@ -356,35 +356,6 @@ fn count_part<const W: usize>(
     (counter.product(&[cells.to_vec()]), Method::Search, None)
 }
 
-/// The component `cells` ready to sweep in the direction the counter chose: on its grid and
-/// lines, with the bytes the sweep may take (the whole memory budget when it crosses at most
-/// `sweep_width` lines, a narrow board, else the trial budget) and its plain order.
-#[allow(clippy::type_complexity)]
-fn to_sweep<'c, const W: usize>(
-    counter: &'c mut Counter<'_, W>,
-    cells: &'c [u32],
-    options: Options,
-    control: &'c Control,
-) -> (
-    sweep::Component<'c, W>,
-    usize,
-    impl Fn(&[order::Spot], &[usize], &[usize]) -> Option<order::Plan> + 'c,
-) {
-    let (puzzle, by_columns) = (counter.puzzle(), counter.by_columns());
-    let budget = sweep_budget(puzzle, cells, by_columns, options);
-    let part = sweep::Component {
-        puzzle,
-        grid: &counter.board.grid,
-        lines: &mut counter.lines,
-        cells,
-    };
-    (
-        part,
-        budget,
-        sweep::plain(puzzle.width, by_columns, control),
-    )
-}
-
 /// The bytes a sweep of `cells` may take: the whole memory budget when it crosses at most
 /// `sweep_width` lines (a narrow board), else the trial budget.
 fn sweep_budget(puzzle: &Puzzle, cells: &[u32], by_columns: bool, options: Options) -> usize {
@@ -416,11 +387,7 @@ pub(crate) fn swept_layers<const W: usize>(
         return None;
     }
     counter.choose_direction(cells);
-    if grouped {
-        return turned::layers_raced(counter, cells, options, control);
-    }
-    let (part, budget, choose) = to_sweep(counter, cells, options, control);
-    sweep::sweep_kept(part, (budget, options.memory), control, &choose, false).1
+    turned::layers_raced(counter, (cells, grouped), options, control)
 }
 
 /// The lines a sweep of `cells` crosses: its rows when it goes column by column, else its

@@ -89,11 +89,12 @@ pub(super) fn sweep_raced<const W: usize>(
     }
 }
 
-/// The component's layers kept by groups (`sweep::sweep_kept`), raced as `sweep_raced` races
-/// a count: None when the sweep runs out of bytes or is stopped.
+/// The component's layers kept (`sweep::sweep_kept`): by groups (`grouped`), raced as
+/// `sweep_raced` races a count; else a layer before every cell, swept one way. None when the
+/// sweep runs out of bytes or is stopped.
 pub(super) fn layers_raced<const W: usize>(
     counter: &mut Counter<'_, W>,
-    cells: &[u32],
+    (cells, grouped): (&[u32], bool),
     options: Options,
     control: &Control,
 ) -> Option<Layers> {
@@ -108,11 +109,12 @@ pub(super) fn layers_raced<const W: usize>(
             (puzzle, grid, cells, by_columns),
             lines,
             control,
-            |part, choose| sweep::sweep_kept(part, bytes, control, choose, true),
+            |part, choose| sweep::sweep_kept(part, bytes, control, choose, grouped),
         )
     };
     let lines = &mut counter.lines;
-    if !options.race || cells.len() < RACE_CELLS || !narrow(puzzle, cells, by_columns, options) {
+    let racing = grouped && options.race && cells.len() >= RACE_CELLS;
+    if !racing || !narrow(puzzle, cells, by_columns, options) {
         return alone(lines, control, budgets.into()).1;
     }
     let quarter = options.memory / 4;
