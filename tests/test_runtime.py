@@ -4,6 +4,7 @@ between a producer thread and its consumer, and a solve watched through its hand
 from __future__ import annotations
 
 import os
+import random
 import signal
 import threading
 import time
@@ -265,63 +266,13 @@ def test_a_race_keeps_the_solver_that_answers_and_ends_at_its_deadline() -> None
     assert time.monotonic() - started < 1 + 3 * SLICE_SECONDS + 0.5
 
 
-def test_a_race_on_two_cores_takes_the_rivals_answer_and_goes_on_here(
-    no_children_left: None,
-) -> None:
-    """With a core of its own the rival solves in a forked child while the first solver goes
-    on at full speed: the rival's answer (its model, or unsatisfiable) is the adapter's, the
-    first solver stays the adapter's solver, and the rival's model is given only until the
-    next call. A rival that fails leaves the first solver alone; neither answering ends at
-    the deadline; no child is left either way. (The rival is loaded with another formula, so
-    that which one answered shows.)"""
-    from pysat.examples.genhard import PHP
-
-    from satnono.runtime.sat_solvers import RIVAL_NICENESS, SLICE_SECONDS, SatSolver
-
-    hard = PHP(12).clauses
-
-    def loading(clauses: list[list[int]]) -> Callable[[object], None]:
-        def load(solver: object) -> None:
-            solver.append_formula(clauses)  # type: ignore[attr-defined]
-
-        return load
-
-    with SatSolver("cadical195", Deadline(30), hard) as solver:
-        assert solver.race("glucose3", loading([[1, 2], [-1], [-2, 3]]), 2_000, True) is True
-        assert solver.rival_answered and solver.name == "cadical195"
-        assert solver.get_model()[:3] == [-1, 2, 3]
-        assert solver.solve_for(0.05) is None  # the first solver goes on, on its own formula
-        assert solver.get_model() is None or solver.get_model()[:3] != [-1, 2, 3]
-    with SatSolver("cadical195", Deadline(30), hard) as solver:
-        assert solver.race("glucose3", loading([[1], [-1]]), 2_000, True) is False
-        assert solver.rival_answered
-
-    def niceness(solver: object) -> None:  # the rival says how it is scheduled, as its model
-        lower = os.nice(0) >= here + RIVAL_NICENESS
-        solver.append_formula([[1 if lower else -1]])  # type: ignore[attr-defined]
-
-    here = os.nice(0)
-    with SatSolver("cadical195", Deadline(30), hard) as solver:
-        assert solver.race("glucose3", niceness, 2_000, True) is True
-        assert solver.get_model()[0] == 1  # it yields to this solver on busy cores
-
-    def failing(solver: object) -> None:
-        raise MemoryError("the rival could not load")
-
-    for rival in (failing, loading(hard)):
-        started = time.monotonic()
-        with SatSolver("cadical195", Deadline(1), hard) as solver:
-            assert solver.race("glucose3", rival, 2_000, True) is None
-            assert not solver.rival_answered
-        assert time.monotonic() - started < 1 + 3 * SLICE_SECONDS + 0.5
-
-
 def test_a_race_asks_for_a_second_core_only_past_its_head_start() -> None:
     """Whether a core is idle is measured by sleeping 50 ms: it was measured before every
-    race, also where the solver answers within its head start (most probed residuals)."""
+    race, also where the solver answers within its head start (most probed residuals); and
+    only a race that goes on in children asks (taking turns, it does not matter)."""
     from pysat.examples.genhard import PHP
 
-    from satnono.runtime.sat_solvers import SatSolver
+    from satnono.runtime.sat_solvers import Rival, SatSolver
 
     asked: list[bool] = []
 
@@ -332,12 +283,17 @@ def test_a_race_asks_for_a_second_core_only_past_its_head_start() -> None:
     def rival(solver: object) -> None:
         solver.append_formula([[1, 2], [-1], [-2, 3]])  # type: ignore[attr-defined]
 
+    finisher = Rival("cadical195")
     with SatSolver("cadical195", Deadline(30), [[1, 2], [-1], [-2, 3]]) as solver:
-        assert solver.race("glucose3", rival, 20_000, no_core) is True
+        assert solver.race("glucose3", rival, 20_000, no_core, finisher) is True
     assert asked == []
     with SatSolver("cadical195", Deadline(30), PHP(12).clauses) as solver:
         assert solver.race("glucose3", rival, 2_000, no_core) is True  # taking turns
         assert solver.rival_answered and solver.name == "glucose3"
+    assert asked == []
+    with SatSolver("cadical195", Deadline(30), PHP(12).clauses) as solver:
+        assert solver.race("glucose3", rival, 2_000, no_core, finisher) is True
+        assert solver.rival_answered and solver.name == "cadical195" and solver.served
     assert asked == [False]
 
 
@@ -411,3 +367,86 @@ def logging_filters(name: str) -> list[object]:
     import logging
 
     return list(logging.getLogger(name).filters)
+
+
+def test_a_finished_race_goes_on_in_children_that_serve_the_later_solves(
+    no_children_left: None,
+) -> None:
+    """Past its head start a race with a finisher goes on in forked children, each one
+    unsliced solve call: the finisher alone, or the first solver beside it on a core of its
+    own.
+    The one that answers serves the later solves with the clauses and phases the adapter is
+    given; a solve under assumptions, or the child's death, and this process's solver (which
+    was given them too) goes on. (The finisher is loaded with a formula of its own, so that
+    who answered shows.)"""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import Rival, SatSolver
+
+    hard = PHP(12).clauses
+    three = [[1, 2, 3], [-1, -2], [-1, -3], [-2, -3]]  # one of three: three models
+    finisher = Rival("cadical195", (("stabilizeonly", 1),), "stable")
+
+    def loading(clauses: list[list[int]]) -> Callable[[object], None]:
+        def load(solver: object) -> None:
+            solver.append_formula(clauses)  # type: ignore[attr-defined]
+
+        return load
+
+    for both, answering in ((False, {"stable"}), (True, {"stable", "cadical195"})):
+        with SatSolver("cadical195", Deadline(30), hard) as solver:
+            assert solver.race("glucose3", loading(three), 2_000, both, finisher) is True
+            assert solver.name in answering and solver.served
+            seen = set()
+            for _ in range(4):  # three models, then unsatisfiable
+                model = solver.get_model()
+                seen.add(tuple(model[:3]))
+                solver.add_clause([-lit for lit in model[:3]])
+                solver.set_phases([-lit for lit in model[:3]])
+                answer = solver.solve()
+                assert solver.served is not None  # served, not by this process's solver
+                if not answer:
+                    break
+            assert answer is False and len(seen) == 3
+            assert all(sum(lit > 0 for lit in model) == 1 for model in seen)
+        assert children() == []
+
+    rng = random.Random(7)  # a random 3-SAT that CaDiCaL solves in about 2,000 conflicts
+    some = [[v * rng.choice((1, -1)) for v in rng.sample(range(1, 201), 3)] for _ in range(820)]
+
+    def satisfies(model: list[int]) -> bool:
+        return all(any(model[abs(lit) - 1] == lit for lit in clause) for clause in some)
+
+    with SatSolver("cadical195", Deadline(30), some) as solver:
+        assert solver.race("glucose3", loading(some), 1, True, finisher) is True
+        first = solver.get_model()
+        assert solver.served is not None and satisfies(first)
+        os.kill(solver.served.child.pid, signal.SIGKILL)  # its child dies: this solver goes on
+        solver.add_clause([-lit for lit in first])
+        assert solver.solve() is True and solver.served is None
+        assert satisfies(solver.get_model()) and solver.get_model() != first
+    with SatSolver("cadical195", Deadline(30), some) as solver:
+        assert solver.race("glucose3", loading(some), 1, True, finisher) is True
+        first = solver.get_model()
+        assert solver.solve([-first[0]]) is True and solver.served is None  # here from now on
+        model = solver.get_model()
+        assert satisfies(model) and model[0] == -first[0]
+
+    def cadical_fails(solver: object) -> None:
+        if type(solver.solver).__name__.startswith("Cadical"):  # type: ignore[attr-defined]
+            raise MemoryError("the finisher could not load")
+        loading(some)(solver)
+
+    with SatSolver("cadical195", Deadline(30), some) as solver:  # the one beside answers
+        assert solver.race("glucose3", cadical_fails, 1, True, finisher) is True
+        assert not solver.rival_answered and solver.name == "cadical195" and solver.served
+        assert satisfies(solver.get_model())
+    with SatSolver("cadical195", Deadline(30), some) as solver:  # every child failed
+        assert solver.race("glucose3", cadical_fails, 1, False, finisher) is True
+        assert solver.served is None and satisfies(solver.get_model())
+
+    started = time.monotonic()
+    with SatSolver("cadical195", Deadline(1), hard) as solver:
+        assert solver.race("glucose3", loading(hard), 2_000, True, finisher) is None
+        assert solver.served is None
+    assert time.monotonic() - started < 1.5

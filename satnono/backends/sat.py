@@ -42,6 +42,7 @@ from satnono.runtime.sat_solvers import (
     NO_PROPAGATE,
     NON_INCREMENTAL,
     SLICED,
+    Rival,
     SatSolver,
     canonical_solver,
 )
@@ -62,8 +63,9 @@ SEARCH_WORK = 2_000_000
 #: The solver that takes the probed residual by default: with belief propagation's phases it
 #: found Knotty's two solutions in 0.1 s and Faase's in 2.5 s (BENCHMARKS.md).
 PROBED_SOLVER = "cadical195"
-#: The solver that races PROBED_SOLVER for the probed residual's first solution once that has
-#: met RIVAL_HEAD_START conflicts alone: Glucose 3, with the same phases as first guesses only
+#: Where this process cannot fork (FINISHER otherwise), the solver that takes turns with
+#: PROBED_SOLVER for the probed residual's first solution once that has met RIVAL_HEAD_START
+#: conflicts alone: Glucose 3, with the same phases as first guesses only
 #: (CaDiCaL keeps the phases it is given to the end; Glucose's saved phases replace them).
 #: Kept phases find Knotty's solutions in 3,400 conflicts (0.1 s) where Glucose finds none
 #: in 60 s, but on a large random residual with many solutions they lose their way: on the
@@ -72,6 +74,18 @@ PROBED_SOLVER = "cadical195"
 #: conflicts) and on all but 2 of taai2014's 254 probed residuals (BENCHMARKS.md).
 PROBED_RIVAL = "glucose3"
 RIVAL_HEAD_START = 20_000
+#: What takes the probed residual over once the head start has passed without an answer,
+#: where this process can fork: CaDiCaL 1.9.5 in stable mode only (the residuals of random
+#: puzzles are satisfiable), one whole solve call in a forked child, unsliced; on two idle
+#: cores, CaDiCaL as the head start left it beside it, in a child of its own (Faase's two
+#: solutions, which the head start nearly reaches: 4.2-4.5 s then, 6.2-6.7 s from stable mode
+#: alone). The first answer is kept and its child serves the later solves. To a first
+#: solution, unsliced, on 18 probed residuals of random 35x35 and 40x40 puzzles (the tuning
+#: set, BENCHMARKS.md issue 43, round 17): stable mode 64.3 s in all, CaDiCaL's defaults
+#: 147.7 s and Glucose 3 more (each of them undecided in 40 s on two where stable mode took
+#: 13.4 s and 1.3 s); the faster of stable mode and the defaults 45.0 s (and of stable mode and
+#: Glucose 43.6 s).
+FINISHER = Rival("cadical195", (("stabilizeonly", 1),), "cadical195-stable")
 #: Implications of probing handed to the solver at most (each one a binary clause).
 MOST_IMPLICATIONS = 300_000
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
@@ -106,10 +120,11 @@ def enumerate_models(
     those solutions again. The consumer sends nothing back; it simply stops iterating when it
     has enough. `blocked` are blocking clauses of solutions found before (by an earlier search);
     `implied` are clauses the formula implies (probing's), loaded with it. With a `rival`
-    solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START conflicts the
-    rival, loaded alike, races the solver, on a core of its own where this process has two
-    idle ones (`_second_core`; a forked child: its answer is the first, and the solver goes on
-    from there), else taking turns with it on this one (and whichever answers goes on).
+    solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START conflicts
+    FINISHER, loaded alike, goes on in a forked child, and the solver as it stands beside it
+    in a child of its own where this process has two idle cores (`_second_core`), the one
+    that answers first serving the later solves; where this process cannot fork, the rival
+    takes turns with the solver on this core (and whichever answers goes on).
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
@@ -135,11 +150,11 @@ def enumerate_models(
         first = True
         while not splits or len(blocking) < BLOCKING_PHASE:
             if first and rival is not None:
-                result = solver.race(rival, load_rival, RIVAL_HEAD_START, _second_core)
-                if solver.rival_answered:  # taking turns, the rival goes on; from its own
-                    # core, it gave the first answer and the solver goes on from there
-                    took_over = solver.name != solver_name
-                    yield ("solver", solver.name if took_over else f"{rival}+{solver_name}")
+                result = solver.race(
+                    rival, load_rival, RIVAL_HEAD_START, _second_core, finisher=FINISHER
+                )
+                if solver.name != solver_name:  # another solver answered, and goes on
+                    yield ("solver", solver.name)
             else:
                 result = solver.solve()
             first = False
@@ -157,7 +172,7 @@ def enumerate_models(
             if incremental:
                 solver.add_clause(clause)
                 if guided:
-                    solver.solver.set_phases(model)
+                    solver.set_phases(model)
             else:  # not incremental: the rest in an incremental solver, said in `solver`
                 from pysat.solvers import Solver
 
@@ -176,11 +191,9 @@ def enumerate_models(
 
 
 def _second_core() -> bool:
-    """Whether a rival may race on a core of its own (a forked child) rather than take turns
-    with the solver on this one: this process may use two cores, and two are idle now (this
-    search's and the rival's; `idle_cores`). On busy cores a rival in a child only takes time
-    from the solver, whose slices must keep the deadline (a 9 s timeout on two cores loaded by
-    the test suite ended at 11.7 s)."""
+    """Whether the solver may go on beside FINISHER, each in a child on a core of its own:
+    this process may use two cores, and two are idle now (`idle_cores`). On busy cores two
+    children would only take time from each other."""
     from satnono.backends import idle_cores, usable_cores
     from satnono.runtime.child import can_fork
 
@@ -190,8 +203,8 @@ def _second_core() -> bool:
     return idle is None or idle >= IDLE_CORES
 
 
-#: Cores that must be idle for a rival to race on a core of its own (this search's own, which
-#: waits while they are measured, and the rival's), less a margin for the measure's coarseness.
+#: Cores that must be idle for two children to solve side by side (this search's own, which
+#: waits while they are measured, and the other), less a margin for the measure's coarseness.
 IDLE_CORES = 1.5
 
 

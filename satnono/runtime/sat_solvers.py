@@ -11,14 +11,19 @@ child that it can kill instead, as it does CaDiCaL on a large formula.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Self
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Self
 
 from satnono.errors import InputError
+from satnono.runtime.child import ChildFinished, can_fork
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.stoppable import Stoppable
+
+if TYPE_CHECKING:
+    from satnono.runtime.served import Served
 
 #: Chosen by measurement: with the default encoding (blocks) and default phases, the fastest
 #: total and slowest puzzle on the webpbn survey set (BENCHMARKS.md, portfolio section).
@@ -52,8 +57,6 @@ SMALLEST_SLICE = 1_000
 #: processes on 2 cores, and its first slice of 10,000 took 8.7 s past a 4 s timeout). A
 #: deadline 10 s away or more keeps the first slice of FIRST_SLICE the solver was tuned with.
 SAFE_RATE = 1_000
-#: How much lower a rival racing from a child of its own is scheduled (see SatSolver.race).
-RIVAL_NICENESS = 10
 
 
 def solver_names() -> dict[str, str]:
@@ -103,6 +106,29 @@ def canonical_solver(name: str | None) -> str:
     return canonical
 
 
+@dataclass(frozen=True)
+class Rival:
+    """A solver that races another (SatSolver.race): its PySAT name, the options (CaDiCaL's)
+    set on it before anything is loaded, and the label a result's `solver` names it by."""
+
+    name: str
+    options: tuple[tuple[str, int], ...] = ()
+    label: str = ""
+
+    def make(self) -> Any:
+        """A new PySAT solver of this kind, its options set, nothing loaded yet."""
+        from pysat.solvers import Solver
+
+        solver = Solver(name=self.name)
+        if self.options:
+            solver.configure(dict(self.options))
+        return solver
+
+    @property
+    def called(self) -> str:
+        return self.label or self.name
+
+
 class SatSolver(Stoppable):
     """One PySAT solver in use: `with SatSolver(name, deadline, clauses) as s:` then
     s.solve(), s.propagate(), s.add_clause(); leaving the block deletes it.
@@ -129,10 +155,13 @@ class SatSolver(Stoppable):
         self.slice = FIRST_SLICE if canonical in SLICED else None
         #: Whether a slice has shown this solver's speed here (the slices are sized by it).
         self.measured = False
-        #: The model of the last answer when a rival in a child gave it (`_race_in_child`).
+        #: The model of the last answer when a child gave it (`_finish_in_children`).
         self.given_model: list[int] | None = None
         #: Whether the rival answered the last `race`.
         self.rival_answered = False
+        #: The child that solves for this adapter once a race has gone to children
+        #: (`_finish_in_children`), until a solve it cannot serve.
+        self.served: Served | None = None
         self.solver: Any = Solver(
             name=name, bootstrap_with=clauses if clauses else None, with_proof=with_proof
         )
@@ -147,6 +176,7 @@ class SatSolver(Stoppable):
 
     def __exit__(self, *_: object) -> None:
         super().__exit__()
+        self._stop_serving()
         self.solver.delete()
 
     def solve(self, assumptions: Iterable[int] = ()) -> bool | None:
@@ -156,6 +186,11 @@ class SatSolver(Stoppable):
         # count's listing's, once the engine has counted), and short solves never look again.
         if self.deadline.expired():
             return None
+        assumptions = list(assumptions)
+        if self.served is not None:
+            if not assumptions:
+                return self._served_solve()
+            self._stop_serving()  # assumptions: this process's solver from here on
         solver = self.solver
         if self.slice is not None:
             return self.solve_for(float("inf"), assumptions=list(assumptions))
@@ -209,21 +244,25 @@ class SatSolver(Stoppable):
         load_rival: Callable[[Any], None],
         head_start: int,
         parallel: bool | Callable[[], bool] = False,
+        finisher: Rival | None = None,
     ) -> bool | None:
-        """solve(), but after `head_start` conflicts without an answer a second solver, named
-        `rival_name` and loaded by `load_rival`, races this one: on another core when
-        `parallel` (or `parallel()`, asked only once the head start has passed: a look at the
-        idle cores sleeps 50 ms) in a forked child, while this one goes on at full speed, else
-        taking turns with it, a slice each. Whichever answers first is this adapter's answer, and
-        `rival_answered` says whether the rival did (taking turns, it is this adapter's
-        solver from then on, and `name` says so); None when the deadline came first. Both
-        must take a conflict budget."""
+        """solve(), but after `head_start` conflicts without an answer the solve goes on in
+        forked children, each one whole solve call, unsliced (`_finish_in_children`): the
+        `finisher` (loaded by `load_rival`), and when `parallel` (or `parallel()`, asked only
+        once the head start has passed: a look at the idle cores sleeps 50 ms) this solver
+        beside it on a core of its own; the first answer is this adapter's, `name` names who
+        gave it, `rival_answered` says whether the finisher did, and that child serves the
+        later solves. Without a finisher, or where this process cannot fork, the rival named
+        `rival_name` takes turns with this solver instead, a slice each, and the one that
+        answers is this adapter's solver from then on (`name` and `rival_answered` say so).
+        None when the deadline came first. Both must take a conflict budget."""
         self.rival_answered = False
         result = self.solve_for(float("inf"), head_start)
         if result is not None or self.deadline.expired():
             return result
-        if parallel if isinstance(parallel, bool) else parallel():
-            return self._race_in_child(rival_name, load_rival)
+        if finisher is not None and can_fork():
+            both = parallel if isinstance(parallel, bool) else parallel()
+            return self._finish_in_children(finisher, load_rival, both)
         rival = SatSolver(rival_name, self.deadline)  # not watched: its slices look at the deadline
         rival.slice = SMALLEST_SLICE  # grown to SLICE_SECONDS from its first turn's speed
         try:
@@ -242,42 +281,56 @@ class SatSolver(Stoppable):
         finally:
             rival.solver.delete()
 
-    def _race_in_child(self, rival_name: str, load_rival: Callable[[Any], None]) -> bool | None:
-        """The race of `race` on two cores: the rival solves in a forked child (killed when
-        this solver answers first, at the deadline, on Ctrl-C), this solver goes on here in
-        its slices. When the rival answers first, its answer is this adapter's, and its model
-        is what `get_model` gives until the next call; this solver, with all it learned, goes
-        on from there (the rival's search is not kept: a child cannot hand a solver over).
-        On one core the turns of `race` halve each solver's speed: a random 40x40 whose
-        probed residual CaDiCaL 1.9.5 solves alone in 22.9 s took 49.9 s raced so
-        (BENCHMARKS.md, issue 43)."""
-        from pysat.solvers import Solver
+    def _finish_in_children(
+        self, finisher: Rival, load_rival: Callable[[Any], None], beside: bool
+    ) -> bool | None:
+        """The rest of `race` in forked children, each one whole solve call, no slices:
+        `finisher`, loaded by `load_rival`, and with `beside` this solver as its head start
+        left it, on a core of its own. The first to answer serves the later solves."""
+        from satnono.runtime import served
 
-        from satnono.runtime.child import ChildFinished, ForkedChild
+        def fresh() -> Any:
+            solver = finisher.make()
+            load_rival(solver)
+            return solver
 
-        def run(send: Callable[[Any], None]) -> None:
-            # A core of its own only if one is idle: on busy cores the rival yields to this
-            # solver (whose slices, sized before the rival started, must keep the deadline).
-            os.nice(RIVAL_NICENESS)
-            rival: Any = Solver(name=rival_name)
-            load_rival(rival)
-            satisfiable = bool(rival.solve())  # not stopped here: the parent kills this child
-            send((satisfiable, rival.get_model() if satisfiable else None))
+        starters: list[tuple[str, Callable[[], Any]]] = [(finisher.called, fresh)]
+        if beside:
+            starters.append((self.name, lambda: self.solver))
+        first = served.first(starters, self.deadline)
+        if first is None:  # the deadline, or every child failed: then this solver goes on
+            return None if self.deadline.expired() else self.solve_for(float("inf"))
+        self.served, (satisfiable, model) = first
+        self.rival_answered = self.served.index == 0
+        self.name = self.served.label
+        self.given_model = model
+        return satisfiable
 
-        with ForkedChild(run, f"{rival_name} solver", quiet=True) as child:
-            while not self.deadline.expired():
-                result = self.solve_for(SLICE_SECONDS)
-                if result is not None:
-                    return result
-                if child.finished or not child.ready():
-                    continue
-                try:
-                    satisfiable, model = child.receive(0)
-                except (ChildFinished, RuntimeError):  # the rival failed: this one goes on
-                    continue
-                self.rival_answered, self.given_model = True, model
-                return bool(satisfiable)
+    def _served_solve(self) -> bool | None:
+        """solve() by the serving child; without it, from here on, if it failed."""
+        assert self.served is not None
+        try:
+            answer = self.served.solve(self.deadline)
+        except (ChildFinished, RuntimeError, OSError):
+            self._stop_serving()
+            return self.solve()
+        if answer is None:  # the deadline: the child is mid-solve, and ends here
+            self._stop_serving()
             return None
+        satisfiable, self.given_model = answer
+        return satisfiable
+
+    def _stop_serving(self) -> None:
+        if self.served is not None:
+            self.served.stop()
+            self.served = None
+
+    def set_phases(self, literals: Sequence[int]) -> None:
+        """The phases the next solves start from (and the serving child's)."""
+        self.solver.set_phases(list(literals))
+        if self.served is not None:
+            with contextlib.suppress(OSError):  # gone: the next solve finds out
+                self.served.set_phases(literals)
 
     def propagate(self, assumptions: Iterable[int] = ()) -> tuple[bool, list[int]]:
         """Unit propagation under `assumptions`: (consistent, implied literals)."""
@@ -286,6 +339,9 @@ class SatSolver(Stoppable):
 
     def add_clause(self, clause: Sequence[int]) -> None:
         self.solver.add_clause(clause)
+        if self.served is not None:
+            with contextlib.suppress(OSError):  # gone: the next solve finds out
+                self.served.add_clause(clause)
 
     def get_model(self) -> Any:
         """The last satisfying assignment: this solver's, or a rival's that answered for it."""
