@@ -4,7 +4,8 @@
 sat backend, the ambiguity map, the counting search's checks), so none is left allocated and
 each is stopped through PySAT's public interrupt() (solve_limited with expect_interrupt).
 CaDiCaL 1.9.5 has no interrupt() but honours a conflict budget: it solves in slices of about
-SLICE_SECONDS, looking at the deadline between them. The others without interrupt() (Kissat,
+SLICE_SECONDS, looking at the deadline between them, or past a race's head start unsliced in
+a forked child (satnono.runtime.served). The others without interrupt() (Kissat,
 Lingeling, CaDiCaL 1.0.3) are stopped between calls; the sat backend runs those in a forked
 child that it can kill instead, as it does CaDiCaL on a large formula.
 """
