@@ -68,14 +68,15 @@ pub(super) fn sweep_raced<const W: usize>(
     let shares = Bytes::shared((budget.min(options.memory / 4), trace), (budget, trace));
     let domains = grid.domains(puzzle);
     let turned = puzzle.turned();
-    let sides = (domains.clone(), cells, by_columns);
-    let rival = differs(puzzle, &turned, &domains)
-        .then_some(|theirs: &Control| turned_sweep::<W>(&turned, sides, theirs, shares));
-    let raced = race(
+    let raced = both_ways(
         control,
-        (RACE_AFTER, JUDGE_AFTER),
-        |mine: &Control| alone(&mut *lines, mine, shares),
-        rival,
+        (puzzle, &turned, &domains),
+        shares,
+        |mine: &Control, bytes| alone(&mut *lines, mine, bytes),
+        |theirs: &Control, bytes| {
+            let sides = (domains.clone(), cells, by_columns);
+            turned_sweep::<W>(&turned, sides, theirs, bytes)
+        },
     );
     // Run again alone with the whole memory, where the race held the sweep ahead to less.
     match raced {
@@ -129,13 +130,12 @@ pub(super) fn layers_raced<const W: usize>(
             (swept, layers.map(|layers| layers.turned_back(last)))
         })
     };
-    let rival = differs(puzzle, &turned, &domains)
-        .then_some(|theirs: &Control| turned_layers(theirs, shares));
-    let raced = race(
+    let raced = both_ways(
         control,
-        (RACE_AFTER, JUDGE_AFTER),
-        |mine: &Control| alone(&mut *lines, mine, shares),
-        rival,
+        (puzzle, &turned, &domains),
+        shares,
+        |mine: &Control, bytes| alone(&mut *lines, mine, bytes),
+        turned_layers,
     );
     // Run again alone with the whole memory, where the race held the sweep ahead to less.
     match raced {
@@ -143,6 +143,24 @@ pub(super) fn layers_raced<const W: usize>(
         Raced::OutOfBytes(0) => alone(lines, control, budgets.into()).1,
         Raced::OutOfBytes(_) => turned_layers(control, budgets.into()).1,
     }
+}
+
+/// `mine` raced (`race`) against `theirs`, the same sweep of the puzzle turned half round,
+/// each within `shares`; `mine` alone where the turned puzzle is this one (`differs`).
+fn both_ways<T: Default + Send>(
+    control: &Control,
+    (puzzle, turned, domains): (&Puzzle, &Puzzle, &[u128]),
+    shares: Bytes,
+    mine: impl FnOnce(&Control, Bytes) -> (Swept, T) + Send,
+    theirs: impl FnOnce(&Control, Bytes) -> (Swept, T) + Send,
+) -> Raced<T> {
+    let rival = differs(puzzle, turned, domains).then_some(|c: &Control| theirs(c, shares));
+    race(
+        control,
+        (RACE_AFTER, JUDGE_AFTER),
+        |c: &Control| mine(c, shares),
+        rival,
+    )
 }
 
 /// Whether the puzzle turned half round (with its domains) is another puzzle: else the
