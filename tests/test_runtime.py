@@ -421,16 +421,19 @@ def test_a_finished_race_goes_on_in_children_that_serve_the_later_solves(
         assert solver.race("glucose3", loading(some), 1, True, finisher) is True
         first = solver.get_model()
         assert solver.served is not None and satisfies(first)
+        served_by = solver.name
         os.kill(solver.served.child.pid, signal.SIGKILL)  # its child dies: this solver goes on
         solver.add_clause([-lit for lit in first])
         assert solver.solve() is True and solver.served is None
         assert satisfies(solver.get_model()) and solver.get_model() != first
+        assert solver.name == f"{served_by}+cadical195"  # who answered after the child
     with SatSolver("cadical195", Deadline(30), some) as solver:
         assert solver.race("glucose3", loading(some), 1, True, finisher) is True
-        first = solver.get_model()
+        first, served_by = solver.get_model(), solver.name
         assert solver.solve([-first[0]]) is True and solver.served is None  # here from now on
         model = solver.get_model()
         assert satisfies(model) and model[0] == -first[0]
+        assert solver.name == f"{served_by}+cadical195"
 
     def cadical_fails(solver: object) -> None:
         if type(solver.solver).__name__.startswith("Cadical"):  # type: ignore[attr-defined]

@@ -3,6 +3,8 @@ CNF deduces exactly what line propagation deduces."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -166,6 +168,36 @@ def test_implied_clauses_do_not_count_as_solutions_found(monkeypatch: pytest.Mon
                                                   implied=implied), strict=False)
     )  # fmt: skip
     assert [isinstance(item, list) for _, item in items] == [True] * 3
+
+
+def test_the_solver_named_is_the_one_that_answered_each_solution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression: once a race's child had answered, `solver` named it to the end, though from
+    the splitting walk on (solves under assumptions) this process's CaDiCaL answers."""
+    from satnono.runtime.sat_solvers import SatSolver
+
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")
+    domains = initial_domains(puzzle)
+    propagator = Propagator(puzzle)
+    propagator.propagate(domains)
+    formula = encode_puzzle(propagator, domains)
+    solve_for = SatSolver.solve_for
+
+    def no_head_start(
+        self: SatSolver, seconds: float, conflicts: int | None = None, **rest: Any
+    ) -> object:  # the head start ends without an answer: on to the children
+        return None if conflicts is not None else solve_for(self, seconds, **rest)
+
+    monkeypatch.setattr(SatSolver, "solve_for", no_head_start)
+    monkeypatch.setattr(sat_backend, "_second_core", lambda: False)
+    items = list(
+        sat_backend.enumerate_models(formula, "cadical195", Deadline(60), rival="glucose3")
+    )
+    named = [item[1] for item in items if isinstance(item, tuple)]
+    assert named == ["cadical195-stable", "cadical195-stable+cadical195"]
+    models = [tuple(item) for item in items if isinstance(item, list)]
+    assert len(models) == len(set(models)) == 256 and items[-1] == "exhausted"
 
 
 def test_the_rival_races_on_a_core_of_its_own_only_when_two_are_idle(

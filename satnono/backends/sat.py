@@ -106,7 +106,8 @@ def enumerate_models(
     rival: str | None = None,
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted"
-    (and ("solver", name) when a rival took over).
+    (and ("solver", name) whenever another solver answers from then on: a rival, the child
+    that won a race, or this process's solver after it).
 
     The first solutions come from the classic loop (solve, add a blocking clause, solve again),
     which is what proving a solution unique takes. With `phases` (literals), the solver starts
@@ -148,16 +149,18 @@ def enumerate_models(
             load(other, rival, formula, seed, [*blocking, *(implied or ())], deadline, phases)
 
         first = True
+        named = solver_name  # who answers, said again whenever it changes
         while not splits or len(blocking) < BLOCKING_PHASE:
             if first and rival is not None:
                 result = solver.race(
                     rival, load_rival, RIVAL_HEAD_START, _second_core, finisher=FINISHER
                 )
-                if solver.name != solver_name:  # another solver answered, and goes on
-                    yield ("solver", solver.name)
             else:
                 result = solver.solve()
             first = False
+            if solver.name != named:  # another solver answered (a rival, a child, or this one)
+                named = solver.name
+                yield ("solver", named)
             if result is None:
                 yield "interrupted"
                 return
@@ -186,8 +189,13 @@ def enumerate_models(
                 incremental = True
                 splits = solver_name not in NO_PROPAGATE
                 guided = phases is not None and solver_name not in NO_PHASES
+                named = solver.name
                 yield ("solver", f"{first_name}+{solver_name}")
-        yield from _enumerate_by_splitting(solver, cell_variables, formula.checks_by_propagation)
+        for item in _enumerate_by_splitting(solver, cell_variables, formula.checks_by_propagation):
+            if solver.name != named:  # splitting solves under assumptions, in this process
+                named = solver.name
+                yield ("solver", named)
+            yield item
 
 
 def _second_core() -> bool:

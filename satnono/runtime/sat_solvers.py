@@ -163,6 +163,8 @@ class SatSolver(Stoppable):
         #: The child that solves for this adapter once a race has gone to children
         #: (`_finish_in_children`), until a solve it cannot serve.
         self.served: Served | None = None
+        #: The name of this process's solver while a child serves (`name` is the child's).
+        self.own_name = name
         self.solver: Any = Solver(
             name=name, bootstrap_with=clauses if clauses else None, with_proof=with_proof
         )
@@ -191,7 +193,7 @@ class SatSolver(Stoppable):
         if self.served is not None:
             if not assumptions:
                 return self._served_solve()
-            self._stop_serving()  # assumptions: this process's solver from here on
+            self._hand_back()  # assumptions: this process's solver from here on
         solver = self.solver
         if self.slice is not None:
             return self.solve_for(float("inf"), assumptions=list(assumptions))
@@ -303,7 +305,7 @@ class SatSolver(Stoppable):
             return None if self.deadline.expired() else self.solve_for(float("inf"))
         self.served, (satisfiable, model) = first
         self.rival_answered = self.served.index == 0
-        self.name = self.served.label
+        self.own_name, self.name = self.name, self.served.label
         self.given_model = model
         return satisfiable
 
@@ -313,7 +315,7 @@ class SatSolver(Stoppable):
         try:
             answer = self.served.solve(self.deadline)
         except (ChildFinished, RuntimeError, OSError):
-            self._stop_serving()
+            self._hand_back()
             return self.solve()
         if answer is None:  # the deadline: the child is mid-solve, and ends here
             self._stop_serving()
@@ -325,6 +327,13 @@ class SatSolver(Stoppable):
         if self.served is not None:
             self.served.stop()
             self.served = None
+
+    def _hand_back(self) -> None:
+        """This process's solver solves from here on, and `name` says who answered before it
+        and who after ("cadical195-stable+cadical195"), as a result's `solver` does."""
+        if self.served is not None:
+            self.name = f"{self.served.label}+{self.own_name}"
+            self._stop_serving()
 
     def set_phases(self, literals: Sequence[int]) -> None:
         """The phases the next solves start from (and the serving child's)."""
