@@ -189,17 +189,17 @@ class SatSolver(Stoppable):
         # count's listing's, once the engine has counted), and short solves never look again.
         if self.deadline.expired():
             return None
-        assumptions = list(assumptions)
+        assumed = list(assumptions)
         if self.served is not None:
-            if not assumptions:
+            if not assumed:
                 return self._served_solve()
             self._hand_back()  # assumptions: this process's solver from here on
         solver = self.solver
         if self.slice is not None:
-            return self.solve_for(float("inf"), assumptions=list(assumptions))
+            return self.solve_for(float("inf"), assumptions=assumed)
         if not self.interruptible:
-            return bool(solver.solve(assumptions=list(assumptions)))
-        result = solver.solve_limited(assumptions=list(assumptions), expect_interrupt=True)
+            return bool(solver.solve(assumptions=assumed))
+        result = solver.solve_limited(assumptions=assumed, expect_interrupt=True)
         if result is None:
             solver.clear_interrupt()
             return None
