@@ -266,6 +266,34 @@ def test_a_race_keeps_the_solver_that_answers_and_ends_at_its_deadline() -> None
     assert time.monotonic() - started < 1 + 3 * SLICE_SECONDS + 0.5
 
 
+def test_a_race_s_quick_try_gives_way_to_a_fresh_solver_for_the_head_start() -> None:
+    """With a quick try, the first solver has only its conflicts; then a fresh solver of the
+    kind given, loaded anew, takes its place for the head start (and the race after it). (The
+    fresh one is loaded with another formula here, so that which one answered shows.)"""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import Rival, SatSolver
+
+    easy = [[1, 2], [-1], [-2, 3]]
+    loaded: list[int] = []
+
+    def load_easy(solver: object) -> None:
+        loaded.append(1)
+        solver.append_formula(easy)  # type: ignore[attr-defined]
+
+    quick = (500, Rival("cadical195"))
+    options = (("restart", 0),)
+    with SatSolver("cadical195", Deadline(30), easy, options=options) as solver:
+        assert solver.race("glucose3", load_easy, 20_000, quick=quick) is True
+        assert loaded == []  # answered within its quick try: no other solver made
+    with SatSolver("cadical195", Deadline(30), PHP(10).clauses, options=options) as solver:
+        first = solver.solver
+        assert solver.race("glucose3", load_easy, 20_000, quick=quick) is True
+        assert loaded == [1] and solver.solver is not first and solver.name == "cadical195"
+        assert solver.get_model()[:3] == [-1, 2, 3] and solver.conflicts() < 500
+        assert solver.solve([-3]) is False  # the fresh solver goes on as the solver
+
+
 def test_a_race_asks_for_a_second_core_only_past_its_head_start() -> None:
     """Whether a core is idle is measured by sleeping 50 ms: it was measured before every
     race, also where the solver answers within its head start (most probed residuals); and

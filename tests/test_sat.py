@@ -217,3 +217,45 @@ def test_the_rival_races_on_a_core_of_its_own_only_when_two_are_idle(
         assert sat_backend._second_core() is parallel
     monkeypatch.setattr(backends, "usable_cores", lambda: 1)
     assert sat_backend._second_core() is False
+
+
+def test_a_solver_s_options_are_set_before_its_clauses_are_loaded() -> None:
+    """CaDiCaL takes options only before anything is loaded (else it aborts the process): the
+    adapter sets them first, then loads the clauses it was given. Restarts off shows in its
+    statistics."""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import SatSolver
+
+    restarts = []
+    for options in ((), sat_backend.PROBED_OPTIONS):
+        with SatSolver("cadical195", Deadline(30), PHP(6).clauses, options=options) as solver:
+            assert solver.solve() is False
+            restarts.append(solver.solver.accum_stats()["restarts"])
+    assert restarts[0] > 0 and restarts[1] == 0
+
+
+def test_the_probed_residual_goes_to_cadical_with_the_probed_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The probed residual's CaDiCaL starts with a quick try that keeps to belief
+    propagation's phases (PROBED_OPTIONS: no restarts, no chronological backtracking); a
+    solver named for comparison keeps its defaults."""
+    from satnono.runtime.sat_solvers import SatSolver
+
+    given: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+    made = SatSolver.__init__
+
+    def spied(self: SatSolver, name: str, *args: Any, **rest: Any) -> None:
+        given.append((name, tuple(rest.get("options", ()))))
+        made(self, name, *args, **rest)
+
+    monkeypatch.setattr(SatSolver, "__init__", spied)
+    monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # straight past the native search
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")
+    assert len(solve(puzzle, backend="sat", limit=3).grids) == 3
+    assert given == [("cadical195", sat_backend.PROBED_OPTIONS)]
+    given.clear()
+    named = SearchOptions(solver="glucose3")
+    assert len(solve(puzzle, backend="sat", limit=3, options=named).grids) == 3
+    assert given == [("glucose3", ())]

@@ -55,11 +55,10 @@ ALL_TRUE = -1
 BLOCKING_PHASE = 64
 
 #: The native search's budget before CDCL takes over, in probes times lines (a larger puzzle
-#: gets fewer, costlier probes). Tuned on taai2011, all 1000 solved at every value: CPU for
-#: the set with 20 rounds of belief propagation 99.6 s at 0, 61.5 at 1e6, 60.6 at 2e6 and
-#: 4e6, 61.9 at 6e6, 60.4 at 1e7, 76.7 at nonosolve's 4e7; with 40 rounds 50.1 at 1e6, 49.6
-#: at 2e6, 50.4 at 4e6 (BENCHMARKS.md, "The engine in Rust").
-SEARCH_WORK = 2_000_000
+#: gets fewer, costlier probes). Since CaDiCaL's quick try (QUICK_CONFLICTS), CPU for taai2014:
+#: 5e5 36.1 s, 1e6 34.5 s, 2e6 36.9 s, 4e6 41.5 s; 1.5e6 leaves Lion to the native search
+#: (13,800 probes past its root, 94 lines), 0.08 s where CaDiCaL takes 0.6 s (BENCHMARKS.md).
+SEARCH_WORK = 1_500_000
 #: The solver that takes the probed residual by default: with belief propagation's phases it
 #: found Knotty's two solutions in 0.1 s and Faase's in 2.5 s (BENCHMARKS.md).
 PROBED_SOLVER = "cadical195"
@@ -86,6 +85,15 @@ RIVAL_HEAD_START = 20_000
 #: 13.4 s and 1.3 s); the faster of stable mode and the defaults 45.0 s (and of stable mode and
 #: Glucose 43.6 s).
 FINISHER = Rival("cadical195", (("stabilizeonly", 1),), "cadical195-stable")
+#: The probed residual's first QUICK_CONFLICTS go to CaDiCaL with PROBED_OPTIONS, no restarts
+#: nor chronological backtracking (it keeps to belief propagation's phases); then CaDiCaL
+#: with its defaults starts over for the head start. First solutions, CPU seconds of CaDiCaL
+#: on taai2014's 254 probed residuals (tuning set): defaults 15.5 s, PROBED_OPTIONS 8.9 s
+#: (restarts off alone 13.2, chronological backtracking off alone 12.7), 5,000 conflicts so
+#: then the defaults 11.9 s; Faase 0.4 s against 3.6 s, Sierp 0.8 s against 0.1 s (hence no
+#: more than 5,000). Only a quick try: random 40x40s went faster on the defaults past it.
+PROBED_OPTIONS = (("chrono", 0), ("restart", 0))
+QUICK_CONFLICTS = 5_000
 #: Implications of probing handed to the solver at most (each one a binary clause).
 MOST_IMPLICATIONS = 300_000
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
@@ -104,6 +112,7 @@ def enumerate_models(
     phases: list[int] | None = None,
     implied: list[list[int]] | None = None,
     rival: str | None = None,
+    options: Sequence[tuple[str, int]] = (),
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted"
     (and ("solver", name) whenever another solver answers from then on: a rival, the child
@@ -120,7 +129,8 @@ def enumerate_models(
     at each branching node. The blocking clauses already added keep the walk from finding
     those solutions again. The consumer sends nothing back; it simply stops iterating when it
     has enough. `blocked` are blocking clauses of solutions found before (by an earlier search);
-    `implied` are clauses the formula implies (probing's), loaded with it. With a `rival`
+    `implied` are clauses the formula implies (probing's), loaded with it; `options` are the
+    solver's, with a rival for its first QUICK_CONFLICTS only (then its defaults). With a `rival`
     solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START conflicts
     FINISHER, loaded alike, goes on in a forked child, and the solver as it stands beside it
     in a child of its own where this process has two idle cores (`_second_core`), the one
@@ -133,7 +143,7 @@ def enumerate_models(
     splits = incremental and solver_name not in NO_PROPAGATE
     blocking: list[list[int]] = list(blocked or ())
     guided = phases is not None and solver_name not in NO_PHASES
-    with SatSolver(solver_name, deadline) as solver:
+    with SatSolver(solver_name, deadline, options=options) as solver:
         load(
             solver.solver,
             solver_name,
@@ -152,8 +162,9 @@ def enumerate_models(
         named = solver_name  # who answers, said again whenever it changes
         while not splits or len(blocking) < BLOCKING_PHASE:
             if first and rival is not None:
+                quick = (QUICK_CONFLICTS, Rival(solver_name)) if options else None
                 result = solver.race(
-                    rival, load_rival, RIVAL_HEAD_START, _second_core, finisher=FINISHER
+                    rival, load_rival, RIVAL_HEAD_START, _second_core, FINISHER, quick
                 )
             else:
                 result = solver.solve()
@@ -395,7 +406,8 @@ def _search(
         ]
         implied = implication_clauses(formula, implications)
         phases = guessed_phases(formula, residual, deadline) if guess else None
-        rival = PROBED_RIVAL if guess else None
+        rival, solver_options = (PROBED_RIVAL, PROBED_OPTIONS) if guess else (None, ())
+    solving = (options.seed, extra, phases, implied, rival, solver_options)
     stats: dict[str, Any] = {
         "solver": solver_name,
         "encoding": formula.encoding,
@@ -408,15 +420,11 @@ def _search(
         solver_name in SLICED and len(formula.clauses) + len(implied) <= IN_PROCESS_CLAUSES
     )
     if in_process:
-        models: Iterator[Any] = enumerate_models(
-            formula, solver_name, deadline, options.seed, extra, phases, implied, rival
-        )
+        models: Iterator[Any] = enumerate_models(formula, solver_name, deadline, *solving)
     else:
 
         def run(send: Send) -> None:  # no deadline: the child is killed when it passes
-            for item in enumerate_models(
-                formula, solver_name, Deadline(None), options.seed, extra, phases, implied, rival
-            ):
+            for item in enumerate_models(formula, solver_name, Deadline(None), *solving):
                 send(item)
 
         models = stream_from_child(run, deadline, f"{solver_name} solver")

@@ -145,9 +145,11 @@ class SatSolver(Stoppable):
         deadline: Deadline,
         clauses: Sequence[Sequence[int]] = (),
         with_proof: bool = False,
+        options: Sequence[tuple[str, int]] = (),
     ) -> None:
         """`with_proof`: the solver logs a DRUP proof (CaDiCaL, Glucose), read after an
-        unsatisfiable answer with `solver.get_proof()` (certificates, satnono.proof.certify)."""
+        unsatisfiable answer with `solver.get_proof()` (certificates, satnono.proof.certify).
+        `options` (CaDiCaL's) are set before anything is loaded, as CaDiCaL requires."""
         from pysat.solvers import Solver
 
         canonical = solver_names().get(name, name)
@@ -165,9 +167,11 @@ class SatSolver(Stoppable):
         self.served: Served | None = None
         #: The name of this process's solver while a child serves (`name` is the child's).
         self.own_name = name
-        self.solver: Any = Solver(
-            name=name, bootstrap_with=clauses if clauses else None, with_proof=with_proof
-        )
+        self.solver: Any = Solver(name=name, with_proof=with_proof)
+        if options:
+            self.solver.configure(dict(options))
+        if clauses:
+            self.solver.append_formula(clauses)
 
     def replace(self, solver: Any) -> None:
         """Use `solver` from now on; the previous one is deleted."""
@@ -248,8 +252,11 @@ class SatSolver(Stoppable):
         head_start: int,
         parallel: bool | Callable[[], bool] = False,
         finisher: Rival | None = None,
+        quick: tuple[int, Rival] | None = None,
     ) -> bool | None:
-        """solve(), but after `head_start` conflicts without an answer the solve goes on in
+        """solve(), but with `quick` (conflicts, a solver) this solver has only so many
+        conflicts, then that solver, loaded by `load_rival`, takes its place from scratch; and
+        after `head_start` conflicts without an answer the solve goes on in
         forked children, each one whole solve call, unsliced (`_finish_in_children`): the
         `finisher` (loaded by `load_rival`), and when `parallel` (or `parallel()`, asked only
         once the head start has passed: a look at the idle cores sleeps 50 ms) this solver
@@ -260,6 +267,13 @@ class SatSolver(Stoppable):
         answers is this adapter's solver from then on (`name` and `rival_answered` say so).
         None when the deadline came first. Both must take a conflict budget."""
         self.rival_answered = False
+        if quick is not None:
+            result = self.solve_for(float("inf"), quick[0])
+            if result is not None or self.deadline.expired():
+                return result
+            successor = quick[1].make()
+            self.replace(successor)
+            load_rival(successor)
         result = self.solve_for(float("inf"), head_start)
         if result is not None or self.deadline.expired():
             return result
