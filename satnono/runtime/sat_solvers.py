@@ -109,8 +109,9 @@ def canonical_solver(name: str | None) -> str:
 
 @dataclass(frozen=True)
 class Rival:
-    """A solver that races another (SatSolver.race): its PySAT name, the options (CaDiCaL's)
-    set on it before anything is loaded, and the label a result's `solver` names it by."""
+    """A solver a race makes (SatSolver.race): one that races the first, or one that takes its
+    place after a quick try. Its PySAT name, the options (CaDiCaL's) set on it before anything
+    is loaded, and the label a result's `solver` names it by."""
 
     name: str
     options: tuple[tuple[str, int], ...] = ()
