@@ -219,6 +219,27 @@ def test_the_rival_races_on_a_core_of_its_own_only_when_two_are_idle(
     assert sat_backend._second_core() is False
 
 
+@pytest.mark.parametrize(("small", "quick"), [(1_024, None), (0, sat_backend.QUICK_CONFLICTS)])
+def test_a_small_probed_residual_keeps_the_probed_options_past_the_quick_try(
+    monkeypatch: pytest.MonkeyPatch, small: int, quick: int | None
+) -> None:
+    """A probed residual of at most SMALL_RESIDUAL undecided cells keeps PROBED_OPTIONS all
+    along (no quick try that gives way to the defaults); a larger one has QUICK_CONFLICTS."""
+    given: list[Any] = []
+    enumerate_models = sat_backend.enumerate_models
+
+    def spied(*args: Any) -> Any:
+        given.append(args[-2:])  # the options and the quick try's conflicts
+        return enumerate_models(*args)
+
+    monkeypatch.setattr(sat_backend, "enumerate_models", spied)
+    monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # straight past the native search
+    monkeypatch.setattr(sat_backend, "SMALL_RESIDUAL", small)
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")  # 16 undecided cells
+    assert len(solve(puzzle, backend="sat", limit=3).grids) == 3
+    assert given == [(sat_backend.PROBED_OPTIONS, quick)]
+
+
 def test_a_solver_s_options_are_set_before_its_clauses_are_loaded() -> None:
     """CaDiCaL takes options only before anything is loaded (else it aborts the process): the
     adapter sets them first, then loads the clauses it was given. Restarts off shows in its

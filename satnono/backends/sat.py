@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, SearchTask
+from satnono.backends.guidance import guessed_phases, implication_clauses
 from satnono.encode.cnf import encode_puzzle
 from satnono.encode.formula import CnfFormula
 from satnono.logic import native
@@ -91,9 +92,19 @@ FINISHER = Rival("cadical195", (("stabilizeonly", 1),), "cadical195-stable")
 #: on taai2014's 254 probed residuals (tuning set): defaults 15.5 s, PROBED_OPTIONS 8.9 s
 #: (restarts off alone 13.2, chronological backtracking off alone 12.7), 5,000 conflicts so
 #: then the defaults 11.9 s; Faase 0.4 s against 3.6 s, Sierp 0.8 s against 0.1 s (hence no
-#: more than 5,000). Only a quick try: random 40x40s went faster on the defaults past it.
+#: more than 5,000). Only a quick try past SMALL_RESIDUAL cells: random 40x40s went faster on
+#: the defaults past it.
 PROBED_OPTIONS = (("chrono", 0), ("restart", 0))
 QUICK_CONFLICTS = 5_000
+#: A probed residual of at most this many undecided cells keeps PROBED_OPTIONS past the quick
+#: try, through the head start and the race (as the solver beside FINISHER). Unsliced, to a
+#: first solution, on taai2014's 302 probed residuals (tuning): 5,000 conflicts then the
+#: defaults 37.0 s of satnono's CPU in all, PROBED_OPTIONS throughout 33.9 s (modelled from
+#: each configuration's time alone); on tcga2013's 242, 40.2 s and 36.0 s; on 24 random 28x28
+#: to 32x32s the same way (BENCHMARKS.md). The larger ones go the other way: Sierp (1,531
+#: cells) 11,226 conflicts against 2,321, and random 40x40s answered sooner past a head start
+#: of the defaults.
+SMALL_RESIDUAL = 1_024
 #: Implications of probing handed to the solver at most (each one a binary clause).
 MOST_IMPLICATIONS = 300_000
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
@@ -113,6 +124,7 @@ def enumerate_models(
     implied: list[list[int]] | None = None,
     rival: str | None = None,
     options: Sequence[tuple[str, int]] = (),
+    quick_conflicts: int | None = QUICK_CONFLICTS,
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted"
     (and ("solver", name) whenever another solver answers from then on: a rival, the child
@@ -130,12 +142,13 @@ def enumerate_models(
     those solutions again. The consumer sends nothing back; it simply stops iterating when it
     has enough. `blocked` are blocking clauses of solutions found before (by an earlier search);
     `implied` are clauses the formula implies (probing's), loaded with it; `options` are the
-    solver's, with a rival for its first QUICK_CONFLICTS only (then its defaults). With a `rival`
-    solver, the first solve is a race (SatSolver.race): after RIVAL_HEAD_START conflicts
-    FINISHER, loaded alike, goes on in a forked child, and the solver as it stands beside it
-    in a child of its own where this process has two idle cores (`_second_core`), the one
-    that answers first serving the later solves; where this process cannot fork, the rival
-    takes turns with the solver on this core (and whichever answers goes on).
+    solver's, with a rival for its first `quick_conflicts` only (then its defaults; None: all
+    along). With a `rival` solver, the first solve is a race (SatSolver.race): after
+    RIVAL_HEAD_START conflicts FINISHER, loaded alike, goes on in a forked child, and the
+    solver as it stands beside it in a child of its own where this process has two idle cores
+    (`_second_core`), the one that answers first serving the later solves; where this process
+    cannot fork, the rival takes turns with the solver on this core (and whichever answers
+    goes on).
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
@@ -162,7 +175,9 @@ def enumerate_models(
         named = solver_name  # who answers, said again whenever it changes
         while not splits or len(blocking) < BLOCKING_PHASE:
             if first and rival is not None:
-                quick = (QUICK_CONFLICTS, Rival(solver_name)) if options else None
+                quick = (
+                    (quick_conflicts, Rival(solver_name)) if options and quick_conflicts else None
+                )
                 result = solver.race(
                     rival, load_rival, RIVAL_HEAD_START, _second_core, FINISHER, quick
                 )
@@ -407,7 +422,8 @@ def _search(
         implied = implication_clauses(formula, implications)
         phases = guessed_phases(formula, residual, deadline) if guess else None
         rival, solver_options = (PROBED_RIVAL, PROBED_OPTIONS) if guess else (None, ())
-    solving = (options.seed, extra, phases, implied, rival, solver_options)
+        quick = None if residual.unknown <= SMALL_RESIDUAL else QUICK_CONFLICTS
+    solving = (options.seed, extra, phases, implied, rival, solver_options, quick)
     stats: dict[str, Any] = {
         "solver": solver_name,
         "encoding": formula.encoding,
@@ -451,50 +467,6 @@ def _search(
             close()
         stats["solve_seconds"] = round(time.perf_counter() - solve_started, 4)
     return report
-
-
-def implication_clauses(
-    formula: CnfFormula, implications: Sequence[tuple[int, int, int, int]]
-) -> list[list[int]]:
-    """Probing's implications as binary clauses: "cell has color" rules out "other cell has
-    other color" (a unit clause when the other cell is -1). Those on cells the formula does
-    not hold are left out."""
-    literal = {
-        (cell, color): lit
-        for cell, options in formula.cell_literals.items()
-        for color, lit in options
-    }
-    clauses = []
-    for cell, color, other, other_color in implications:
-        first = literal.get((cell, color))
-        if first is None:
-            continue
-        if other < 0:
-            clauses.append([-first])
-            continue
-        second = literal.get((other, other_color))
-        if second is not None:
-            clauses.append([-first, -second])
-    return clauses
-
-
-def guessed_phases(formula: CnfFormula, residual: Residual, deadline: Deadline) -> list[int]:
-    """Phases from belief propagation over the residual: each cell's most likely color true,
-    and each block's order variables true up to its median start."""
-    guess = native.Engine(residual.puzzle).estimate(residual.domains)
-    preferred: dict[int, int] = {}
-    for cell, options in formula.cell_literals.items():
-        best = guess.colors[cell]
-        for color, literal in options:
-            chosen = literal if color == best else -literal
-            preferred[abs(chosen)] = chosen
-    cells = residual.geometry.cells
-    for line, medians in enumerate(guess.starts):
-        blocks = formula.start_variables.get(cells[line]) if medians else None
-        for (lo, variables), median in zip(blocks or (), medians, strict=False):
-            for offset, variable in enumerate(variables):
-                preferred[variable] = variable if lo + 1 + offset <= median else -variable
-    return list(preferred.values())
 
 
 BACKEND = SatBackend()
