@@ -44,6 +44,7 @@ def test_the_handover_to_cdcl_after_the_native_search_loses_no_solution(
     probed residual, at a cell that is decided there. Its blocking clause over the residual's
     cells alone was the clause of another solution, which CDCL then never reported."""
     monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # CDCL right after the root's probing
+    monkeypatch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
     found, report = backend_solutions("sat", BLOTTED_FIVE)
     assert "cnf_variables" in report.stats and report.exhausted  # CDCL took over and finished
     assert sorted(found) == sorted(every_grid(BLOTTED_FIVE)) and len(found) == 5
@@ -57,6 +58,7 @@ def test_the_native_paths_find_exactly_the_grids_that_fit(backend: str, puzzle: 
     classic search); the sat backend hands over to CDCL right after probing the root."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sat_backend, "SEARCH_WORK", 0)
+        patch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
         found, report = backend_solutions(backend, puzzle)
     assert report.exhausted
     assert len(found) == len(set(found)) and set(found) == every_grid(puzzle)

@@ -316,6 +316,7 @@ def test_the_handover_to_cdcl_goes_on_past_the_solutions_already_found(
     same solutions, none twice, whatever probing had reported."""
     puzzle = satnono.read_puzzle(str(EXAMPLES / "switches-8.non"))
     monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)
+    monkeypatch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
     monkeypatch.setattr(backends, "NATIVE_STREAM_FROM", 10**9)  # the sat backend lists them
     result = satnono.solve(puzzle, max_solutions=300, timeout=60)
     assert result.complete and result.solutions_found == 256

@@ -61,6 +61,7 @@ def test_native_search_then_cdcl_finds_exactly_the_solutions(
     with it on one core (whichever answers first enumerates the rest)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sat_backend, "SEARCH_WORK", 0)
+        patch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
         patch.setattr(sat_backend, "RIVAL_HEAD_START", head_start)
         patch.setattr(sat_backend, "_second_core", lambda: second_core)
         found, report = backend_solutions("sat", puzzle)
@@ -234,10 +235,34 @@ def test_a_small_probed_residual_keeps_the_probed_options_past_the_quick_try(
 
     monkeypatch.setattr(sat_backend, "enumerate_models", spied)
     monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # straight past the native search
+    monkeypatch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
     monkeypatch.setattr(sat_backend, "SMALL_RESIDUAL", small)
     puzzle = read_puzzle(EXAMPLES / "switches-8.non")  # 16 undecided cells
     assert len(solve(puzzle, backend="sat", limit=3).grids) == 3
     assert given == [(sat_backend.PROBED_OPTIONS, quick)]
+
+
+@pytest.mark.parametrize("small", [1_024, 0])
+def test_a_small_residual_gets_the_native_search_s_small_budget(
+    monkeypatch: pytest.MonkeyPatch, small: int
+) -> None:
+    """The native search's budget is SMALL_SEARCH_WORK on a residual of at most
+    SMALL_RESIDUAL cells (CaDiCaL takes such residuals on cheaply), SEARCH_WORK on others."""
+    from satnono.logic.native import Engine
+
+    budgets: list[int | None] = []
+    search = Engine.search
+
+    def spied(self: Engine, *args: Any, **options: Any) -> Any:
+        budgets.append(options.get("budget"))
+        return search(self, *args, **options)
+
+    monkeypatch.setattr(Engine, "search", spied)
+    monkeypatch.setattr(sat_backend, "SMALL_RESIDUAL", small)
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")
+    assert len(solve(puzzle, backend="sat", limit=3).grids) == 3
+    work = sat_backend.SMALL_SEARCH_WORK if small else sat_backend.SEARCH_WORK
+    assert budgets == [work // puzzle.line_count]
 
 
 def test_a_solver_s_options_are_set_before_its_clauses_are_loaded() -> None:
@@ -273,6 +298,7 @@ def test_the_probed_residual_goes_to_cadical_with_the_probed_options(
 
     monkeypatch.setattr(SatSolver, "__init__", spied)
     monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # straight past the native search
+    monkeypatch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
     puzzle = read_puzzle(EXAMPLES / "switches-8.non")
     assert len(solve(puzzle, backend="sat", limit=3).grids) == 3
     assert given == [("cadical195", sat_backend.PROBED_OPTIONS)]

@@ -60,6 +60,11 @@ BLOCKING_PHASE = 64
 #: 5e5 36.1 s, 1e6 34.5 s, 2e6 36.9 s, 4e6 41.5 s; 1.5e6 leaves Lion to the native search
 #: (13,800 probes past its root, 94 lines), 0.08 s where CaDiCaL takes 0.6 s (BENCHMARKS.md).
 SEARCH_WORK = 1_500_000
+#: The budget where the residual is small (SMALL_RESIDUAL), which CaDiCaL without restarts
+#: takes on cheaply: modelled on taai2014 (tuning) from each step's time alone, 5e5 33.9 s,
+#: 7.5e5 32.8 s, 1e6 33.2 s, 1.5e6 33.9 s (tcga2013: 35.1, 34.8, 35.0, 36.0 s); as whole
+#: `satnono tournament` processes, the 8 sets 299.4 s against 314.3 s with SEARCH_WORK.
+SMALL_SEARCH_WORK = 750_000
 #: The solver that takes the probed residual by default: with belief propagation's phases it
 #: found Knotty's two solutions in 0.1 s and Faase's in 2.5 s (BENCHMARKS.md).
 PROBED_SOLVER = "cadical195"
@@ -353,9 +358,10 @@ class SatBackend:
             return _search(residual, options, solver_name, deadline, on_solution, excluded)
         started = time.perf_counter()
         puzzle = residual.puzzle
+        work = SMALL_SEARCH_WORK if residual.unknown <= SMALL_RESIDUAL else SEARCH_WORK
         search = native.Engine(puzzle).search(
             residual.domains, residual.lines, restarts=0 < options.limit <= 2,
-            budget=SEARCH_WORK // puzzle.line_count, seed=max(options.seed, 0), excluded=excluded,
+            budget=work // puzzle.line_count, seed=max(options.seed, 0), excluded=excluded,
         )  # fmt: skip
         found: list[Sequence[int]] = list(excluded)
         stats: dict[str, Any] = {}
