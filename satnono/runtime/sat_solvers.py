@@ -107,6 +107,19 @@ def canonical_solver(name: str | None) -> str:
     return canonical
 
 
+def configured_solver(
+    name: str, options: Sequence[tuple[str, int]] = (), with_proof: bool = False
+) -> Any:
+    """A new PySAT solver with `options` (CaDiCaL's) set before anything is loaded, as CaDiCaL
+    requires (it aborts the process otherwise)."""
+    from pysat.solvers import Solver
+
+    solver = Solver(name=name, with_proof=with_proof)
+    if options:
+        solver.configure(dict(options))
+    return solver
+
+
 @dataclass(frozen=True)
 class Rival:
     """A solver a race makes (SatSolver.race): one that races the first, or one that takes its
@@ -119,12 +132,7 @@ class Rival:
 
     def make(self) -> Any:
         """A new PySAT solver of this kind, its options set, nothing loaded yet."""
-        from pysat.solvers import Solver
-
-        solver = Solver(name=self.name)
-        if self.options:
-            solver.configure(dict(self.options))
-        return solver
+        return configured_solver(self.name, self.options)
 
     @property
     def called(self) -> str:
@@ -151,8 +159,6 @@ class SatSolver(Stoppable):
         """`with_proof`: the solver logs a DRUP proof (CaDiCaL, Glucose), read after an
         unsatisfiable answer with `solver.get_proof()` (certificates, satnono.proof.certify).
         `options` (CaDiCaL's) are set before anything is loaded, as CaDiCaL requires."""
-        from pysat.solvers import Solver
-
         canonical = solver_names().get(name, name)
         super().__init__(deadline, canonical in INTERRUPTIBLE)
         self.name = name
@@ -168,9 +174,7 @@ class SatSolver(Stoppable):
         self.served: Served | None = None
         #: The name of this process's solver while a child serves (`name` is the child's).
         self.own_name = name
-        self.solver: Any = Solver(name=name, with_proof=with_proof)
-        if options:
-            self.solver.configure(dict(options))
+        self.solver: Any = configured_solver(name, options, with_proof)
         if clauses:
             self.solver.append_formula(clauses)
 
