@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from satnono.backends import Residual
 from satnono.encode.formula import CnfFormula
 from satnono.logic import native
-from satnono.runtime.deadline import Deadline
 
 
 def implication_clauses(
@@ -39,7 +38,7 @@ def implication_clauses(
     return clauses
 
 
-def guessed_phases(formula: CnfFormula, residual: Residual, deadline: Deadline) -> list[int]:
+def guessed_phases(formula: CnfFormula, residual: Residual) -> list[int]:
     """Phases from belief propagation over the residual: each cell's most likely color true,
     and each block's order variables true up to its median start."""
     guess = native.Engine(residual.puzzle).estimate(residual.domains)

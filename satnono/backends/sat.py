@@ -426,7 +426,7 @@ def _search(
             if all(map(int.__and__, decided, domains))
         ]
         implied = implication_clauses(formula, implications)
-        phases = guessed_phases(formula, residual, deadline) if guess else None
+        phases = guessed_phases(formula, residual) if guess else None
         rival, solver_options = (PROBED_RIVAL, PROBED_OPTIONS) if guess else (None, ())
         quick = None if residual.unknown <= SMALL_RESIDUAL else QUICK_CONFLICTS
     solving = (options.seed, extra, phases, implied, rival, solver_options, quick)
