@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from satnono.backends import SearchOptions
+from satnono.backends import SearchOptions, models
 from satnono.backends import sat as sat_backend
-from satnono.backends.sat import ALL_TRUE
+from satnono.backends.models import ALL_TRUE
 from satnono.core.grids import initial_domains
 from satnono.core.model import Puzzle
 from satnono.encode.cnf import encode_puzzle
@@ -47,7 +47,7 @@ def test_sat_counts_match_brute_force(puzzle: Puzzle) -> None:
 
 @pytest.mark.parametrize(
     ("head_start", "second_core"),
-    [(sat_backend.RIVAL_HEAD_START, True), (0, True), (0, False)],
+    [(models.RIVAL_HEAD_START, True), (0, True), (0, False)],
 )
 @settings(max_examples=100, deadline=None)
 @given(puzzles(max_width=5, max_height=5, max_colors=3))
@@ -62,8 +62,8 @@ def test_native_search_then_cdcl_finds_exactly_the_solutions(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sat_backend, "SEARCH_WORK", 0)
         patch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
-        patch.setattr(sat_backend, "RIVAL_HEAD_START", head_start)
-        patch.setattr(sat_backend, "_second_core", lambda: second_core)
+        patch.setattr(models, "RIVAL_HEAD_START", head_start)
+        patch.setattr(models, "_second_core", lambda: second_core)
         found, report = backend_solutions("sat", puzzle)
     assert report.exhausted
     assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)
@@ -158,15 +158,15 @@ def test_implied_clauses_do_not_count_as_solutions_found(monkeypatch: pytest.Mon
     propagator = Propagator(puzzle)
     propagator.propagate(domains)
     formula = encode_puzzle(propagator, domains)
-    implied = [[1]] * (sat_backend.BLOCKING_PHASE + 10)  # true clauses, many of them
+    implied = [[1]] * (models.BLOCKING_PHASE + 10)  # true clauses, many of them
 
     def no_splitting(*_: object) -> object:
         raise AssertionError("the splitting walk started before BLOCKING_PHASE solutions")
 
-    monkeypatch.setattr(sat_backend, "_enumerate_by_splitting", no_splitting)
+    monkeypatch.setattr(models, "_enumerate_by_splitting", no_splitting)
     items = list(
-        zip(range(3), sat_backend.enumerate_models(formula, "glucose3", Deadline(None),
-                                                  implied=implied), strict=False)
+        zip(range(3), models.enumerate_models(formula, "glucose3", Deadline(None),
+                                             implied=implied), strict=False)
     )  # fmt: skip
     assert [isinstance(item, list) for _, item in items] == [True] * 3
 
@@ -191,14 +191,12 @@ def test_the_solver_named_is_the_one_that_answered_each_solution(
         return None if conflicts is not None else solve_for(self, seconds, **rest)
 
     monkeypatch.setattr(SatSolver, "solve_for", no_head_start)
-    monkeypatch.setattr(sat_backend, "_second_core", lambda: False)
-    items = list(
-        sat_backend.enumerate_models(formula, "cadical195", Deadline(60), rival="glucose3")
-    )
+    monkeypatch.setattr(models, "_second_core", lambda: False)
+    items = list(models.enumerate_models(formula, "cadical195", Deadline(60), rival="glucose3"))
     named = [item[1] for item in items if isinstance(item, tuple)]
     assert named == ["cadical195-stable", "cadical195-stable+cadical195"]
-    models = [tuple(item) for item in items if isinstance(item, list)]
-    assert len(models) == len(set(models)) == 256 and items[-1] == "exhausted"
+    solutions = [tuple(item) for item in items if isinstance(item, list)]
+    assert len(solutions) == len(set(solutions)) == 256 and items[-1] == "exhausted"
 
 
 def test_the_rival_races_on_a_core_of_its_own_only_when_two_are_idle(
@@ -215,9 +213,9 @@ def test_the_rival_races_on_a_core_of_its_own_only_when_two_are_idle(
     monkeypatch.setattr(backends, "usable_cores", lambda: 2)
     for measured, parallel in ((2.0, True), (1.6, True), (1.2, False), (0.0, False), (None, True)):
         monkeypatch.setattr(backends, "idle_cores", lambda measured=measured: measured)
-        assert sat_backend._second_core() is parallel
+        assert models._second_core() is parallel
     monkeypatch.setattr(backends, "usable_cores", lambda: 1)
-    assert sat_backend._second_core() is False
+    assert models._second_core() is False
 
 
 @pytest.mark.parametrize(("small", "quick"), [(1_024, None), (0, sat_backend.QUICK_CONFLICTS)])

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from satnono.backends import Residual
+from satnono.backends.models import ALL_TRUE
 from satnono.backends.portfolio import SMALL_RESIDUAL, Config, config_worker, decides_race
-from satnono.backends.sat import ALL_TRUE
 from satnono.encode.cnf import ENCODINGS
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.race import Race

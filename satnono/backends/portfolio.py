@@ -20,7 +20,7 @@ from satnono.backends import (
     SearchTask,
     usable_cores,
 )
-from satnono.backends.sat import ALL_TRUE, enumerate_models
+from satnono.backends.models import ALL_TRUE, enumerate_models
 from satnono.backends.sat import BACKEND as SAT_BACKEND
 from satnono.encode.cnf import check_encoding, encode_puzzle
 from satnono.encode.formula import CnfFormula
