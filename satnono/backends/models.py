@@ -22,6 +22,7 @@ from satnono.runtime.sat_solvers import (
     NON_INCREMENTAL,
     Rival,
     SatSolver,
+    configured_solver,
 )
 
 #: The seed that sets every initial phase to true instead of random ones: every residual cell
@@ -138,10 +139,8 @@ def enumerate_models(
                 if guided:
                     solver.set_phases(model)
             else:  # not incremental: the rest in an incremental solver, said in `solver`
-                from pysat.solvers import Solver
-
                 first_name, solver_name = solver_name, ENUMERATION_SOLVER
-                solver.replace(Solver(name=solver_name))
+                solver.replace(configured_solver(solver_name))
                 solver.name = solver_name
                 load(
                     solver.solver, solver_name, formula, seed, [*blocking, *(implied or ())],
