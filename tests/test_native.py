@@ -175,6 +175,90 @@ def test_a_search_gives_away_nothing_before_its_root_or_at_its_last_branch() -> 
     assert len(found) == len({tuple(d) for d in found}) == 256
 
 
+def _implication_clauses_of(
+    puzzle: Puzzle, brute_force: bool = True
+) -> tuple[list[list[int]], set[int], list[set[int]]]:
+    """Probing's implications at the root of `puzzle`'s residual as the engine makes them into
+    clauses (held to the clauses the Python reference makes of `implications`), the formula's
+    cell literals, and (`brute_force`) the literals each solution makes true."""
+    from satnono.encode.cnf import encode_puzzle
+
+    prepared = prepare(puzzle)
+    residual = prepared.residual()
+    search = native.Engine(puzzle).search(residual.domains, residual.lines, budget=1)
+    search.next(Deadline(10))
+    probed = search.root_domains()
+    assert probed is not None
+    formula = encode_puzzle(residual.geometry, probed, residual.lines)
+    made = search.implication_clauses(100_000, formula.cell_literals)
+    implications = search.implications(100_000)
+    assert made is not None and implications is not None
+    clauses, considered = made
+    assert considered == len(implications)
+    literal = {(cell, color): lit for cell, options in formula.cell_literals.items()
+               for color, lit in options}  # fmt: skip
+    reference = []
+    for cell, color, other, other_color in implications:
+        first = literal.get((cell, color))
+        if first is not None and other < 0:
+            reference.append([-first])
+        elif first is not None and (other, other_color) in literal:
+            reference.append([-first, -literal[other, other_color]])
+    assert clauses == reference
+    solutions = []
+    for grid in brute_force_solutions(puzzle) if brute_force else ():
+        colors = [color for row in grid for color in row]
+        solutions.append(
+            {lit if colors[cell] == color else -lit for (cell, color), lit in literal.items()}
+        )
+    return clauses, set(literal.values()), solutions
+
+
+def test_probings_implications_become_clauses_the_formula_implies() -> None:
+    """The clauses the engine makes of probing's implications (handed to CaDiCaL beside the
+    probed residual's formula) are the reference's, and each is implied by the formula: the
+    formula and the clause's negation have no model. Random 12x12 black-and-white and 10x10
+    three-color grids, those whose residual reaches a probed root (about a quarter)."""
+    from pysat.solvers import Solver
+
+    from satnono.encode.cnf import encode_puzzle
+
+    checked = 0
+    for seed in range(48):
+        rng = random.Random(seed)
+        size, colors = (12, 2) if seed % 2 else (10, 3)
+        grid = tuple(tuple(rng.randrange(colors) for _ in range(size)) for _ in range(size))
+        puzzle = puzzle_from_grid(grid, PALETTES[colors], keep_goal=False)
+        prepared = prepare(puzzle)
+        residual = prepared.residual()
+        if not prepared.cells_left:
+            continue
+        search = native.Engine(puzzle).search(residual.domains, residual.lines, budget=1)
+        search.next(Deadline(10))
+        probed = search.root_domains()
+        if probed is None:
+            continue
+        clauses, _, _ = _implication_clauses_of(puzzle, brute_force=False)
+        formula = encode_puzzle(residual.geometry, probed, residual.lines)
+        with Solver(name="glucose3", bootstrap_with=formula.clauses) as solver:
+            assert all(not solver.solve([-lit for lit in clause]) for clause in clauses)
+        checked += bool(clauses)
+    assert checked >= 8
+
+
+def test_probings_implications_on_a_permutation_matrix() -> None:
+    """A 5x5 permutation matrix's clues (one black cell in every line, 120 solutions): probing
+    decides no cell, but a black cell rules out every other in its row and column; each clause
+    made of that holds in every solution."""
+    grid = tuple(tuple(int(row == column) for column in range(5)) for row in range(5))
+    puzzle = puzzle_from_grid(grid, PALETTES[2], keep_goal=False)
+    clauses, literals, solutions = _implication_clauses_of(puzzle)
+    assert len(solutions) == 120
+    assert clauses and all(-lit in literals for clause in clauses for lit in clause)
+    for true in solutions:
+        assert all(any(lit in true for lit in clause) for clause in clauses)
+
+
 def test_a_search_within_one_component_decides_only_its_cells() -> None:
     """Eleven independent 6x6 permutation squares of colors (6! solutions each): a search over
     one square's lines finds its 720 and leaves every other square's cells undecided."""

@@ -481,3 +481,31 @@ def test_a_finished_race_goes_on_in_children_that_serve_the_later_solves(
         assert solver.race("glucose3", loading(hard), 2_000, True, finisher) is None
         assert solver.served is None
     assert time.monotonic() - started < 1.5
+
+
+@pytest.mark.parametrize("name", ["cadical195", "glucose3", "glucose42", "minisat22"])
+def test_clauses_added_straight_are_the_same_formula(name: str) -> None:
+    """`add_clauses` hands clauses to CaDiCaL's and Glucose's C entry points straight (and to
+    other solvers through append_formula): the same models as PySAT's own loading, on a
+    random 3-SAT formula near the threshold, and a contradiction found while adding (a unit
+    and its negation) still makes the solver say unsatisfiable."""
+    import pysolvers
+    from pysat.solvers import Solver
+
+    from satnono.runtime.sat_solvers import DIRECT_ENTRIES, add_clauses
+
+    for handle, entry in DIRECT_ENTRIES.values():  # a PySAT that renamed them fails here
+        assert callable(getattr(pysolvers, entry)), (handle, entry)
+    rng = random.Random(7)
+    for _ in range(20):
+        clauses = [[rng.choice([-1, 1]) * rng.randint(1, 30) for _ in range(3)] for _ in range(120)]
+        with Solver(name=name) as straight, Solver(name=name, bootstrap_with=clauses) as pysat:
+            add_clauses(straight, clauses)
+            assert straight.solve() == pysat.solve()
+            model = straight.get_model()
+            if model is not None:
+                true = set(model)
+                assert all(any(lit in true for lit in clause) for clause in clauses)
+    with Solver(name=name) as contradicted:
+        add_clauses(contradicted, [[1, 2], [3], [-3]])
+        assert contradicted.solve() is False

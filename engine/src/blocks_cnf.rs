@@ -9,6 +9,7 @@
 //! Lines whose clue has a blotted number have no known block lengths; the Python encoder gives
 //! them the automaton, so a scope holding one is left to it (`residual` says None).
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::automaton::Automaton;
@@ -253,6 +254,39 @@ fn block_starts(clue: &[Block], line: &[u128]) -> Option<Vec<Vec<usize>>> {
     Some(starts)
 }
 
+/// Probing's implications (`probe::implications`: cell, color, other cell, other color; other
+/// cell `u32::MAX`: the color itself ruled out) as clauses over a formula's cell literals
+/// (`literals`: each cell's (color, literal) pairs): "cell has color" rules out "other cell has
+/// other color", a binary clause, or a unit clause when the color is ruled out itself. Those on
+/// a cell or color the formula does not hold are left out. Here rather than in Python, which
+/// took 1.8 ms of every tournament hand-over for it (2,300 implications each; round 22).
+pub fn implication_clauses(
+    found: &[[u32; 4]],
+    literals: &[(usize, Vec<(u8, i32)>)],
+) -> Vec<Vec<i32>> {
+    let literal: HashMap<(u32, u32), i32> = literals
+        .iter()
+        .flat_map(|(cell, options)| {
+            options.iter().map(move |&(color, literal)| {
+                let cell = u32::try_from(*cell).unwrap_or(u32::MAX);
+                ((cell, u32::from(color)), literal)
+            })
+        })
+        .collect();
+    let mut clauses = Vec::with_capacity(found.len());
+    for &[cell, color, other, other_color] in found {
+        let Some(&first) = literal.get(&(cell, color)) else {
+            continue;
+        };
+        if other == u32::MAX {
+            clauses.push(vec![-first]);
+        } else if let Some(&second) = literal.get(&(other, other_color)) {
+            clauses.push(vec![-first, -second]);
+        }
+    }
+    clauses
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +326,24 @@ mod tests {
         let one = puzzle(&[&[1]], &[&[1]]);
         let stopped = residual(&one, &one.initial_domains(), &[0], Some(Instant::now()));
         assert!(matches!(stopped, Err(Stopped::Timeout)));
+    }
+
+    #[test]
+    fn implications_become_clauses_over_the_formulas_literals() {
+        let literals = vec![
+            (0, vec![(0, -2), (1, 2)]),
+            (3, vec![(0, 5), (1, 6), (2, 7)]),
+        ];
+        let found = [
+            [0, 1, 3, 2],        // cell 0 black rules out cell 3 color 2
+            [3, 0, u32::MAX, 0], // cell 3 color 0 ruled out itself
+            [0, 0, 9, 1],        // cell 9 is not in the formula: left out
+            [4, 1, 0, 0],        // nor is cell 4
+            [3, 2, 0, 0],
+        ];
+        assert_eq!(
+            implication_clauses(&found, &literals),
+            vec![vec![-2, -7], vec![-5], vec![-7, 2]]
+        );
     }
 }

@@ -22,6 +22,7 @@ from satnono.runtime.sat_solvers import (
     NON_INCREMENTAL,
     Rival,
     SatSolver,
+    add_clauses,
     configured_solver,
 )
 
@@ -202,9 +203,9 @@ def load(
     for start in range(0, len(clauses), LOAD_CHUNK):
         if deadline is not None and deadline.expired():
             raise Timeout
-        solver.append_formula(clauses[start : start + LOAD_CHUNK])
+        add_clauses(solver, clauses[start : start + LOAD_CHUNK])
     if extra:
-        solver.append_formula(extra)
+        add_clauses(solver, extra)
     if solver_name in NO_PHASES:
         return
     if phases is not None:

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, SearchTask
-from satnono.backends.guidance import guessed_phases, implication_clauses
+from satnono.backends.guidance import guessed_phases
 from satnono.backends.models import enumerate_models
 from satnono.encode.cnf import encode_puzzle
 from satnono.logic import native
@@ -85,6 +86,13 @@ QUICK_CONFLICTS = 5_000
 SMALL_RESIDUAL = 1_024
 #: Implications of probing handed to the solver at most (each one a binary clause).
 MOST_IMPLICATIONS = 300_000
+#: Solutions asked for at most, past which the collector runs again once a hand-over's formula
+#: is made (satnono.runtime.collector): up to it, it stays off through the solving until the
+#: formula's lists are freed, and no collection walks them. A hand-over asked for so few
+#: solutions is short, and calls back twice at most, so nothing piles up meanwhile (a stream
+#: of solutions would run its consumer's code with the collector off). On taai2014 #600-649
+#: under callgrind: 25.20 billion instructions against 24.81 (BENCHMARKS.md, round 22).
+PAUSED_THROUGH = 2
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
 #: child. A child costs ~18 ms (fork, start, kill), more than CaDiCaL takes on most probed
 #: 25 x 25 residuals (taai2014's 254: 20.0 s in children, 14.8 s in this process); a slice
@@ -143,15 +151,18 @@ class SatBackend:
                 stats={"solver": "native", **native_stats()},
             )
         probed = search.root_domains()
-        implications = search.implications(MOST_IMPLICATIONS, deadline) or []
         stats.update(native_stats())
         if probed is None:  # the budget is spent only once the root is probed
             raise AssertionError("the native search spent its budget before its root")
         narrowed = replace(residual, domains=tuple(probed))
         stats["probed_cells_left"] = narrowed.unknown
-        report = _search(
-            narrowed, options, PROBED_SOLVER, deadline, on_solution, found, implications, True
-        )
+        # Asked for at most two solutions (is it unique?), the collector stays off until the
+        # formula's lists are freed, not only while they are made (see PAUSED_THROUGH).
+        paused = collector_paused() if 0 < options.limit <= PAUSED_THROUGH else nullcontext()
+        with paused:
+            report = _search(
+                narrowed, options, PROBED_SOLVER, deadline, on_solution, found, search, True
+            )
         report.stats = {**stats, **report.stats}
         return report
 
@@ -163,12 +174,12 @@ def _search(
     deadline: Deadline,
     on_solution: OnSolution,
     blocked: Sequence[Sequence[int]] = (),
-    implications: Sequence[tuple[int, int, int, int]] = (),
+    probed: native.Search | None = None,
     guess: bool = False,
 ) -> SearchReport:
     """Encode the residual and enumerate its solutions with one solver, none of `blocked`;
-    `implications` become binary clauses, and with `guess` belief propagation's estimate
-    gives the phases."""
+    the implications `probed` (the native search that probed the residual) found become
+    clauses, and with `guess` belief propagation's estimate gives the phases."""
     started = time.perf_counter()
     with collector_paused():
         try:
@@ -186,7 +197,12 @@ def _search(
             for decided in blocked
             if all(map(int.__and__, decided, domains))
         ]
-        implied = implication_clauses(formula, implications)
+        made = (
+            probed.implication_clauses(MOST_IMPLICATIONS, formula.cell_literals, deadline)
+            if probed is not None
+            else None
+        )
+        implied, implications = made or ([], 0)
         phases = guessed_phases(formula, residual) if guess else None
         rival, solver_options = (PROBED_RIVAL, PROBED_OPTIONS) if guess else (None, ())
         quick = None if residual.unknown <= SMALL_RESIDUAL else QUICK_CONFLICTS
@@ -196,7 +212,7 @@ def _search(
         "encoding": formula.encoding,
         "cnf_variables": formula.variables,
         "cnf_clauses": len(formula.clauses),
-        "implication_clauses": len(implications),
+        "implication_clauses": implications,
         "encode_seconds": round(time.perf_counter() - started, 4),
     }
     in_process = solver_name in INTERRUPTIBLE or (

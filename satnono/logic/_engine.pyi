@@ -1,5 +1,6 @@
 """Types of satnono's native engine (engine/src/lib.rs); satnono.logic.native is its only user."""
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 #: Domains go out in the kind they came in: bytes (one per cell) or a list of ints.
@@ -65,6 +66,12 @@ class Search:
     def implications(
         self, most: int, seconds: float | None = None
     ) -> list[tuple[int, int, int, int]] | None: ...
+    def implication_clauses(
+        self,
+        most: int,
+        literals: list[tuple[int, Sequence[tuple[int, int]]]],
+        seconds: float | None = None,
+    ) -> tuple[list[list[int]], int] | None: ...
     def stats(self) -> dict[str, int]: ...
 
 def solve_lines(

@@ -14,7 +14,7 @@ a thread of the engine's own, which satnono.logic.jobs waits on in slices and ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -316,6 +316,22 @@ class Search:
             most, _seconds(deadline)
         )
         return found
+
+    def implication_clauses(
+        self,
+        most: int,
+        literals: Mapping[int, Sequence[tuple[int, int]]],
+        deadline: Deadline | None = None,
+    ) -> tuple[list[list[int]], int] | None:
+        """`implications` as clauses over a formula's cell literals (`literals`: cell ->
+        (color, literal) pairs), made in the engine: "cell has color" rules out "other cell has
+        other color" (a unit clause when the color is ruled out itself); those on cells or
+        colors `literals` lacks are left out. With how many implications there were; None as
+        `implications`."""
+        made: tuple[list[list[int]], int] | None = self._search.implication_clauses(
+            most, list(literals.items()), _seconds(deadline)
+        )
+        return made
 
     def stats(self) -> dict[str, int]:
         stats: dict[str, int] = self._search.stats()

@@ -383,6 +383,29 @@ impl PySearch {
         })
     }
 
+    /// `implications` as clauses over a formula's cell literals (`literals`: each undecided
+    /// cell's (color, literal) pairs, the blocks CNF's), with how many implications they came
+    /// from (crate::blocks_cnf::implication_clauses). None as `implications`.
+    #[pyo3(signature = (most, literals, seconds=None))]
+    fn implication_clauses(
+        &mut self,
+        py: Python<'_>,
+        most: usize,
+        literals: Vec<(usize, Vec<(u8, i32)>)>,
+        seconds: Option<f64>,
+    ) -> PyResult<Option<(Vec<Vec<i32>>, usize)>> {
+        let deadline = deadline_in(seconds)?;
+        let search = &mut self.search;
+        py.detach(|| {
+            guarded(|| {
+                Ok(search.root_implications(most, deadline).map(|found| {
+                    let clauses = crate::blocks_cnf::implication_clauses(&found, &literals);
+                    (clauses, found.len())
+                }))
+            })
+        })
+    }
+
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (stats, probes, line_solves, cache_hits) = self.search.stats();
         let dict = PyDict::new(py);
