@@ -304,3 +304,33 @@ def test_the_probed_residual_goes_to_cadical_with_the_probed_options(
     named = SearchOptions(solver="glucose3")
     assert len(solve(puzzle, backend="sat", limit=3, options=named).grids) == 3
     assert given == [("glucose3", ())]
+
+
+@pytest.mark.parametrize("limit", [0, 2, 3])
+def test_the_collector_is_off_through_a_hand_over_only_for_a_solve(
+    monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    """A hand-over asked for at most PAUSED_THROUGH solutions keeps Python's collector off
+    through its solving, so that no collection walks the formula's lists; one asked for more
+    (a stream, whose consumer's code runs between solutions) has it on whenever it calls
+    back; and either way it is on again afterwards."""
+    import gc
+
+    from satnono.backends import SearchTask
+    from satnono.pipeline.prepare import prepare
+
+    monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # straight past the native search
+    monkeypatch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
+    residual = prepare(read_puzzle(EXAMPLES / "switches-8.non")).residual()
+    collecting: list[bool] = []
+
+    def take(decided: list[int]) -> bool:
+        collecting.append(gc.isenabled())
+        return limit == 0 or len(collecting) < limit
+
+    assert gc.isenabled()
+    options = SearchOptions(limit=limit)
+    sat_backend.BACKEND.search(SearchTask(residual, options, Deadline(30), take))
+    assert gc.isenabled()
+    assert len(collecting) == (limit or 256)
+    assert set(collecting) == {limit > sat_backend.PAUSED_THROUGH or limit == 0}
