@@ -258,8 +258,9 @@ fn block_starts(clue: &[Block], line: &[u128]) -> Option<Vec<Vec<usize>>> {
 /// cell `u32::MAX`: the color itself ruled out) as clauses over a formula's cell literals
 /// (`literals`: each cell's (color, literal) pairs): "cell has color" rules out "other cell has
 /// other color", a binary clause, or a unit clause when the color is ruled out itself. Those on
-/// a cell or color the formula does not hold are left out. Here rather than in Python, which
-/// took 1.8 ms of every tournament hand-over for it (2,300 implications each; round 22).
+/// a cell or color the formula does not hold are left out. Here rather than in Python, whose
+/// mapping of the tuples cost about 0.6 ms more a tournament hand-over (2,300 implications
+/// each; 0.50 s against 0.32 s on 300 of taai2014's, BENCHMARKS.md round 22).
 pub fn implication_clauses(
     found: &[[u32; 4]],
     literals: &[(usize, Vec<(u8, i32)>)],

@@ -311,7 +311,8 @@ class Search:
     ) -> list[tuple[int, int, int, int]] | None:
         """At most `most` consequences of single assignments at the root, as (cell, color,
         other cell, other color): the first rules the second out (other cell -1: itself ruled
-        out). None before the root is probed, or when the deadline passes first."""
+        out). None before the root is probed, or when the deadline passes first. (The SAT
+        backend takes them as clauses, `implication_clauses`; tests hold those to these.)"""
         found: list[tuple[int, int, int, int]] | None = self._search.implications(
             most, _seconds(deadline)
         )
