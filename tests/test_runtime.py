@@ -343,6 +343,26 @@ def test_a_paused_collector_runs_again_after_unless_it_was_off_before() -> None:
         gc.enable()
 
 
+def test_a_pause_with_a_limit_ends_when_it_has_lasted_that_long() -> None:
+    """`collector_paused(at_most)`: the watcher turns the collector on again once `at_most`
+    seconds have passed, with the block still running (the collector is the whole process's,
+    and other threads need it); a block that ends first turns it on itself."""
+    import gc
+
+    from satnono.runtime.collector import collector_paused
+
+    with collector_paused(0.05):
+        assert not gc.isenabled()
+        waited = time.monotonic()
+        while not gc.isenabled() and time.monotonic() - waited < 5:
+            time.sleep(0.01)
+        assert gc.isenabled()
+    assert gc.isenabled()
+    with collector_paused(30):
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
 def test_a_race_without_a_timeout_stops_when_its_deadline_is_cancelled(
     no_children_left: None,
 ) -> None:

@@ -93,6 +93,10 @@ MOST_IMPLICATIONS = 300_000
 #: of solutions would run its consumer's code with the collector off). On taai2014 #600-649
 #: under callgrind: 25.20 billion instructions against 24.81 (BENCHMARKS.md, round 22).
 PAUSED_THROUGH = 2
+#: Seconds at most the collector stays off so: it is the whole process's, and a server's
+#: other requests go on meanwhile. A tournament's hand-over takes tens of milliseconds; past a
+#: second, the walk the pause saves is a few milliseconds of a long solve.
+PAUSED_AT_MOST = 1.0
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
 #: child. A child costs ~18 ms (fork, start, kill), more than CaDiCaL takes on most probed
 #: 25 x 25 residuals (taai2014's 254: 20.0 s in children, 14.8 s in this process); a slice
@@ -158,7 +162,8 @@ class SatBackend:
         stats["probed_cells_left"] = narrowed.unknown
         # Asked for at most two solutions (is it unique?), the collector stays off until the
         # formula's lists are freed, not only while they are made (see PAUSED_THROUGH).
-        paused = collector_paused() if 0 < options.limit <= PAUSED_THROUGH else nullcontext()
+        few = 0 < options.limit <= PAUSED_THROUGH
+        paused = collector_paused(PAUSED_AT_MOST) if few else nullcontext()
         with paused:
             report = _search(
                 narrowed, options, PROBED_SOLVER, deadline, on_solution, found, search, True
