@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from satnono.core.grids import domains_to_grid, initial_domains
 from satnono.core.model import BLOTTED, Block, LineContradiction, Puzzle
 from satnono.core.verify import problems, runs
+from satnono.encode.formula import CnfFormula
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid
@@ -177,18 +178,22 @@ def test_a_search_gives_away_nothing_before_its_root_or_at_its_last_branch() -> 
 
 def _implication_clauses_of(
     puzzle: Puzzle, brute_force: bool = True
-) -> tuple[list[list[int]], set[int], list[set[int]]]:
+) -> tuple[list[list[int]], CnfFormula, list[set[int]]] | None:
     """Probing's implications at the root of `puzzle`'s residual as the engine makes them into
-    clauses (held to the clauses the Python reference makes of `implications`), the formula's
-    cell literals, and (`brute_force`) the literals each solution makes true."""
+    clauses (held to the clauses the Python reference makes of `implications`), the probed
+    residual's formula, and (`brute_force`) the literals each solution makes true; None when
+    nothing is left to probe (line logic or the root decides the puzzle)."""
     from satnono.encode.cnf import encode_puzzle
 
     prepared = prepare(puzzle)
+    if not prepared.cells_left:
+        return None
     residual = prepared.residual()
     search = native.Engine(puzzle).search(residual.domains, residual.lines, budget=1)
     search.next(Deadline(10))
     probed = search.root_domains()
-    assert probed is not None
+    if probed is None:
+        return None
     formula = encode_puzzle(residual.geometry, probed, residual.lines)
     made = search.implication_clauses(100_000, formula.cell_literals)
     implications = search.implications(100_000)
@@ -211,7 +216,7 @@ def _implication_clauses_of(
         solutions.append(
             {lit if colors[cell] == color else -lit for (cell, color), lit in literal.items()}
         )
-    return clauses, set(literal.values()), solutions
+    return clauses, formula, solutions
 
 
 def test_probings_implications_become_clauses_the_formula_implies() -> None:
@@ -221,25 +226,16 @@ def test_probings_implications_become_clauses_the_formula_implies() -> None:
     three-color grids, those whose residual reaches a probed root (about a quarter)."""
     from pysat.solvers import Solver
 
-    from satnono.encode.cnf import encode_puzzle
-
     checked = 0
     for seed in range(48):
         rng = random.Random(seed)
         size, colors = (12, 2) if seed % 2 else (10, 3)
         grid = tuple(tuple(rng.randrange(colors) for _ in range(size)) for _ in range(size))
         puzzle = puzzle_from_grid(grid, PALETTES[colors], keep_goal=False)
-        prepared = prepare(puzzle)
-        residual = prepared.residual()
-        if not prepared.cells_left:
+        made = _implication_clauses_of(puzzle, brute_force=False)
+        if made is None:
             continue
-        search = native.Engine(puzzle).search(residual.domains, residual.lines, budget=1)
-        search.next(Deadline(10))
-        probed = search.root_domains()
-        if probed is None:
-            continue
-        clauses, _, _ = _implication_clauses_of(puzzle, brute_force=False)
-        formula = encode_puzzle(residual.geometry, probed, residual.lines)
+        clauses, formula, _ = made
         with Solver(name="glucose3", bootstrap_with=formula.clauses) as solver:
             assert all(not solver.solve([-lit for lit in clause]) for clause in clauses)
         checked += bool(clauses)
@@ -252,7 +248,10 @@ def test_probings_implications_on_a_permutation_matrix() -> None:
     made of that holds in every solution."""
     grid = tuple(tuple(int(row == column) for column in range(5)) for row in range(5))
     puzzle = puzzle_from_grid(grid, PALETTES[2], keep_goal=False)
-    clauses, literals, solutions = _implication_clauses_of(puzzle)
+    made = _implication_clauses_of(puzzle)
+    assert made is not None
+    clauses, formula, solutions = made
+    literals = {lit for options in formula.cell_literals.values() for _, lit in options}
     assert len(solutions) == 120
     assert clauses and all(-lit in literals for clause in clauses for lit in clause)
     for true in solutions:

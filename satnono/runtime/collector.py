@@ -29,11 +29,10 @@ def collector_paused(at_most: float | None = None) -> Iterator[None]:
     `at_most`, for that many seconds at most."""
     was_on = gc.isenabled()
     gc.disable()
-    resuming = contextlib.ExitStack()
-    if was_on and at_most is not None:
-        resuming.enter_context(_Resumer(Deadline(at_most)))
+    timed = was_on and at_most is not None
+    resumer = _Resumer(Deadline(at_most)) if timed else contextlib.nullcontext()
     try:
-        with resuming:
+        with resumer:
             yield
     finally:
         if was_on:
