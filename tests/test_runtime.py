@@ -512,7 +512,7 @@ def test_clauses_added_straight_are_the_same_formula(name: str) -> None:
     import pysolvers
     from pysat.solvers import Solver
 
-    from satnono.runtime.sat_solvers import DIRECT_ENTRIES, add_clauses
+    from satnono.runtime.clause_loading import DIRECT_ENTRIES, add_clauses
 
     for handle, entry in DIRECT_ENTRIES.values():  # a PySAT that renamed them fails here
         assert callable(getattr(pysolvers, entry)), (handle, entry)

@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from satnono.encode.formula import CnfFormula
-from satnono.runtime.deadline import Deadline, Timeout
+from satnono.runtime.clause_loading import add_clauses
+from satnono.runtime.deadline import Deadline
 from satnono.runtime.sat_solvers import (
     ENUMERATION_SOLVER,
     NO_PHASES,
@@ -22,7 +23,6 @@ from satnono.runtime.sat_solvers import (
     NON_INCREMENTAL,
     Rival,
     SatSolver,
-    add_clauses,
     configured_solver,
 )
 
@@ -58,7 +58,7 @@ def enumerate_models(
     seed: int = 0,
     blocked: list[list[int]] | None = None,
     phases: list[int] | None = None,
-    implied: list[list[int]] | None = None,
+    implied: Sequence[Sequence[int]] | None = None,
     rival: str | None = None,
     options: Sequence[tuple[str, int]] = (),
     quick_conflicts: int | None = None,
@@ -94,19 +94,11 @@ def enumerate_models(
     blocking: list[list[int]] = list(blocked or ())
     guided = phases is not None and solver_name not in NO_PHASES
     with SatSolver(solver_name, deadline, options=options) as solver:
-        load(
-            solver.solver,
-            solver_name,
-            formula,
-            seed,
-            [*blocking, *(implied or ())],
-            deadline,
-            phases,
-        )
+        load(solver.solver, solver_name, formula, seed, blocking, deadline, phases, implied)
 
         def load_rival(other: Any) -> None:
             assert rival is not None
-            load(other, rival, formula, seed, [*blocking, *(implied or ())], deadline, phases)
+            load(other, rival, formula, seed, blocking, deadline, phases, implied)
 
         first = True
         named = solver_name  # who answers, said again whenever it changes
@@ -177,21 +169,19 @@ def _second_core() -> bool:
 IDLE_CORES = 1.5
 
 
-#: Clauses handed to the solver between two looks at the deadline (about 0.05 s of loading).
-LOAD_CHUNK = 50_000
-
-
 def load(
     solver: Any,
     solver_name: str,
     formula: CnfFormula,
     seed: int = 0,
-    extra: list[list[int]] | None = None,
+    extra: Sequence[Sequence[int]] | None = None,
     deadline: Deadline | None = None,
     phases: list[int] | None = None,
+    implied: Sequence[Sequence[int]] | None = None,
 ) -> None:
-    """Load a new PySAT solver with the formula; `phases` (literals) or a nonzero seed set the
-    initial phases.
+    """Load a new PySAT solver with the formula, then the `extra` clauses (blocking ones) and
+    the `implied` ones (probing's); `phases` (literals) or a nonzero seed set the initial
+    phases.
 
     The phase is what a CDCL solver tries first for each variable, so different seeds send
     otherwise identical solvers down different branches: cheap diversity for the portfolio.
@@ -199,13 +189,10 @@ def load(
     Loading is done in chunks so that `deadline` can end it (raising Timeout): it takes
     about 0.9 s per million clauses, 28 s for a random 400 x 400 grid.
     """
-    clauses = formula.clauses
-    for start in range(0, len(clauses), LOAD_CHUNK):
-        if deadline is not None and deadline.expired():
-            raise Timeout
-        add_clauses(solver, clauses[start : start + LOAD_CHUNK])
-    if extra:
-        add_clauses(solver, extra)
+    add_clauses(solver, formula.clauses, deadline)
+    for more in (extra, implied):
+        if more:
+            add_clauses(solver, more, deadline)
     if solver_name in NO_PHASES:
         return
     if phases is not None:

@@ -207,7 +207,8 @@ def _search(
             if probed is not None
             else None
         )
-        implied, implications = made or ([], 0)
+        implied: Sequence[Sequence[int]] = made[0] if made is not None else []
+        implications = made[1] if made is not None else 0
         phases = guessed_phases(formula, residual) if guess else None
         rival, solver_options = (PROBED_RIVAL, PROBED_OPTIONS) if guess else (None, ())
         quick = None if residual.unknown <= SMALL_RESIDUAL else QUICK_CONFLICTS

@@ -23,7 +23,10 @@ class CnfFormula:
     """Clauses plus the map from residual cells to their color literals."""
 
     variables: int = 1
-    clauses: list[Clause] = field(default_factory=lambda: [[TRUE]])
+    #: A list as the Python encoders build it; the engine's `Clauses` as it builds the blocks
+    #: encoding (read as lists, loaded into CaDiCaL without becoming lists:
+    #: satnono.runtime.clause_loading).
+    clauses: Sequence[Clause] = field(default_factory=lambda: [[TRUE]])
     #: cell -> (color, literal) for every color still possible in a residual cell.
     cell_literals: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     #: clause counts by family, for the stats and the specification's size table.
@@ -51,7 +54,7 @@ class CnfFormula:
             return
         if FALSE in clause:
             clause = [lit for lit in clause if lit != FALSE] or [FALSE]
-        self.clauses.append(clause)
+        self._built().append(clause)
         families = self.families
         families[family] = families.get(family, 0) + 1
 
@@ -69,13 +72,19 @@ class CnfFormula:
             return FALSE
         t = self.new_variable()
         if redundant:
-            self.clauses += ([-t, a], [-t, b], [t, -a, -b])
+            self._built().extend(([-t, a], [-t, b], [t, -a, -b]))
             count = 3
         else:
-            self.clauses += ([-t, a], [-t, b])
+            self._built().extend(([-t, a], [-t, b]))
             count = 2
         self.families[family] = self.families.get(family, 0) + count
         return t
+
+    def _built(self) -> list[Clause]:
+        """The clauses as the Python encoders add to them: a list (the engine's are final)."""
+        if not isinstance(self.clauses, list):
+            raise TypeError("the engine's clauses take no more")
+        return self.clauses
 
     def literal_meanings(self) -> dict[int, tuple[int, int]]:
         """literal -> (cell, color) for every literal that says "this cell has this color"."""

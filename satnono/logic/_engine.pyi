@@ -1,12 +1,22 @@
 """Types of satnono's native engine (engine/src/lib.rs); satnono.logic.native is its only user."""
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal, overload
 
 #: Domains go out in the kind they came in: bytes (one per cell) or a list of ints.
 Domains = bytes | list[int]
 
 Verdict = tuple[Literal["fixpoint", "solved", "conflict", "timeout"], Domains | None, int | None]
+
+class Clauses(Sequence[list[int]]):
+    def __init__(self, clauses: list[list[int]]) -> None: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> list[int]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[list[int]]: ...
+    def __iter__(self) -> Iterator[list[int]]: ...
+    def add_to_cadical(self, add: int, solver: int, start: int, end: int) -> None: ...
 
 class Engine:
     def __init__(
@@ -41,7 +51,7 @@ class Engine:
     ) -> (
         tuple[
             int,
-            list[list[int]],
+            Clauses,
             list[tuple[int, list[tuple[int, int]]]],
             list[tuple[int, list[tuple[int, list[int]]]]],
             list[tuple[str, int]],
@@ -71,7 +81,7 @@ class Search:
         most: int,
         literals: list[tuple[int, Sequence[tuple[int, int]]]],
         seconds: float | None = None,
-    ) -> tuple[list[list[int]], int] | None: ...
+    ) -> tuple[Clauses, int] | None: ...
     def stats(self) -> dict[str, int]: ...
 
 def solve_lines(

@@ -1,7 +1,8 @@
 """The native engine (engine/, Rust, built into satnono.logic._engine by maturin): line logic,
 probing, search and belief propagation at native speed; counting, uniform sampling, every
 solution in turn and the colors each cell takes; the blocks CNF of a residual for the SAT
-solvers; and for certificates the whole puzzle's automaton CNF and the checker of proofs.
+solvers (`Clauses`, which load CaDiCaL straight); and for certificates the whole puzzle's
+automaton CNF and the checker of proofs.
 
 This is the one module that imports the extension. Its boundary is narrow: clues and domains
 go in (a domain is a bitmask of the palette colors a cell may still take), domains, verdicts
@@ -31,6 +32,12 @@ from satnono.runtime.deadline import Deadline, Timeout
 ESTIMATE_ROUNDS = 20
 
 Status = Literal["fixpoint", "solved", "conflict", "timeout"]
+
+#: A CNF's clauses as the engine holds them (its blocks CNF, probing's implications): a
+#: sequence of lists, made only when read, that CaDiCaL is loaded from without them
+#: (satnono.runtime.clause_loading).
+Clauses = _engine.Clauses
+Sequence.register(Clauses)
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,7 @@ class BlocksCnf:
     clauses made per family (satnono.encode.formula.CnfFormula's fields)."""
 
     variables: int
-    clauses: list[list[int]]
+    clauses: Clauses
     cell_literals: dict[int, tuple[tuple[int, int], ...]]
     start_variables: list[tuple[int, list[tuple[int, list[int]]]]]
     families: dict[str, int]
@@ -323,13 +330,13 @@ class Search:
         most: int,
         literals: Mapping[int, Sequence[tuple[int, int]]],
         deadline: Deadline | None = None,
-    ) -> tuple[list[list[int]], int] | None:
+    ) -> tuple[Clauses, int] | None:
         """`implications` as clauses over a formula's cell literals (`literals`: cell ->
         (color, literal) pairs), made in the engine: "cell has color" rules out "other cell has
         other color" (a unit clause when the color is ruled out itself); those on cells or
         colors `literals` lacks are left out. With how many implications there were; None as
         `implications`."""
-        made: tuple[list[list[int]], int] | None = self._search.implication_clauses(
+        made: tuple[Clauses, int] | None = self._search.implication_clauses(
             most, list(literals.items()), _seconds(deadline)
         )
         return made

@@ -16,11 +16,11 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import TYPE_CHECKING, Any, Self
 
 from satnono.errors import InputError
 from satnono.runtime.child import ChildFinished, can_fork
+from satnono.runtime.clause_loading import add_clauses
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.stoppable import Stoppable
 
@@ -119,35 +119,6 @@ def configured_solver(
     if options:
         solver.configure(dict(options))
     return solver
-
-
-#: PySAT solvers whose clauses `add_clauses` hands to their C entry point straight: the class
-#: of `Solver.solver`, the attribute holding its C handle, and the entry point in pysolvers.
-#: `append_formula` calls two Python methods per clause on the way there: on taai2014's 254
-#: probed residuals (3.4 million clauses) loading CaDiCaL took 1.43-1.55 s so, 0.96-0.99 s
-#: straight (BENCHMARKS.md, round 22).
-DIRECT_ENTRIES = {
-    "Cadical195": ("cadical", "cadical195_add_cl"),
-    "Glucose3": ("glucose", "glucose3_add_cl"),
-    "Glucose42": ("glucose", "glucose421_add_cl"),
-}
-
-
-def add_clauses(solver: Any, clauses: Iterable[Sequence[int]]) -> None:
-    """Add `clauses` to a PySAT `Solver` (or to the solver object it wraps): through its C
-    entry point where DIRECT_ENTRIES names it, else `append_formula`. Either way a clause the
-    solver finds contradicting the rest marks it unsatisfiable, as PySAT's `add_clause` does."""
-    inner = getattr(solver, "solver", solver)
-    entry = DIRECT_ENTRIES.get(type(inner).__name__)
-    handle = getattr(inner, entry[0], None) if entry is not None else None
-    if entry is None or not handle:
-        solver.append_formula(clauses)
-        return
-    import pysolvers
-
-    add = getattr(pysolvers, entry[1])
-    if not min(map(add, repeat(handle), clauses), default=True):
-        inner.status = False
 
 
 @dataclass(frozen=True)

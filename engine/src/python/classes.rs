@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 use std::time::Instant;
 
 use crate::clue::Puzzle;
@@ -10,6 +10,7 @@ use crate::engine::{AnySearch, Engine, Reached, Start};
 use crate::lemmas::Lemma;
 use crate::search::{Event, Options};
 
+use super::clauses::PyClauses;
 use super::{
     blocks, checked_domains, checked_scope, deadline_in, domains_out, guarded, verdict, Clue,
     CubeOut, DomainsIn, Implication, Verdict,
@@ -29,7 +30,7 @@ type Step = fn(&Engine, Start<'_>) -> (Reached, u64);
 /// clauses made per family.
 type BlocksOut = (
     i32,
-    Py<PyList>,
+    PyClauses,
     Vec<(usize, Vec<(u8, i32)>)>,
     Vec<(usize, crate::blocks_cnf::Starts)>,
     Vec<(&'static str, usize)>,
@@ -207,18 +208,9 @@ impl PyEngine {
         else {
             return Ok(None);
         };
-        // Python's lists, made with an eye on the deadline: a random 160x160 grid's 2 million
-        // clauses take seconds to make (a 0.5 s timeout ended after 2.1 s).
-        let mut clauses = Vec::with_capacity(formula.ends.len());
-        for (made, clause) in formula.clauses().enumerate() {
-            if made % 4096 == 0 && checked.deadline.is_some_and(|end| Instant::now() >= end) {
-                return Err(late());
-            }
-            clauses.push(PyList::new(py, clause)?);
-        }
         Ok(Some((
             formula.variables,
-            PyList::new(py, clauses)?.unbind(),
+            PyClauses::new(formula.literals, formula.ends),
             formula.cell_literals,
             start_variables,
             families,
@@ -393,14 +385,14 @@ impl PySearch {
         most: usize,
         literals: Vec<(usize, Vec<(u8, i32)>)>,
         seconds: Option<f64>,
-    ) -> PyResult<Option<(Vec<Vec<i32>>, usize)>> {
+    ) -> PyResult<Option<(PyClauses, usize)>> {
         let deadline = deadline_in(seconds)?;
         let search = &mut self.search;
         py.detach(|| {
             guarded(|| {
                 Ok(search.root_implications(most, deadline).map(|found| {
                     let clauses = crate::blocks_cnf::implication_clauses(&found, &literals);
-                    (clauses, found.len())
+                    (PyClauses::of(&clauses), found.len())
                 }))
             })
         })

@@ -1,9 +1,11 @@
 //! The Python surface (satnono.logic._engine): the classes `Engine` and `Search`
-//! (`classes`), counting's jobs (`counts`, `samples`) and certificates' (`proofs`), and the
-//! conversions they share: clues and domains in, verdicts and domains out, each checked
-//! (ValueError), every call without the GIL, a panic made a RuntimeError.
+//! (`classes`), a CNF's `Clauses` (`clauses`), counting's jobs (`counts`, `samples`) and
+//! certificates' (`proofs`), and the conversions they share: clues and domains in, verdicts
+//! and domains out, each checked (ValueError), every call without the GIL, a panic made a
+//! RuntimeError.
 
 mod classes;
+mod clauses;
 mod counts;
 mod proofs;
 mod samples;
@@ -207,6 +209,7 @@ fn solve_lines(
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyEngine>()?;
     module.add_class::<PySearch>()?;
+    module.add_class::<clauses::PyClauses>()?;
     module.add_function(wrap_pyfunction!(solve_lines, module)?)?;
     module.add_function(wrap_pyfunction!(proofs::check_drup, module)?)?;
     module.add_function(wrap_pyfunction!(proofs::automaton_cnf, module)?)?;

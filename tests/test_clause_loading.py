@@ -1,0 +1,111 @@
+"""The engine's clauses (`satnono.logic.native.Clauses`) read as lists, and loaded into CaDiCaL
+by the engine itself (satnono.runtime.clause_loading): the same formula as PySAT's own
+loading, chunk by chunk, under a deadline, and by the lists' way for the other solvers."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from collections.abc import Sequence
+
+import pytest
+from pysat.solvers import Solver
+
+from satnono.encode.cnf import encode_puzzle
+from satnono.encode.formula import CnfFormula
+from satnono.formats.generate import puzzle_from_grid
+from satnono.logic.native import Clauses
+from satnono.pipeline.prepare import prepare
+from satnono.runtime import clause_loading
+from satnono.runtime.clause_loading import _cadical_addresses, add_clauses
+from satnono.runtime.deadline import Deadline, Timeout
+from support import PALETTES
+
+
+def _residual_formulas(count: int, size: int = 14) -> list[CnfFormula]:
+    """The blocks CNF (the engine's) of the residuals of seeded random black-and-white grids
+    that line logic leaves unfinished."""
+    formulas = []
+    rng = random.Random(11)
+    while len(formulas) < count:
+        grid = tuple(tuple(int(rng.random() < 0.55) for _ in range(size)) for _ in range(size))
+        prepared = prepare(puzzle_from_grid(grid, PALETTES[2], keep_goal=False))
+        if prepared.cells_left:
+            residual = prepared.residual()
+            formulas.append(encode_puzzle(residual.geometry, residual.domains, residual.lines))
+    return formulas
+
+
+def test_engine_clauses_read_as_the_lists_they_stand_for() -> None:
+    lists = [[1], [-2, 3], [], [4, -5, 6], [-7]]
+    clauses = Clauses(lists)
+    assert isinstance(clauses, Sequence)
+    assert len(clauses) == 5 and list(clauses) == lists and clauses == lists
+    assert clauses[1] == [-2, 3] and clauses[2] == [] and clauses[-1] == [-7]
+    for part in (slice(1, 4), slice(None, None, 2), slice(-2, None), slice(4, 0, -1)):
+        assert clauses[part] == lists[part]
+    assert clauses != [[1], [-2, 3]] and clauses != "clauses" and clauses == Clauses(lists)
+    assert pickle.loads(pickle.dumps(clauses)) == lists
+    with pytest.raises(IndexError):
+        clauses[5]
+    with pytest.raises(TypeError):
+        clauses["1"]  # type: ignore[call-overload]
+    for bad in ([[1, 0]], [[-(2**31)]]):
+        with pytest.raises(ValueError):
+            Clauses(bad)
+    formula = _residual_formulas(1)[0]
+    assert isinstance(formula.clauses, Clauses)
+    assert formula.clauses == formula.exported_clauses()  # no tautology, as DIMACS gets them
+
+
+def test_cadical_loaded_by_the_engine_is_the_formula_pysat_loads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine's own loading (asserted taken: PySAT's pinned build exports CaDiCaL's add)
+    gives CaDiCaL the same formula as PySAT's lists: the same answer and, CaDiCaL being
+    deterministic, the same model, whole or in chunks of 7 clauses; with probing's implied
+    clauses added after it; and an unsatisfiable one stays unsatisfiable."""
+    checked = 0
+    for formula in _residual_formulas(6):
+        lists = list(formula.clauses)
+        for chunk in (clause_loading.LOAD_CHUNK, 7):
+            monkeypatch.setattr(clause_loading, "LOAD_CHUNK", chunk)
+            with (
+                Solver(name="cadical195") as straight,
+                Solver(name="cadical195", bootstrap_with=lists) as listed,
+            ):
+                assert _cadical_addresses(straight.solver) is not None
+                add_clauses(straight, formula.clauses, Deadline(30))
+                assert straight.solve() == listed.solve() is True
+                assert straight.get_model() == listed.get_model()
+                # A solution's negation on the cells, then its literals: no model now.
+                cells = formula.cell_variables()
+                model = set(straight.get_model() or ())
+                blocking = [[-v if v in model else v for v in cells]]
+                units = [[v if v in model else -v] for v in cells]
+                add_clauses(straight, Clauses(blocking + units))
+                assert straight.solve() is False
+            checked += 1
+    assert checked == 12
+
+
+def test_engine_clauses_go_to_other_solvers_as_lists() -> None:
+    """Glucose, MiniSat (no straight way into them) load the engine's clauses as lists."""
+    formula = _residual_formulas(1)[0]
+    for name in ("glucose3", "glucose42", "minisat22"):
+        with (
+            Solver(name=name) as loaded,
+            Solver(name=name, bootstrap_with=list(formula.clauses)) as listed,
+        ):
+            assert _cadical_addresses(loaded.solver) is None
+            add_clauses(loaded, formula.clauses)
+            assert loaded.solve() == listed.solve() is True
+            assert loaded.get_model() == listed.get_model()
+
+
+def test_loading_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    formula = _residual_formulas(1)[0]
+    monkeypatch.setattr(clause_loading, "LOAD_CHUNK", 10)
+    for name in ("cadical195", "glucose3"):
+        with Solver(name=name) as solver, pytest.raises(Timeout):
+            add_clauses(solver, formula.clauses, Deadline(0))
