@@ -12,9 +12,11 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use crate::automaton::Automaton;
+use crate::bits::Bits;
 use crate::clue::{Block, Puzzle};
 use crate::cnf::{cells_of, unfinished, Builder, Formula, Stopped, FALSE, TRUE};
+use crate::engine::{with_words, words_for};
+use crate::line::{self, Workspace};
 
 /// The clause families, as the Python encoder names them (its `families` counts).
 const FAMILIES: [&str; 8] = [
@@ -87,7 +89,8 @@ pub fn residual(
             return Err(Stopped::Timeout);
         }
         let line_cells: Vec<usize> = puzzle.line_cells(line).collect();
-        if let Some(starts) = encoder.line(&puzzle.clues[line], &line_cells, domains) {
+        let colors = (&puzzle.line_colors[line][..], puzzle.colors);
+        if let Some(starts) = encoder.line(&puzzle.clues[line], &line_cells, domains, colors) {
             start_variables.push((line, starts));
         }
     }
@@ -142,12 +145,19 @@ impl Encoder {
 
     /// One line's blocks (satnono.encode.lines.encode_line_blocks): its blocks' start
     /// variables, or None when it has no block or cannot fit.
-    fn line(&mut self, clue: &[Block], cells: &[usize], domains: &[u128]) -> Option<Starts> {
+    /// `colors`: the line's colors and the puzzle's palette size.
+    fn line(
+        &mut self,
+        clue: &[Block],
+        cells: &[usize],
+        domains: &[u128],
+        (colors, palette): (&[u8], usize),
+    ) -> Option<Starts> {
         let line: Vec<u128> = cells.iter().map(|&cell| domains[cell]).collect();
         let x = |builder: &Builder, j: usize, color: u8| -> i32 {
             builder.color_literal(cells[j], line[j], color)
         };
-        let Some(starts) = block_starts(clue, &line) else {
+        let Some(starts) = block_starts(clue, &line, colors, palette) else {
             self.add(&[FALSE], CONTRADICTION);
             return None;
         };
@@ -231,27 +241,48 @@ impl Encoder {
 }
 
 /// Each block's feasible start cells under the domains `line` (ascending), or None when the
-/// clue cannot fit (satnono.encode.lines.block_starts): block i starts at p iff the automaton
-/// may advance into the block's first state reading cell p on some accepted path.
-fn block_starts(clue: &[Block], line: &[u128]) -> Option<Vec<Vec<usize>>> {
-    let live = Automaton::new(clue).live_states(line)?;
-    let lives = |boundary: usize, state: usize| live[boundary].binary_search(&state).is_ok();
-    let mut starts = Vec::with_capacity(clue.len());
-    let mut first = 1;
-    for (i, block) in clue.iter().enumerate() {
-        if i > 0 && clue[i - 1].color == block.color {
-            first += 1; // the mandatory gap state
+/// clue cannot fit (satnono.encode.lines.block_starts): block i starts at p iff some
+/// arrangement of the clue that fits the domains puts it there (`line::block_starts`, the
+/// line solver's own passes; `colors`: the line's, `palette`: the puzzle's).
+fn block_starts(
+    clue: &[Block],
+    line: &[u128],
+    colors: &[u8],
+    palette: usize,
+) -> Option<Vec<Vec<usize>>> {
+    with_words!(
+        words_for(line.len()),
+        starts_in_words(clue, line, colors, palette)
+    )
+}
+
+fn starts_in_words<const W: usize>(
+    clue: &[Block],
+    line: &[u128],
+    colors: &[u8],
+    palette: usize,
+) -> Option<Vec<Vec<usize>>> {
+    let mut state = vec![Bits::<W>::zero(); palette];
+    for (cell, &domain) in line.iter().enumerate() {
+        for &color in colors {
+            if domain >> color & 1 == 1 {
+                state[usize::from(color)].set(cell);
+            }
         }
-        starts.push(
-            (0..line.len())
-                .filter(|&p| {
-                    lives(p, first - 1) && lives(p + 1, first) && line[p] >> block.color & 1 == 1
-                })
-                .collect(),
-        );
-        first += block.length as usize;
     }
-    Some(starts)
+    let starts = line::block_starts(
+        line.len(),
+        clue,
+        colors,
+        &state,
+        &mut Workspace::new(palette),
+    )?;
+    Some(
+        starts
+            .into_iter()
+            .map(|bits| bits.ones().collect())
+            .collect(),
+    )
 }
 
 /// Probing's implications (`probe::implications`: cell, color, other cell, other color; other

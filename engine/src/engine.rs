@@ -45,7 +45,7 @@ pub struct Engine {
 }
 
 /// Words per line for lines of `cells` cells.
-fn words_for(cells: usize) -> usize {
+pub(crate) fn words_for(cells: usize) -> usize {
     match cells + 1 {
         0..=64 => 1,
         65..=128 => 2,
@@ -67,6 +67,7 @@ macro_rules! with_words {
         }
     };
 }
+pub(crate) use with_words;
 
 /// A board on `domains`, propagated over `scope` to its fixpoint, with the scope's cells;
 /// Err(what was reached instead, a conflict or the deadline, and the lines solved).

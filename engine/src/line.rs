@@ -166,7 +166,68 @@ pub fn solve<const W: usize>(
             return solve_empty(n, clue, colors[1], out);
         }
     }
-    space.reserve(k);
+    if !passes(n, clue, colors, state, space) {
+        return false;
+    }
+    let Workspace {
+        starts,
+        tails,
+        back_starts,
+        back_tails,
+        mirrored,
+        ..
+    } = &*space;
+    for cells in out.iter_mut() {
+        *cells = Bits::zero();
+    }
+    let positions = n + 1;
+    let mut background = Bits::zero();
+    for j in 0..=k {
+        background |= tails[j] & back_tails[k - j].reversed(positions).shr(1);
+    }
+    out[0] = background & state[0];
+    for (j, block) in clue.iter().enumerate() {
+        let c = usize::from(block.color);
+        if block.blotted() {
+            let cells = state[c];
+            let forward = fill(starts[j] & cells, cells) & cells;
+            let mirror = mirrored[c];
+            let backward = fill(back_starts[k - 1 - j] & mirror, mirror) & mirror;
+            out[c] |= forward & backward.reversed(n);
+        } else {
+            out[c] |= smear(placed(n, clue, j, space), block.length as usize);
+        }
+    }
+    true
+}
+
+/// Where each block of `clue` (no blotted number) can start in some arrangement that fits
+/// `state` (laid out as `solve`'s): per block, its possible first cells; None when no
+/// arrangement fits. What the blocks CNF of a line is built on (`blocks_cnf`).
+pub fn block_starts<const W: usize>(
+    n: usize,
+    clue: &[Block],
+    colors: &[u8],
+    state: &[Bits<W>],
+    space: &mut Workspace<W>,
+) -> Option<Vec<Bits<W>>> {
+    debug_assert!(!clue.iter().any(|block| block.blotted()));
+    if !passes(n, clue, colors, state, space) {
+        return None;
+    }
+    Some((0..clue.len()).map(|j| placed(n, clue, j, space)).collect())
+}
+
+/// The forward and the backward pass of the dynamic program into `space`: whether the clue
+/// fits `state` at all.
+fn passes<const W: usize>(
+    n: usize,
+    clue: &[Block],
+    colors: &[u8],
+    state: &[Bits<W>],
+    space: &mut Workspace<W>,
+) -> bool {
+    space.reserve(clue.len());
     let Workspace {
         starts,
         tails,
@@ -182,34 +243,17 @@ pub fn solve<const W: usize>(
         let c = usize::from(color);
         mirrored[c] = state[c].reversed(n);
     }
-    if !sweep(n, clue, true, mirrored, back_starts, back_tails, None) {
-        return false; // cannot happen once the forward pass succeeded; kept for safety
-    }
-    for cells in out.iter_mut() {
-        *cells = Bits::zero();
-    }
-    let positions = n + 1;
-    let mut background = Bits::zero();
-    for j in 0..=k {
-        background |= tails[j] & back_tails[k - j].reversed(positions).shr(1);
-    }
-    out[0] = background & state[0];
-    for (j, block) in clue.iter().enumerate() {
-        let c = usize::from(block.color);
-        let back = k - 1 - j;
-        if block.blotted() {
-            let cells = state[c];
-            let forward = fill(starts[j] & cells, cells) & cells;
-            let mirror = mirrored[c];
-            let backward = fill(back_starts[back] & mirror, mirror) & mirror;
-            out[c] |= forward & backward.reversed(n);
-        } else {
-            let length = block.length as usize;
-            let placed = starts[j] & runs[j] & back_starts[back].reversed(positions).shr(length);
-            out[c] |= smear(placed, length);
-        }
-    }
-    true
+    // Cannot fail once the forward pass succeeded; kept for safety.
+    sweep(n, clue, true, mirrored, back_starts, back_tails, None)
+}
+
+/// The cells where block `j` (of a fixed length) starts in some arrangement, after `passes`:
+/// those the blocks before it reach, where it fits, and from whose end the blocks after it
+/// fit.
+fn placed<const W: usize>(n: usize, clue: &[Block], j: usize, space: &Workspace<W>) -> Bits<W> {
+    let length = clue[j].length as usize;
+    let back = clue.len() - 1 - j;
+    space.starts[j] & space.runs[j] & space.back_starts[back].reversed(n + 1).shr(length)
 }
 
 /// `solve` on a line of two colors where nothing is known yet (every line of a new puzzle):
@@ -247,7 +291,7 @@ fn solve_empty<const W: usize>(n: usize, clue: &[Block], color: u8, out: &mut [B
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{solve, Workspace};
+    use super::{block_starts, solve, Workspace};
     use crate::bits::Bits;
     use crate::clue::Block;
 
@@ -347,6 +391,33 @@ pub(crate) mod tests {
         any.then_some(out)
     }
 
+    /// Per block, the cells where some matching line within the state starts it.
+    fn brute_force_starts(
+        n: usize,
+        clue: &[Block],
+        colors: usize,
+        state: &[Vec<bool>],
+    ) -> Vec<Vec<bool>> {
+        let mut starts = vec![vec![false; n]; clue.len()];
+        for line in all_lines(n, colors) {
+            let fits = line
+                .iter()
+                .enumerate()
+                .all(|(i, &c)| state[usize::from(c)][i]);
+            if !fits || !matches(&line, clue) {
+                continue;
+            }
+            let mut block = 0;
+            for (i, &cell) in line.iter().enumerate() {
+                if cell != 0 && (i == 0 || line[i - 1] != cell) {
+                    starts[block][i] = true;
+                    block += 1;
+                }
+            }
+        }
+        starts
+    }
+
     fn check_against_brute_force<const W: usize>(
         max_n: usize,
         colors: usize,
@@ -406,6 +477,19 @@ pub(crate) mod tests {
             let expected = brute_force(n, &clue, colors, &restricted);
             let mut out = vec![Bits::<W>::zero(); colors];
             let fits = solve(n, &clue, &colors_used, &masks, &mut out, &mut space);
+            if !blot {
+                let starts = block_starts(n, &clue, &colors_used, &masks, &mut space);
+                assert_eq!(
+                    starts.is_some(),
+                    expected.is_some(),
+                    "case {case}: {clue:?}"
+                );
+                let wanted = brute_force_starts(n, &clue, colors, &restricted);
+                for (block, got) in starts.iter().flatten().enumerate() {
+                    let got: Vec<bool> = (0..n).map(|i| got.test(i)).collect();
+                    assert_eq!(got, wanted[block], "case {case}: block {block} of {clue:?}");
+                }
+            }
             match expected {
                 None => assert!(
                     !fits,
