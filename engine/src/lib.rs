@@ -11,7 +11,8 @@
 //! about; `lemmas`, probing that writes down the lemmas of their proofs; `drup` and `rup`, the
 //! checker of proofs (reading them; its clause database), apart from all the rest. `python` is
 //! the Python surface, and nothing else: clues and grids come in, domains, verdicts and
-//! solutions go out. Every call checks its arguments (ValueError), releases the GIL while it
+//! solutions go out (and a CNF's clauses, which it adds to CaDiCaL itself when given the
+//! solver's address: `python::clauses`). Every call checks its arguments (ValueError), releases the GIL while it
 //! works, and turns a panic into a RuntimeError instead of taking the process down.
 
 // The core is reached only through the Python surface; `cargo test` builds it without one.

@@ -6,7 +6,7 @@
 //! Python lists, and from those lists into CaDiCaL one C call per clause: making, loading and
 //! freeing them took more than a tenth of the whole CPU (BENCHMARKS.md, round 23). Given the
 //! address of CaDiCaL's `add` and of the solver (the Python side finds both in the PySAT solver
-//! it holds, `satnono.runtime.sat_solvers`), the engine adds the literals itself.
+//! it holds, `satnono.runtime.clause_loading`), the engine adds the literals itself.
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -144,7 +144,7 @@ impl PyClauses {
         if start >= end {
             return Ok(());
         }
-        // SAFETY: the caller (satnono.runtime.sat_solvers.add_clauses, the only one) passes
+        // SAFETY: the caller (satnono.runtime.clause_loading.add_clauses, the only one) passes
         // the address dlsym gave for `_ZN10CaDiCaL1956Solver3addEi` in the pysolvers module
         // loaded in this process, whose signature `CadicalAdd` states, and the pointer held in
         // the capsule of a live PySAT `Cadical195` (created by `new CaDiCaL195::Solver`); the
