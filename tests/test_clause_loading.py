@@ -9,6 +9,8 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from satnono.encode.cnf import encode_puzzle
@@ -56,6 +58,54 @@ def test_engine_clauses_read_as_the_lists_they_stand_for() -> None:
     formula = _residual_formulas(1)[0]
     assert isinstance(formula.clauses, Clauses)
     assert formula.clauses == formula.exported_clauses()  # no tautology, as DIMACS gets them
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(1, 40).map(lambda v: v if v % 3 else -v), max_size=6), max_size=30
+    ),
+    st.integers(-35, 35),
+    st.integers(-35, 35),
+    st.sampled_from([None, 1, 2, 3, -1, -2]),
+)
+def test_engine_clauses_slice_and_index_as_a_list_does(
+    lists: list[list[int]], start: int, stop: int, step: int | None
+) -> None:
+    clauses = Clauses(lists)
+    assert len(clauses) == len(lists) and clauses == lists and list(clauses) == lists
+    assert clauses[start:stop:step] == lists[start:stop:step]
+    for index in (start, stop):
+        if -len(lists) <= index < len(lists):
+            assert clauses[index] == lists[index]
+        else:
+            with pytest.raises(IndexError):
+                clauses[index]
+
+
+def test_random_formulas_loaded_by_the_engine_answer_as_pysat_loaded_them() -> None:
+    """Random 3-SAT formulas near the threshold, each with a unit clause (some satisfiable,
+    some not): CaDiCaL loaded by the engine says what CaDiCaL loaded from the lists says, with
+    the same model."""
+    rng = random.Random(5)
+    answers = set()
+    for _ in range(60):
+        variables = rng.randint(10, 30)
+        literals = [
+            rng.choice([-1, 1]) * rng.randint(1, variables)
+            for _ in range(3 * int(variables * 4.2) + 1)
+        ]
+        lists = [literals[at : at + 3] for at in range(0, len(literals), 3)]  # the last a unit
+        with (
+            Solver(name="cadical195") as straight,
+            Solver(name="cadical195", bootstrap_with=lists) as listed,
+        ):
+            add_clauses(straight, Clauses(lists))
+            answer = straight.solve()
+            assert answer == listed.solve()
+            assert straight.get_model() == listed.get_model()
+            answers.add(answer)
+    assert answers == {True, False}
 
 
 def test_cadical_loaded_by_the_engine_is_the_formula_pysat_loads(
