@@ -33,6 +33,9 @@ from support import EXAMPLES, SHARED, brute_force_solutions, children, load_tool
 
 PERMUTATION_9 = math.factorial(9)
 PERMUTATIONS_11X6 = 720**11
+#: thin-20020's count (tools/generate.py thin, seed 20020, blot 0.2), confirmed by the transfer
+#: matrix of tools/transfer_count.py (BENCHMARKS.md).
+THIN_20020 = 1_880_913_904_723_420_442_188
 
 
 #: The native count by its search alone, and by its sweep wherever a sweep can count.
@@ -378,6 +381,29 @@ def test_a_swept_count_s_witness_is_drawn_not_searched_for() -> None:
     assert time.perf_counter() - started < 10
     assert counted.exact and counted.count > 2**128
     assert counted.witness is not None  # verified against the clues where it was made
+
+
+def test_no_counter_joins_while_the_engine_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ganak's child, forked at its head start beside a sweep, took a core from it and made a
+    copy of every page the sweep wrote after the fork: thin-20049 took 10.4-10.7 s as a whole
+    process, against 5.6-8.0 s with no counter. The counters now wait till the sweep ends."""
+    from satnono.pipeline.counting.race import CounterRace
+
+    started: list[float] = []
+    start = CounterRace.start
+
+    def noted(race: CounterRace) -> None:
+        started.append(time.perf_counter())
+        start(race)
+
+    monkeypatch.setattr(CounterRace, "start", noted)
+    # thin-20020 (6 x 137): one way, a sweep of about half a second, far past the head start.
+    board = load_tool("generate").thin_board(20020, 0.2)
+    counted = count_solutions(board, head_start=0.02, knobs=CountKnobs(race=False))
+    assert (counted.count, counted.exact) == (THIN_20020, True)
+    assert "sweep" in {factor.method for factor in counted.factors}
+    assert started == []
+    assert children() == []
 
 
 def test_a_timeout_while_ganak_runs_kills_it_and_keeps_the_lower_bound(

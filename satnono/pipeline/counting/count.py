@@ -59,9 +59,9 @@ from satnono.runtime.deadline import Deadline, Timeout
 #: finish in 30 s); past that the listing stops and the count goes on.
 ENUMERATION_LIMIT = 64
 #: Seconds the native count runs alone before Ganak (and ApproxMC) join the race in forked
-#: children. The native count settles every example, the corpus and all but four survey
-#: puzzles in well under a second (BENCHMARKS.md, counting section); a child forked sooner
-#: would only cost its fork there.
+#: children, and then only while it is not sweeping (`_Race._sweeping`). The native count
+#: settles every example, the corpus and all but four survey puzzles in well under a second
+#: (BENCHMARKS.md, counting section); a child forked sooner would only cost its fork there.
 RACE_HEAD_START = 1.0
 #: Seconds at most spent finding a witness (a verified grid) for a count stopped early with
 #: a nonzero lower bound (an exact count draws its witness from the counts at once).
@@ -244,7 +244,7 @@ class _Race:
                     break
                 if job is not None:
                     _follow(job.progress(), self.progress)
-                if counters and race.tick():
+                if counters and race.tick(hold=self._sweeping()):
                     answer = race.answer
                     break
                 if deadline.expired():
@@ -301,6 +301,14 @@ class _Race:
             listed = self._listing_factor(self.listed, False)
             counted = replace(counted, count=self.listed, factors=(listed,))
         return self._witnessed(counted, native)
+
+    def _sweeping(self) -> bool:
+        """Whether the engine's count is sweeping a component (one way or both, as last
+        followed): the counters wait till it has ended. A sweep counts what it takes on within
+        its memory, and a counter's child forked beside it took a core from it and made every
+        page it wrote after the fork a copy (thin-20049 10.4-10.7 s as a whole process with
+        Ganak joining at its head start, 5.6-8.0 s without, BENCHMARKS.md round 24)."""
+        return self.progress.swept > 0 or self.progress.both_ways
 
     def _listed_natively(self, listing: NativeListing) -> Counted:
         """The count the engine's listing came to: exact when it listed every solution, else

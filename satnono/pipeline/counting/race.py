@@ -26,8 +26,8 @@ class CounterRace:
     (satnono.runtime.race): the first count that arrives wins, an int from Ganak or an
     Estimate from ApproxMC.
 
-    They start once the search has had its head start (`tick`, called by the search every
-    64 nodes), or at once (`start`) when the search does not run.
+    They start once the search has had its head start and is not held back (`tick`, called
+    as the search goes), or at once (`start`) when the search does not run.
     """
 
     prepared: Prepared
@@ -74,9 +74,10 @@ class CounterRace:
 
             self.race.enter(APPROXMC, run_approxmc, "ApproxMC counter", quiet=True)
 
-    def tick(self) -> bool:
-        """Start the counters when the head start is over; True once an answer is in."""
-        if not self.started and time.perf_counter() - self.started_at >= self.head_start:
+    def tick(self, hold: bool = False) -> bool:
+        """Start the counters when the head start is over, unless `hold`; True once an answer
+        is in."""
+        if not (self.started or hold) and time.perf_counter() - self.started_at >= self.head_start:
             self.start()
         return self.race.poll() is not None
 
