@@ -19,7 +19,7 @@ from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid, switch_board
 from satnono.pipeline.sampling import Sampling
 from satnono.runtime.deadline import Deadline, Timeout
-from support import EXAMPLES, SHARED, brute_force_solutions, children, puzzles
+from support import EXAMPLES, SHARED, brute_force_solutions, children, load_tool, puzzles
 
 
 @settings(max_examples=40, deadline=None)
@@ -83,6 +83,25 @@ def test_the_engines_listing_gives_exact_draws_where_the_count_is_slow(
     assert len(tally) == 121 == count_solutions(puzzle, methods=("enumerate",)).count
     # Chi-square with 120 degrees of freedom: 174 is about the 0.999 quantile.
     assert sum((n - 100) ** 2 / 100 for n in tally.values()) < 174
+
+
+def test_a_sweep_past_the_exact_budget_still_draws_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """thin-20020 (6 x 137, 1.9 x 10^21 solutions): its sweep keeps its layers to draw from
+    for about half a second. With the exact budget a fifth of that, the sweep goes on past it
+    (a sweep counts what it takes on within its memory) and every draw is exactly uniform,
+    where the sampler stopped it and CMSGen drew instead (thin-20049's sweep took 9.6 s of
+    the 10 s budget)."""
+    monkeypatch.setattr(satnono.pipeline.sampling, "EXACT_BUDGET", 0.1)
+    board = load_tool("generate").thin_board(20020, 0.2)
+    sampling = Sampling(board, 5, seed=2, deadline=Deadline(60))
+    drawn = list(sampling)
+    assert [(m.method, m.solutions) for m in sampling.methods] == [
+        ("exact", 1_880_913_904_723_420_442_188)
+    ]
+    assert len(drawn) == 5 and all(not problems(board, grid) for grid in drawn)
+    assert children() == []
 
 
 def test_the_seed_repeats_the_samples() -> None:

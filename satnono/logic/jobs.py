@@ -127,6 +127,10 @@ class Sampler:
         """Nodes of the counting search so far: 0 while the count sweeps."""
         return int(self._sampler.nodes())
 
+    def sweeping(self) -> bool:
+        """Whether the count is sweeping a component now."""
+        return bool(self._sampler.swept())
+
     def draw(self, n: int, deadline: Deadline) -> list[bytes] | list[list[int]]:
         """`n` more draws (domains, decided); fewer (none) when the deadline passes first."""
         if self.ended is not None:

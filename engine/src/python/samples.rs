@@ -107,6 +107,11 @@ impl PySampler {
     fn nodes(&self) -> u64 {
         self.control.nodes.load(Ordering::Relaxed)
     }
+
+    /// Cells the sweep in flight has passed (0 while none runs).
+    fn swept(&self) -> u64 {
+        self.control.swept.load(Ordering::Relaxed)
+    }
 }
 
 /// Solutions drawn uniformly (seeded), in a thread (see `Sampler`).
