@@ -177,7 +177,8 @@ def count(
 
     The native engine counts each independent component (a sweep along a narrow one, its
     counting search otherwise) while the backend lists the first solutions, and the Ganak
-    model counter joins after a second: the first exact answer wins. --approx also races an
+    model counter joins after a second, once no sweep is running (a sweep counts what it
+    takes on): the first exact answer wins. --approx also races an
     ApproxMC estimate with its guarantee (the first answer wins: an estimate may come
     before an exact count).
     """
