@@ -286,7 +286,8 @@ fn starts_in_words<const W: usize>(
 }
 
 /// Probing's implications (`probe::implications`: cell, color, other cell, other color; other
-/// cell `u32::MAX`: the color itself ruled out) as clauses over a formula's cell literals
+/// cell `u32::MAX`: the color itself ruled out) as clauses (their literals one after the
+/// other, and where each ends) over a formula's cell literals
 /// (`literals`: each cell's (color, literal) pairs): "cell has color" rules out "other cell has
 /// other color", a binary clause, or a unit clause when the color is ruled out itself. Those on
 /// a cell or color the formula does not hold are left out. Here rather than in Python, whose
@@ -295,7 +296,7 @@ fn starts_in_words<const W: usize>(
 pub fn implication_clauses(
     found: &[[u32; 4]],
     literals: &[(usize, Vec<(u8, i32)>)],
-) -> Vec<Vec<i32>> {
+) -> (Vec<i32>, Vec<usize>) {
     let literal: HashMap<(u32, u32), i32> = literals
         .iter()
         .flat_map(|(cell, options)| {
@@ -305,18 +306,25 @@ pub fn implication_clauses(
             })
         })
         .collect();
-    let mut clauses = Vec::with_capacity(found.len());
+    // One arena, as `cnf::Formula` keeps its clauses: what Python receives (`Clauses`).
+    let (mut flat, mut ends) = (
+        Vec::with_capacity(2 * found.len()),
+        Vec::with_capacity(found.len()),
+    );
     for &[cell, color, other, other_color] in found {
         let Some(&first) = literal.get(&(cell, color)) else {
             continue;
         };
         if other == u32::MAX {
-            clauses.push(vec![-first]);
+            flat.push(-first);
         } else if let Some(&second) = literal.get(&(other, other_color)) {
-            clauses.push(vec![-first, -second]);
+            flat.extend([-first, -second]);
+        } else {
+            continue;
         }
+        ends.push(flat.len());
     }
-    clauses
+    (flat, ends)
 }
 
 #[cfg(test)]
@@ -375,7 +383,7 @@ mod tests {
         ];
         assert_eq!(
             implication_clauses(&found, &literals),
-            vec![vec![-2, -7], vec![-5], vec![-7, 2]]
+            (vec![-2, -7, -5, -7, 2], vec![2, 3, 5])
         );
     }
 }

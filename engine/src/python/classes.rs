@@ -391,8 +391,8 @@ impl PySearch {
         py.detach(|| {
             guarded(|| {
                 Ok(search.root_implications(most, deadline).map(|found| {
-                    let clauses = crate::blocks_cnf::implication_clauses(&found, &literals);
-                    (PyClauses::of(&clauses), found.len())
+                    let (flat, ends) = crate::blocks_cnf::implication_clauses(&found, &literals);
+                    (PyClauses::new(flat, ends), found.len())
                 }))
             })
         })
