@@ -104,6 +104,40 @@ def test_a_sweep_past_the_exact_budget_still_draws_exactly(
     assert children() == []
 
 
+def test_a_sweep_past_the_budget_leaves_the_samplers_their_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sweep that outlasts the exact budget goes on only while the deadline leaves the
+    samplers as long again: one that never ends (a stand-in for the engine's) must not take
+    the whole deadline, or the caller gets no sample at all."""
+    import time
+
+    from satnono.logic.native import Engine
+
+    class EndlessSweep:
+        ended = None
+
+        def nodes(self) -> int:
+            return 0
+
+        def sweeping(self) -> bool:
+            return True
+
+        def total(self, deadline: Deadline, cancel: bool = True) -> None:
+            time.sleep(min(0.01, max(0.0, deadline.remaining() or 0.01)))
+
+        def cancel(self) -> None:
+            pass
+
+    monkeypatch.setattr(Engine, "sampler", lambda *args, **kwargs: EndlessSweep())
+    monkeypatch.setattr(satnono.pipeline.sampling, "EXACT_BUDGET", 0.2)
+    puzzle = read_puzzle(EXAMPLES / "switches-8.non")  # 256 solutions, enumerated then
+    started = time.perf_counter()
+    drawn = list(Sampling(puzzle, 3, seed=1, deadline=Deadline(1.5)))
+    assert len(drawn) == 3 and all(not problems(puzzle, grid) for grid in drawn)
+    assert 1.0 < time.perf_counter() - started < 1.5  # the sweep went on past 0.2 s
+
+
 def test_the_seed_repeats_the_samples() -> None:
     puzzle = read_puzzle(EXAMPLES / "permutations-11x6-color.non")
     assert list(Sampling(puzzle, 4, seed=5)) == list(Sampling(puzzle, 4, seed=5))

@@ -46,7 +46,7 @@ from satnono.runtime.deadline import Deadline, Timeout
 #: unless it is sweeping a component then: a sweep counts what it takes on within its memory,
 #: and its draws are exactly uniform where the samplers' are not (thin-20049, 6 x 195, 2.5 x
 #: 10^22 solutions: its sweep's layers took 9.6 s, at the budget's edge, BENCHMARKS.md
-#: round 24).
+#: round 24). It goes on while the deadline leaves the samplers as long, should it not end.
 EXACT_BUDGET = 10.0
 #: Draws asked of the engine at a time.
 DRAW_BATCH = 256
@@ -115,8 +115,9 @@ class Sampling:
         """The draws from the engine's exact count, or from the engine's listing of every
         solution when it ends first (once `listing_due`, as many as KEPT_BYTES hold:
         satnono.pipeline.counting.listing), within EXACT_BUDGET or while the count sweeps past
-        it; None when neither ends (the samplers take over), or when the budget is 0 (off: a
-        count that ends at once would otherwise still race a zero budget)."""
+        it and the deadline leaves EXACT_BUDGET more; None when neither ends (the samplers
+        take over), or when the budget is 0 (off: a count that ends at once would otherwise
+        still race a zero budget)."""
         if EXACT_BUDGET <= 0:
             return None
         puzzle, deadline = self.puzzle, self.deadline
@@ -125,8 +126,11 @@ class Sampling:
         budget, started = deadline.sooner(EXACT_BUDGET), time.perf_counter()
         listing: NativeListing | None = None
         while True:
-            # Past the budget, a sweep goes on to the caller's deadline.
-            over = budget.expired() and not (sampler.sweeping() and not deadline.expired())
+            # Past the budget, a sweep goes on while the caller's deadline leaves the samplers
+            # as long again, should it not end.
+            left = deadline.remaining()
+            going_on = sampler.sweeping() and (left is None or left > EXACT_BUDGET)
+            over = budget.expired() and not going_on
             within = deadline if budget.expired() else budget
             if listing is None and listing_due(started, sampler.nodes):
                 listing = NativeListing(engine, prepared.domains, keep=True)
