@@ -36,6 +36,9 @@ from satnono.runtime.deadline import Deadline
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+#: The count of thin-20020 (`load_tool("generate").thin_board(20020, 0.2)`, 6 x 137), confirmed
+#: by the transfer matrix of tools/transfer_count.py (BENCHMARKS.md, issue 40 round 14).
+THIN_20020 = 1_880_913_904_723_420_442_188
 #: The CLI in a process of its own (the installed entry point may belong to another checkout).
 SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
 

@@ -29,13 +29,18 @@ from satnono.pipeline.counting import Approximation, Counted, count_solutions
 from satnono.pipeline.solutions import count
 from satnono.reference.counting import count_grids as reference_count
 from satnono.runtime.deadline import Deadline
-from support import EXAMPLES, SHARED, brute_force_solutions, children, load_tool, puzzles
+from support import (
+    EXAMPLES,
+    SHARED,
+    THIN_20020,
+    brute_force_solutions,
+    children,
+    load_tool,
+    puzzles,
+)
 
 PERMUTATION_9 = math.factorial(9)
 PERMUTATIONS_11X6 = 720**11
-#: thin-20020's count (tools/generate.py thin, seed 20020, blot 0.2), confirmed by the transfer
-#: matrix of tools/transfer_count.py (BENCHMARKS.md).
-THIN_20020 = 1_880_913_904_723_420_442_188
 
 
 #: The native count by its search alone, and by its sweep wherever a sweep can count.
@@ -385,8 +390,8 @@ def test_a_swept_count_s_witness_is_drawn_not_searched_for() -> None:
 
 def test_no_counter_joins_while_the_engine_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ganak's child, forked at its head start beside a sweep, took a core from it and made a
-    copy of every page the sweep wrote after the fork: thin-20049 took 10.4-10.7 s as a whole
-    process, against 5.6-8.0 s with no counter. The counters now wait till the sweep ends."""
+    copy of every page the sweep wrote after the fork: thin-20049 took 10.5-13.1 s as a whole
+    process, against 7.2-8.4 s with no counter. The counters now wait till the sweep ends."""
     from satnono.pipeline.counting.race import CounterRace
 
     started: list[float] = []

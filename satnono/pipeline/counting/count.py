@@ -306,8 +306,8 @@ class _Race:
         """Whether the engine's count is sweeping a component (one way or both, as last
         followed): the counters wait till it has ended. A sweep counts what it takes on within
         its memory, and a counter's child forked beside it took a core from it and made every
-        page it wrote after the fork a copy (thin-20049 10.4-10.7 s as a whole process with
-        Ganak joining at its head start, 5.6-8.0 s without, BENCHMARKS.md round 24)."""
+        page it wrote after the fork a copy (thin-20049: 10.5-13.1 s as a whole process where
+        Ganak's child came up beside its sweep, 7.2-8.4 s without, BENCHMARKS.md round 24)."""
         return self.progress.swept > 0 or self.progress.both_ways
 
     def _listed_natively(self, listing: NativeListing) -> Counted:
