@@ -402,9 +402,12 @@ def test_no_counter_joins_while_the_engine_sweeps(monkeypatch: pytest.MonkeyPatc
         start(race)
 
     monkeypatch.setattr(CounterRace, "start", noted)
-    # thin-20020 (6 x 137): one way, a sweep of about half a second, far past the head start.
+    # thin-20020 (6 x 137): one way, a sweep of 1.3 s, far past the head start. The head start
+    # leaves the engine time to reach its sweep on a loaded machine: with 0.02 s, probing
+    # under `pytest -n 2` outlasted it now and then, and a counter joined before the sweep
+    # began, as it may.
     board = load_tool("generate").thin_board(20020, 0.2)
-    counted = count_solutions(board, head_start=0.02, knobs=CountKnobs(race=False))
+    counted = count_solutions(board, head_start=0.3, knobs=CountKnobs(race=False))
     assert (counted.count, counted.exact) == (THIN_20020, True)
     assert "sweep" in {factor.method for factor in counted.factors}
     assert started == []
