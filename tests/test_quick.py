@@ -1,5 +1,6 @@
-"""The fast path of `satnono solve` (satnono/cli/quick.py): it parses what it knows exactly as
-typer does, leaves everything else to typer, and never imports typer itself."""
+"""The fast path of `satnono solve` and `satnono count` (satnono/cli/quick.py): it parses what
+it knows exactly as typer does, leaves everything else to typer, and never imports typer
+itself."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 import typer.main
 
 from satnono.cli import app, quick
+from satnono.cli.count import CountArgs
 from satnono.cli.solve import SolveArgs
 from support import EXAMPLES, run_satnono
 
@@ -26,34 +28,55 @@ TYPER = [
 ]
 
 
-def _solve_command() -> Any:
-    """typer's click command for solve (typer vendors click: duck-typed here)."""
-    return typer.main.get_command(app).commands["solve"]  # type: ignore[attr-defined]
+def _typer_command(command: str) -> Any:
+    """typer's click command for `command` (typer vendors click: duck-typed here)."""
+    return typer.main.get_command(app).commands[command]  # type: ignore[attr-defined]
 
 
-def test_the_typer_command_has_exactly_the_fields_of_solve_args() -> None:
-    names = {param.name for param in _solve_command().params} - {"puzzles"}
-    assert names == {field.name for field in dataclasses.fields(SolveArgs)}
+#: Each command with a fast path: its Args, and the fast path's options.
+FAST = {
+    "solve": (SolveArgs, quick.FLAGS, quick.VALUES),
+    "count": (CountArgs, quick.COUNT_FLAGS, quick.COUNT_VALUES),
+}
 
 
-def test_every_fast_option_is_typers_with_the_same_field_and_bounds() -> None:
+def test_every_command_with_a_fast_path_is_here() -> None:
+    assert set(quick.COMMANDS) == set(FAST)
+
+
+@pytest.mark.parametrize("command", sorted(FAST))
+def test_the_typer_command_has_exactly_the_fields_of_its_args(command: str) -> None:
+    names = {param.name for param in _typer_command(command).params} - {"puzzles"}
+    assert names == {field.name for field in dataclasses.fields(FAST[command][0])}
+    for param in _typer_command(command).params:  # the same defaults
+        if param.name != "puzzles":
+            assert param.default == getattr(FAST[command][0](), param.name), param.name
+
+
+@pytest.mark.parametrize("command", sorted(FAST))
+def test_every_fast_option_is_typers_with_the_same_field_and_bounds(command: str) -> None:
     options = {
         opt: param
-        for param in _solve_command().params
+        for param in _typer_command(command).params
         if param.param_type_name == "option"
         for opt in param.opts
     }
-    for flag, field in quick.FLAGS.items():
+    _, flags, values = FAST[command]
+    for flag, field in flags.items():
         assert options[flag].is_flag and options[flag].name == field
-    for flag, (field, read) in quick.VALUES.items():
+    for flag, (field, read) in values.items():
         param = options[flag]
         assert not param.is_flag and param.name == field
         low = getattr(param.type, "min", None)
         if low is not None:
             assert read(str(low)) == low
             assert read(str(low - 1)) is None  # below typer's range: typer says so
+        high = getattr(param.type, "max", None)
+        if high is not None:
+            assert read(str(high)) == high
+            assert read(str(high + 1)) is None  # above it
         if param.type.name in ("integer", "float", "integer range", "float range"):
-            assert read("7") == 7
+            assert read("70") == 70
 
 
 @pytest.mark.parametrize(
@@ -82,6 +105,23 @@ def test_every_fast_option_is_typers_with_the_same_field_and_bounds() -> None:
 )
 def test_anything_else_is_left_to_typer(argv: list[str]) -> None:
     assert quick.parse(argv) is None
+    assert quick.parse(argv, "count") is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["p.non", "--max-solutions", "0"],  # solve's, not count's
+        ["p.non", "--memory", "15"],
+        ["p.non", "--memory", "1048577"],
+        ["p.non", "--limit", "-1"],
+        ["p.non", "--json", "--json-lines"],  # one field twice
+        ["p.non", "--epsilon", "0.5"],  # not on the fast path
+        ["p.non", "--workers", "2"],
+    ],
+)
+def test_anything_else_of_count_is_left_to_typer(argv: list[str]) -> None:
+    assert quick.parse(argv, "count") is None
 
 
 def test_the_common_lines_are_parsed() -> None:
@@ -99,6 +139,15 @@ def test_the_common_lines_are_parsed() -> None:
     assert quick.parse(["a.non", "--proof", "cert"]) == (
         [Path("a.non")],
         SolveArgs(proof=Path("cert")),
+    )
+
+
+def test_the_common_count_lines_are_parsed() -> None:
+    parsed = quick.parse(["a.non", "--json-lines", "--timeout", "10", "--limit", "5"], "count")
+    assert parsed == ([Path("a.non")], CountArgs(json_output=True, timeout=10.0, limit=5))
+    assert quick.parse(["a.non", "b.non", "--approx", "--memory", "64"], "count") == (
+        [Path("a.non"), Path("b.non")],
+        CountArgs(approx=True, memory=64),
     )
 
 
@@ -129,17 +178,39 @@ def test_the_fast_path_answers_as_typer_does(argv: list[str]) -> None:
         assert json.loads(fast.stdout)["status"] == "multiple"
 
 
-def test_the_fast_path_does_not_import_typer() -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [str(EXAMPLES / "switches-8.non")],
+        [str(EXAMPLES / "switches-8.non"), "--json", "--timeout", "60"],
+        [str(EXAMPLES / "switches-8.non"), "--limit", "10"],
+        [str(EXAMPLES / "duck.non"), str(EXAMPLES / "bad" / "broken.non"), "--json-lines"],
+        ["no-such-file.non"],
+        [str(EXAMPLES / "duck.non"), "--backend", "nonesuch"],
+    ],
+)
+def test_the_fast_path_counts_as_typer_does(argv: list[str]) -> None:
+    fast = run_satnono("count", *argv)
+    slow = subprocess.run([*TYPER, "count", *argv], capture_output=True, text=True, check=False)
+    assert fast.returncode == slow.returncode
+    assert _same(fast.stdout) == _same(slow.stdout)
+    assert _same(fast.stderr) == _same(slow.stderr)
+    if "--json" in argv:
+        assert json.loads(fast.stdout)["count"] == 256
+
+
+@pytest.mark.parametrize("command", sorted(FAST))
+def test_the_fast_path_does_not_import_typer(command: str) -> None:
     probe = (
         "import atexit, sys\n"
         "atexit.register(lambda: print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('typer', 'click', 'rich')), file=sys.stderr))\n"
-        "sys.argv = ['satnono', 'solve', sys.argv[1]]\n"
+        "sys.argv = ['satnono', sys.argv[2], sys.argv[1]]\n"
         "from satnono.cli import main\n"
         "main()\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe, str(EXAMPLES / "duck.non")],
+        [sys.executable, "-c", probe, str(EXAMPLES / "duck.non"), command],
         capture_output=True,
         text=True,
         check=False,

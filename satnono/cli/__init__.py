@@ -4,8 +4,8 @@ process (exit codes, errors, deadlines, streams), shell (the typer app), options
 options), present (every line of text), live (progress displays); the commands: solving
 (solve, count, sample, analyze; solve's work in solve), hinting (hint), files (convert, cnf,
 fetch, render, from-image, check-proof), archive (batch, compare), web (serve). A run imports
-only the module of the command it names; quick parses common `satnono solve` lines without
-typer.
+only the module of the command it names; quick parses common `satnono solve` and `satnono
+count` lines without typer.
 """
 
 from __future__ import annotations
@@ -38,13 +38,14 @@ def _register(modules: set[str]) -> Any:
 
 def main() -> None:
     """The console script: loads the named command's module (every one for --help). Common
-    `satnono solve` lines run on the fast path (quick.py), which never imports typer."""
+    `satnono solve` and `satnono count` lines run on the fast path (quick.py), which never
+    imports typer."""
     named = sys.argv[1] if len(sys.argv) > 1 else None
     try:
-        if named == "solve":
+        if named in ("solve", "count"):
             from satnono.cli import quick
 
-            quick.main(sys.argv[2:])  # returns only when typer must parse the line
+            quick.main(named, sys.argv[2:])  # returns only when typer must parse the line
         module = COMMANDS.get(named or "")
         _register({module} if module else set(COMMANDS.values()))
         from satnono.cli.shell import main as run

@@ -1,5 +1,6 @@
-"""The fast path of `satnono solve`: a command line of puzzles and common options is parsed
-here, without importing typer (a third of a line-solvable puzzle's whole process).
+"""The fast path of `satnono solve` and `satnono count`: a command line of puzzles and common
+options is parsed here, without importing typer (a third of a line-solvable puzzle's whole
+process; half of a small count's).
 
 Anything else (help, another option, a value typer would reject or read differently, a
 repeated option) goes to typer, which then parses the whole line as before: the fast path
@@ -20,19 +21,23 @@ from satnono.cli.process import (
     identity,
     start,
 )
-from satnono.cli.solve import SolveArgs, run
 
 
-def _number(convert: Callable[[str], Any], low: float | None) -> Callable[[str], Any]:
-    """Reads a plain number (ASCII digits, one decimal point for a float) of at least `low`;
-    None (defer) for any other form (a sign, an exponent, "1_000"), however typer reads it."""
+def _number(
+    convert: Callable[[str], Any], low: float | None, high: float | None = None
+) -> Callable[[str], Any]:
+    """Reads a plain number (ASCII digits, one decimal point for a float) from `low` to
+    `high`; None (defer) for any other form (a sign, an exponent, "1_000"), however typer
+    reads it."""
 
     def read(text: str) -> Any:
         digits = text.replace(".", "", 1) if convert is float else text
         if not (digits.isascii() and digits.isdigit() and len(text) <= 12):
             return None
         value = convert(text)
-        return None if low is not None and value < low else value
+        if (low is not None and value < low) or (high is not None and value > high):
+            return None
+        return value
 
     return read
 
@@ -45,10 +50,11 @@ def _path(text: str) -> Path | None:
     return Path(text) if text else None
 
 
-#: Options without a value: the SolveArgs field each sets to True.
+#: `satnono solve`'s options without a value: the SolveArgs field each sets to True.
 FLAGS = {"--json": "json_output", "--json-lines": "json_lines", "--quiet": "quiet", "-q": "quiet"}
-#: Options with a value: the field, and how its value is read (None: leave it to typer). The
-#: lower bounds are typer's (`min=` in solving.py and options.py; the test compares them).
+#: Its options with a value: the field, and how its value is read (None: leave it to typer).
+#: The bounds are typer's (`min=`, `max=` in solving.py and options.py; the test compares
+#: them).
 VALUES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--backend": ("backend", _text),
     "--solver": ("solver", _text),
@@ -59,10 +65,38 @@ VALUES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--timeout": ("timeout", _number(float, 0)),
     "--proof": ("proof", _path),
 }
+#: The same for `satnono count` (CountArgs).
+COUNT_FLAGS = {"--json": "json_output", "--json-lines": "json_output", "--approx": "approx"}
+COUNT_VALUES: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "--limit": ("limit", _number(int, 0)),
+    "--timeout": ("timeout", _number(float, 0)),
+    "--memory": ("memory", _number(int, 16, 2**20)),
+    "--backend": ("backend", _text),
+    "--solver": ("solver", _text),
+    "--encoding": ("encoding", _text),
+    "--threads": ("threads", _number(int, 1)),
+    "--seed": ("seed", _number(int, None)),
+}
+#: The commands with a fast path.
+COMMANDS = ("solve", "count")
 
 
-def parse(argv: Sequence[str]) -> tuple[list[Path], SolveArgs] | None:
-    """The puzzles and options of `satnono solve ARGV...`, or None for typer to parse."""
+def _command(command: str) -> tuple[Any, dict[str, str], dict[str, Any], Callable[..., int]]:
+    """A command's Args class, options and work, imported only for the command run."""
+    if command == "count":
+        from satnono.cli.count import CountArgs, run
+
+        return CountArgs, COUNT_FLAGS, COUNT_VALUES, run
+    from satnono.cli.solve import SolveArgs
+    from satnono.cli.solve import run as solve
+
+    return SolveArgs, FLAGS, VALUES, solve
+
+
+def parse(argv: Sequence[str], command: str = "solve") -> tuple[list[Path], Any] | None:
+    """The puzzles and options (the command's Args) of `satnono COMMAND ARGV...`, or None for
+    typer to parse."""
+    args, flags, values, _ = _command(command)
     puzzles: list[Path] = []
     fields: dict[str, Any] = {}
     value: Any
@@ -71,10 +105,10 @@ def parse(argv: Sequence[str]) -> tuple[list[Path], SolveArgs] | None:
         if token == "-" or (token and not token.startswith("-")):
             puzzles.append(Path(token))
             continue
-        if token in FLAGS:
-            field, value = FLAGS[token], True
-        elif token in VALUES:
-            field, read = VALUES[token]
+        if token in flags:
+            field, value = flags[token], True
+        elif token in values:
+            field, read = values[token]
             text = next(tokens, "")
             value = None if text.startswith("-") else read(text)
             if value is None:
@@ -84,14 +118,15 @@ def parse(argv: Sequence[str]) -> tuple[list[Path], SolveArgs] | None:
         if field in fields:
             return None
         fields[field] = value
-    return (puzzles, SolveArgs(**fields)) if puzzles else None
+    return (puzzles, args(**fields)) if puzzles else None
 
 
-def main(argv: Sequence[str]) -> None:
-    """Run `satnono solve ARGV...` and exit, or return at once when typer must parse it."""
-    parsed = parse(argv)
+def main(command: str, argv: Sequence[str]) -> None:
+    """Run `satnono COMMAND ARGV...` and exit, or return at once when typer must parse it."""
+    parsed = parse(argv, command)
     if parsed is None:
         return
+    run = _command(command)[3]
     start()
     stdout = identity(1)
     try:

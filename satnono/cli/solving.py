@@ -10,6 +10,8 @@ import typer
 
 import satnono
 from satnono.cli import present
+from satnono.cli.count import CountArgs
+from satnono.cli.count import run as run_count
 from satnono.cli.each import each_puzzle, several
 from satnono.cli.options import (
     BackendOpt,
@@ -40,10 +42,11 @@ from satnono.cli.process import (
 from satnono.cli.shell import app
 from satnono.cli.solve import SolveArgs, run
 from satnono.output import contract
-from satnono.output.terminal import SolutionPrinter, labelled, printable
+from satnono.output.terminal import SolutionPrinter, printable
 
-#: `satnono solve`'s defaults, declared once (in SolveArgs); count shares its backend and seed.
+#: `satnono solve`'s and `satnono count`'s defaults, declared once (in SolveArgs, CountArgs).
 _SOLVE = SolveArgs()
+_COUNT = CountArgs()
 
 
 @app.command()
@@ -128,7 +131,7 @@ def count(
             min=0,
             help="Stop once the count reaches N, reported as 'at least N'; 0 = no limit.",
         ),
-    ] = 0,
+    ] = _COUNT.limit,
     timeout: TimeoutOpt = None,
     approx: Annotated[
         bool,
@@ -155,12 +158,12 @@ def count(
             help="Megabytes the count may keep (its store of sub-counts and line analyses, a "
             "sweep's states).",
         ),
-    ] = 2048,
-    backend: BackendOpt = _SOLVE.backend,
+    ] = _COUNT.memory,
+    backend: BackendOpt = _COUNT.backend,
     solver: SolverOpt = None,
     encoding: EncodingOpt = None,
     threads: ThreadsOpt = 1,
-    seed: SeedOpt = _SOLVE.seed,
+    seed: SeedOpt = _COUNT.seed,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = "local",
     cubes: CubesOpt = None,
@@ -182,38 +185,13 @@ def count(
     ApproxMC estimate with its guarantee (the first answer wins: an estimate may come
     before an exact count).
     """
-    from satnono.cli.live import watched
-
-    satnono.check_options(backend, solver, threads, seed, encoding, timeout, workers,
-                          scheduler, cubes)  # fmt: skip
-
-    def count_one(
-        loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None
-    ) -> int:
-        with watched(within, not json_output) as (progress, pressed):
-            counted = satnono.count(
-                loaded, limit=limit, approximate=approx, epsilon=epsilon, delta=delta,
-                backend=backend, solver=solver, threads=threads, seed=seed, encoding=encoding,
-                workers=workers, scheduler=scheduler, cubes=cubes, deadline=within,
-                progress=progress, memory=memory,
-            )  # fmt: skip
-        interrupted = pressed.is_set() and not counted.exact
-        with reporting(pressed.is_set()):
-            if json_output:
-                data = contract.count_object(source, counted)
-                if interrupted:
-                    data["stopped"] = "interrupted"
-                print_json(data)
-            else:
-                typer.echo(labelled(label, present.count_text(counted, limit, interrupted)))
-            if counted.hint is not None:
-                say(f"satnono: hint: {counted.hint}")
-        if interrupted:
-            raise SystemExit(EXIT_INTERRUPTED)
-        return exit_code(counted.result.status, counted.count)
-
-    json_for = "count" if json_output else None
-    raise SystemExit(each_puzzle(puzzles, fmt, index, timeout, json_for, count_one))
+    args = CountArgs(
+        limit=limit, timeout=timeout, approx=approx, epsilon=epsilon, delta=delta,
+        memory=memory, backend=backend, solver=solver, encoding=encoding, threads=threads,
+        seed=seed, workers=workers, scheduler=scheduler, cubes=cubes, json_output=json_output,
+        fmt=fmt, index=index,
+    )  # fmt: skip
+    raise SystemExit(run_count(puzzles, args))
 
 
 @app.command()
