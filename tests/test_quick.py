@@ -158,45 +158,34 @@ def _same(line: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("command", "argv"),
     [
-        [str(EXAMPLES / "duck.non")],
-        [str(EXAMPLES / "switches-8.non"), "--json", "--max-solutions", "0"],
-        [str(EXAMPLES / "needs-search-25.non"), "-q", "--timeout", "60"],
-        [str(EXAMPLES / "duck.non"), str(EXAMPLES / "bad" / "broken.non"), "--json-lines"],
-        ["no-such-file.non"],
-        [str(EXAMPLES / "duck.non"), "--backend", "nonesuch"],
+        ("solve", [str(EXAMPLES / "duck.non")]),
+        ("solve", [str(EXAMPLES / "switches-8.non"), "--json", "--max-solutions", "0"]),
+        ("solve", [str(EXAMPLES / "needs-search-25.non"), "-q", "--timeout", "60"]),
+        ("count", [str(EXAMPLES / "switches-8.non")]),
+        ("count", [str(EXAMPLES / "switches-8.non"), "--json", "--timeout", "60"]),
+        ("count", [str(EXAMPLES / "switches-8.non"), "--limit", "10"]),
+        *[
+            (command, argv)
+            for command in sorted(FAST)
+            for argv in [
+                [str(EXAMPLES / "duck.non"), str(EXAMPLES / "bad" / "broken.non"), "--json-lines"],
+                ["no-such-file.non"],
+                [str(EXAMPLES / "duck.non"), "--backend", "nonesuch"],
+            ]
+        ],
     ],
 )
-def test_the_fast_path_answers_as_typer_does(argv: list[str]) -> None:
-    fast = run_satnono("solve", *argv)
-    slow = subprocess.run([*TYPER, "solve", *argv], capture_output=True, text=True, check=False)
+def test_the_fast_path_answers_as_typer_does(command: str, argv: list[str]) -> None:
+    fast = run_satnono(command, *argv)
+    slow = subprocess.run([*TYPER, command, *argv], capture_output=True, text=True, check=False)
     assert fast.returncode == slow.returncode
     assert _same(fast.stdout) == _same(slow.stdout)
     assert _same(fast.stderr) == _same(slow.stderr)
-    if "--json" in argv:
-        assert json.loads(fast.stdout)["status"] == "multiple"
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        [str(EXAMPLES / "switches-8.non")],
-        [str(EXAMPLES / "switches-8.non"), "--json", "--timeout", "60"],
-        [str(EXAMPLES / "switches-8.non"), "--limit", "10"],
-        [str(EXAMPLES / "duck.non"), str(EXAMPLES / "bad" / "broken.non"), "--json-lines"],
-        ["no-such-file.non"],
-        [str(EXAMPLES / "duck.non"), "--backend", "nonesuch"],
-    ],
-)
-def test_the_fast_path_counts_as_typer_does(argv: list[str]) -> None:
-    fast = run_satnono("count", *argv)
-    slow = subprocess.run([*TYPER, "count", *argv], capture_output=True, text=True, check=False)
-    assert fast.returncode == slow.returncode
-    assert _same(fast.stdout) == _same(slow.stdout)
-    assert _same(fast.stderr) == _same(slow.stderr)
-    if "--json" in argv:
-        assert json.loads(fast.stdout)["count"] == 256
+    if "--json" in argv:  # switches-8: 256 solutions
+        answer = json.loads(fast.stdout)
+        assert answer.get("status") == "multiple" or answer.get("count") == 256
 
 
 @pytest.mark.parametrize("command", sorted(FAST))

@@ -10,31 +10,22 @@ from pathlib import Path
 
 import satnono
 from satnono.cli import present
-from satnono.cli.each import each_puzzle
+from satnono.cli.each import SearchArgs, check_search_options, each_puzzle
 from satnono.cli.process import EXIT_INTERRUPTED, exit_code, print_json, reporting, say
 from satnono.output import contract
 from satnono.output.terminal import labelled
 
 
 @dataclasses.dataclass(frozen=True)
-class CountArgs:
+class CountArgs(SearchArgs):
     """`satnono count`'s options, with their defaults (the typer command's defaults are
     these)."""
 
     limit: int = 0
-    timeout: float | None = None
     approx: bool = False
     epsilon: float | None = None
     delta: float | None = None
     memory: int = 2048
-    backend: str = satnono.DEFAULT_BACKEND
-    solver: str | None = None
-    encoding: str | None = None
-    threads: int = 1
-    seed: int = satnono.DEFAULT_SEED
-    workers: int | None = None
-    scheduler: str = "local"
-    cubes: int | None = None
     json_output: bool = False
     fmt: str | None = None
     index: int | None = None
@@ -45,18 +36,7 @@ def run(puzzles: Sequence[Path], args: CountArgs) -> int:
     the puzzles')."""
     from satnono.cli.live import watched
 
-    # Checked once, before any file is read (the API checks them again, at no cost).
-    satnono.check_options(
-        args.backend,
-        args.solver,
-        args.threads,
-        args.seed,
-        args.encoding,
-        args.timeout,
-        args.workers,
-        args.scheduler,
-        args.cubes,
-    )
+    check_search_options(args)
 
     def count_one(
         loaded: satnono.Puzzle, source: str, within: satnono.Deadline, label: str | None

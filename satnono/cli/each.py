@@ -7,6 +7,7 @@ with JSON, an error object in its place; the others go on, and the exit code is 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -132,3 +133,35 @@ class OutputFolder:
                                      "name: not overwritten", source)  # fmt: skip
         self.written.add(target)
         return target
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchArgs:
+    """The options every search command takes (solve's and count's Args extend them), with
+    their defaults."""
+
+    backend: str = satnono.DEFAULT_BACKEND
+    solver: str | None = None
+    encoding: str | None = None
+    threads: int = 1
+    seed: int = satnono.DEFAULT_SEED
+    workers: int | None = None
+    scheduler: str = "local"
+    cubes: int | None = None
+    timeout: float | None = None
+
+
+def check_search_options(args: SearchArgs) -> None:
+    """A search's options, checked once, before any file is read (the API checks them
+    again, at no cost)."""
+    satnono.check_options(
+        args.backend,
+        args.solver,
+        args.threads,
+        args.seed,
+        args.encoding,
+        args.timeout,
+        args.workers,
+        args.scheduler,
+        args.cubes,
+    )

@@ -12,7 +12,7 @@ from typing import Any
 
 import satnono
 from satnono.cli import present
-from satnono.cli.each import each_puzzle, several
+from satnono.cli.each import SearchArgs, check_search_options, each_puzzle, several
 from satnono.cli.process import (
     EXIT_INTERRUPTED,
     ctrl_c_once,
@@ -26,20 +26,11 @@ from satnono.output.terminal import SolutionPrinter, printable
 
 
 @dataclasses.dataclass(frozen=True)
-class SolveArgs:
+class SolveArgs(SearchArgs):
     """`satnono solve`'s options, with their defaults (the typer command's defaults are
     these)."""
 
-    backend: str = satnono.DEFAULT_BACKEND
-    solver: str | None = None
-    encoding: str | None = None
-    threads: int = 1
-    seed: int = satnono.DEFAULT_SEED
-    workers: int | None = None
-    scheduler: str = "local"
-    cubes: int | None = None
     max_solutions: int = 2
-    timeout: float | None = None
     json_output: bool = False
     json_lines: bool = False
     svg: Path | None = None
@@ -63,18 +54,7 @@ def run(puzzles: Sequence[Path], args: SolveArgs) -> int:
         raise satnono.InputError(
             "--svg and --png draw one puzzle: name one", "--svg" if args.svg else "--png"
         )
-    # Checked once, before any file is read (the API checks them again, at no cost).
-    satnono.check_options(
-        args.backend,
-        args.solver,
-        args.threads,
-        args.seed,
-        args.encoding,
-        args.timeout,
-        args.workers,
-        args.scheduler,
-        args.cubes,
-    )
+    check_search_options(args)
     json_for = "solve" if args.json_output or args.json_lines else None
     if args.line_only:
         _check_line_only(args)
