@@ -1,6 +1,6 @@
 """The fast path of `satnono solve` and `satnono count`: a command line of puzzles and common
 options is parsed here, without importing typer (a third of a line-solvable puzzle's whole
-process; half of a small count's).
+process; a twelfth of a small count's, which imports more: BENCHMARKS.md, round 25).
 
 Anything else (help, another option, a value typer would reject or read differently, a
 repeated option) goes to typer, which then parses the whole line as before: the fast path
