@@ -3,6 +3,8 @@ puzzle files, sorted, as batch walks it), each read and handled in turn. One loo
 command that takes puzzles (solve, count, sample, analyze, cnf, render), so that they all name
 their files the same way and report an unreadable one the same way: one line on stderr and,
 with JSON, an error object in its place; the others go on, and the exit code is the highest.
+The options every search command shares (SearchArgs: solve's and count's) are checked here
+once, before the first file is read.
 """
 
 from __future__ import annotations
