@@ -36,8 +36,8 @@ from satnono.runtime.deadline import Deadline
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-#: The count of thin-20020 (`load_tool("generate").thin_board(20020, 0.2)`, 6 x 137), confirmed
-#: by the transfer matrix of tools/transfer_count.py (BENCHMARKS.md, issue 40 round 14).
+#: The count of thin-20020 (`thin_20020()`, 6 x 137), confirmed by the transfer matrix of
+#: tools/transfer_count.py (BENCHMARKS.md, issue 40 round 14).
 THIN_20020 = 1_880_913_904_723_420_442_188
 #: The CLI in a process of its own (the installed entry point may belong to another checkout).
 SATNONO = [sys.executable, "-c", "from satnono.cli import main; main()"]
@@ -302,6 +302,13 @@ def backend_solutions(
         SearchTask(residual, options or SearchOptions(), Deadline(None), keep)
     )
     return found, report
+
+
+def thin_20020() -> Puzzle:
+    """The fresh thin set's board of seed 20020 (tools/generate.py, blotted 0.2), 6 x 137, with
+    THIN_20020 solutions: a sweep of 0.2-1.3 s, whichever way it goes."""
+    board: Puzzle = load_tool("generate").thin_board(20020, 0.2)
+    return board
 
 
 def long_listing() -> Puzzle:

@@ -24,8 +24,8 @@ from support import (
     brute_force_colors,
     brute_force_solutions,
     children,
-    load_tool,
     puzzles,
+    thin_20020,
 )
 
 
@@ -153,7 +153,7 @@ def test_a_thin_boards_map_comes_from_its_sweep_past_the_native_budget() -> None
     # thin-20020 (6 x 137, 1.9 x 10^21 solutions): the engine sweeps it in 0.4 s (both ways),
     # past NATIVE_BUDGET, where the SAT solvers' flipping took 1.1 s; once the native map is
     # sweeping it goes on. The same cells either way.
-    prepared = prepare(load_tool("generate").thin_board(20020, 0.2))
+    prepared = prepare(thin_20020())
     native = satnono.pipeline.backbone.ambiguity(prepared, Deadline(60))
     assert native is not None and native.exact
     assert native.sat_calls == 0  # the engine's map, not the solvers'

@@ -37,6 +37,7 @@ from support import (
     children,
     load_tool,
     puzzles,
+    thin_20020,
 )
 
 PERMUTATION_9 = math.factorial(9)
@@ -406,7 +407,7 @@ def test_no_counter_joins_while_the_engine_sweeps(monkeypatch: pytest.MonkeyPatc
     # leaves the engine time to reach its sweep on a loaded machine: with 0.02 s, probing
     # under `pytest -n 2` outlasted it now and then, and a counter joined before the sweep
     # began, as it may.
-    board = load_tool("generate").thin_board(20020, 0.2)
+    board = thin_20020()
     counted = count_solutions(board, head_start=0.3, knobs=CountKnobs(race=False))
     assert (counted.count, counted.exact) == (THIN_20020, True)
     assert "sweep" in {factor.method for factor in counted.factors}

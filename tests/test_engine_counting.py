@@ -28,7 +28,14 @@ from satnono.pipeline.sampling import Sampling
 from satnono.pipeline.solutions import solve
 from satnono.reference.counting import count_grids as _reference_count
 from satnono.runtime.deadline import Deadline
-from support import blotted_puzzles, brute_force_solutions, every_grid, grids, load_tool, puzzles
+from support import (
+    blotted_puzzles,
+    brute_force_solutions,
+    every_grid,
+    grids,
+    puzzles,
+    thin_20020,
+)
 
 SEARCH_ONLY = CountKnobs(sweep_width=0, sweep_trial=0)
 SWEEP_FIRST = CountKnobs(sweep_width=10**6, sweep_trial=1 << 30)
@@ -301,7 +308,7 @@ def test_a_long_sweep_races_from_the_other_end_only_with_two_cores() -> None:
     """A narrow board's sweep still running after 10 ms is raced from the other end on a
     second thread; not where the count may use one core (a batch worker's share, a cube's
     task): the same count either way."""
-    puzzle = load_tool("generate").thin_board(20020, 0.2)  # 6 x 137: 0.2-1 s either way
+    puzzle = thin_20020()  # 6 x 137: 0.2-1 s either way
     with share_cores(1):
         alone = count_solutions(puzzle, methods=("search",), deadline=Deadline(60))
     assert alone.exact

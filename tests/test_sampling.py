@@ -25,8 +25,8 @@ from support import (
     THIN_20020,
     brute_force_solutions,
     children,
-    load_tool,
     puzzles,
+    thin_20020,
 )
 
 
@@ -102,7 +102,7 @@ def test_a_sweep_past_the_exact_budget_still_draws_exactly(
     where the sampler stopped it and CMSGen drew instead (thin-20049's sweep took 9.6 s of
     the 10 s budget)."""
     monkeypatch.setattr(satnono.pipeline.sampling, "EXACT_BUDGET", 0.1)
-    board = load_tool("generate").thin_board(20020, 0.2)
+    board = thin_20020()
     sampling = Sampling(board, 5, seed=2, deadline=Deadline(60))
     drawn = list(sampling)
     assert [(m.method, m.solutions) for m in sampling.methods] == [("exact", THIN_20020)]
