@@ -282,7 +282,7 @@ fn cost(band: &[Spot], lengths: &[usize], bits: &[usize], mut held: usize) -> (u
 /// Each stretch's bit offset for `order` (first fit, a stretch's bits freed once its last
 /// cell is passed), with the widest moment; None when the order does not take every
 /// stretch's cells in their order or the open stretches do not fit in 128 bits.
-fn place(order: Vec<Spot>, lengths: &[usize], bits: &[usize]) -> Option<Plan> {
+pub(super) fn place(order: Vec<Spot>, lengths: &[usize], bits: &[usize]) -> Option<Plan> {
     let mut shifts = vec![u32::MAX; lengths.len()];
     let mut reached = vec![0usize; lengths.len()];
     let mut used = 0u128;

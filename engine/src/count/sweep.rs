@@ -27,7 +27,7 @@ use crate::grid::Grid;
 
 /// What can still be finished, looked at from the end (`ahead`), for a sweep that steps a
 /// group of cells at a time (one that steps one cell at a time has no two crossings to pair).
-fn look_ahead(walk: &Walk, control: &Control) -> Option<Ahead> {
+pub(super) fn look_ahead(walk: &Walk, control: &Control) -> Option<Ahead> {
     if !walk.grouped {
         return None;
     }
@@ -85,12 +85,12 @@ pub type Chooser<'a> = dyn Fn(&[Spot], &[usize], &[usize]) -> Option<order::Plan
 
 /// A component laid out for its sweep: its stretches (each placed in the state), its cells in
 /// the order chosen, each cell's choices of color (`choices`), and the words of a count.
-struct Walk {
-    stretches: Vec<Stretch>,
-    spots: Vec<Spot>,
+pub(super) struct Walk {
+    pub(super) stretches: Vec<Stretch>,
+    pub(super) spots: Vec<Spot>,
     choices: Vec<Vec<(usize, usize)>>,
-    words: usize,
-    groups: Vec<Range<usize>>,
+    pub(super) words: usize,
+    pub(super) groups: Vec<Range<usize>>,
     /// Whether it steps a group of cells at a time (else each group is one cell).
     grouped: bool,
     /// Bits the keys take (below the highest stretch's).
@@ -99,7 +99,7 @@ struct Walk {
 
 impl Walk {
     /// None when the component has no order that fits (`plan`).
-    fn new<const W: usize>(
+    pub(super) fn new<const W: usize>(
         part: Component<'_, W>,
         choose: &Chooser<'_>,
         grouped: bool,
@@ -156,7 +156,11 @@ pub fn sweep_kept<const W: usize>(
     let mut kept = Vec::with_capacity(walk.spots.len() + 1);
     let ahead = look_ahead(&walk, control);
     let keep = Some(Keep::Layers(&mut kept));
-    let swept = run((&walk, ahead.as_ref()), (bytes.into(), keep), control);
+    let (swept, _) = run(
+        (&walk, ahead.as_ref()),
+        (bytes.into(), keep),
+        (control, None),
+    );
     if !matches!(swept, Swept::Counted(_)) {
         return (swept, None);
     }
@@ -189,26 +193,35 @@ pub fn sweep_traced<const W: usize>(
     let mut trace = Vec::with_capacity(walk.groups.len());
     let ahead = look_ahead(&walk, control);
     let keep = Some(Keep::Trace(&mut trace));
-    let swept = run((&walk, ahead.as_ref()), (bytes.into(), keep), control);
-    let (spots, groups) = (&walk.spots, &walk.groups);
-    let whole = trace.len() == groups.len() && trace.last().is_some_and(|last| !last.is_empty());
+    let (swept, _) = run(
+        (&walk, ahead.as_ref()),
+        (bytes.into(), keep),
+        (control, None),
+    );
+    let whole = trace.len() == walk.groups.len() && trace.last().is_some_and(|l| !l.is_empty());
     if !matches!(swept, Swept::Counted(_)) || !whole {
         return (swept, None); // not counted, no solution, or the trace was let go
     }
-    let mut state = 0; // the last layer's first state (every state there ends a solution)
-    let mut drawn = Vec::with_capacity(spots.len());
-    for (group, made) in groups.iter().zip(&trace).rev() {
+    // The last layer's first state: every state there ends a solution.
+    (swept, Some(traced(&walk, &trace, 0)))
+}
+
+/// The cells (each with its color) of the groups a trace holds, traced back from `state` of
+/// the layer after them.
+pub(super) fn traced(walk: &Walk, trace: &[Vec<(u32, u64)>], mut state: usize) -> Vec<(usize, u8)> {
+    let mut drawn = Vec::new();
+    for (group, made) in walk.groups.iter().zip(trace).rev() {
         let (before, path) = made[state];
-        for (depth, spot) in spots[group.clone()].iter().enumerate() {
+        for (depth, spot) in walk.spots[group.clone()].iter().enumerate() {
             drawn.push((spot.cell, (path >> (8 * depth)) as u8));
         }
         state = before as usize;
     }
-    (swept, Some(drawn))
+    drawn
 }
 
 /// What a sweep keeps beside its count.
-enum Keep<'a> {
+pub(super) enum Keep<'a> {
     /// Every layer, within its bytes (past them the sweep gives up).
     Layers(&'a mut Vec<Layer>),
     /// Per layer, for each state the state before it and the colors that first made it (the
@@ -225,12 +238,14 @@ fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
 
 /// The sweep itself, in the order `spots`, each layer within the bytes for the one in flight;
 /// with `kept`, every layer of states (the states before each group, then the last) or the
-/// trace is kept there, within the bytes for what is kept (`Bytes::now`).
-fn run(
+/// trace is kept there, within the bytes for what is kept (`Bytes::now`). With `take`, each
+/// group is swept only if it says so: else the sweep stops there (`Stopped`) and gives the
+/// layer it holds, the states before that group (`meet`).
+pub(super) fn run(
     (walk, ahead): (&Walk, Option<&Ahead>),
     (bytes, mut kept): (Bytes, Option<Keep<'_>>),
-    control: &Control,
-) -> Swept {
+    (control, take): (&Control, Option<&dyn Fn() -> bool>),
+) -> (Swept, Option<Layer>) {
     let _shown = Sweeping(control);
     let (stretches, words) = (&walk.stretches, walk.words);
     // Counts as fixed-width numbers, in one arena per layer: adding two of them is a loop over
@@ -255,7 +270,18 @@ fn run(
     let shifts = shifts_of(stretches);
     for (at, group) in walk.groups.iter().cloned().enumerate() {
         if control.should_stop() {
-            return Swept::Stopped;
+            return (Swept::Stopped, None);
+        }
+        if take.is_some_and(|take| !take()) {
+            // In a count, `index` still places the keys of the layer made last.
+            let index = if at == 0 { current } else { index };
+            let layer = Layer {
+                keys,
+                counts,
+                index,
+                width,
+            };
+            return (Swept::Stopped, Some(layer));
         }
         let end = group.end;
         let mut group = Group::new(stretches, &walk.spots, &walk.choices, group);
@@ -294,7 +320,7 @@ fn run(
         let mut batch: Vec<(u128, u32, u64)> = Vec::with_capacity(2 * AHEAD);
         for (state, &key) in keys.iter().enumerate() {
             if state % 65_536 == 65_535 && control.should_stop() {
-                return Swept::Stopped;
+                return (Swept::Stopped, None);
             }
             group.expand(key, &mut |moved, path| {
                 index.touch(moved);
@@ -302,7 +328,7 @@ fn run(
             });
             // Within the budget however many states the group makes.
             if batch.len() >= AHEAD && place_batch(&mut batch, &mut index) > most {
-                return Swept::TooWide;
+                return (Swept::TooWide, None);
             }
         }
         place_batch(&mut batch, &mut index);
@@ -319,7 +345,7 @@ fn run(
                 held += layer.index.bytes();
                 layers.push(layer);
                 if held > most_kept && !bytes.waited_for_whole(held, control) {
-                    return Swept::TooWide;
+                    return (Swept::TooWide, None);
                 }
             }
             Some(Keep::Trace(trace)) => {
@@ -336,7 +362,7 @@ fn run(
         std::mem::swap(&mut counts, &mut next_counts);
         width = next_width;
         if keys.len() > most {
-            return Swept::TooWide;
+            return (Swept::TooWide, None);
         }
         control.swept.store(end as u64, Ordering::Relaxed);
         control.states.store(keys.len() as u64, Ordering::Relaxed);
@@ -353,7 +379,7 @@ fn run(
             width,
         });
     }
-    Swept::Counted(count_of(&total))
+    (Swept::Counted(count_of(&total)), None)
 }
 
 /// While it lives, a sweep runs: its progress (cells passed, states held) reads 0 again once

@@ -1,6 +1,7 @@
 //! A narrow component swept from both ends: its count and a traced solution (`sweep_raced`),
-//! or its layers kept, to draw from or to read its colors off (`layers_raced`), each sweep
-//! raced (`race`) against the same sweep of the puzzle turned half round.
+//! by a sweep from each end that meet (`meet`), or its layers kept, to draw from or to read its
+//! colors off (`layers_raced`), the sweep raced (`race`) against the same sweep of the puzzle
+//! turned half round.
 //!
 //! Which end a sweep starts from can change how many states it meets many times over, either
 //! way (thin boards of six rows: thin-20020 0.2 s from one end and 1.0 s from the other,
@@ -9,7 +10,8 @@
 //! whole memory budget) has run for `RACE_AFTER` without ending, the same component of the
 //! puzzle turned half round (`Puzzle::turned`: every line backwards, the rows and the columns
 //! in the other order) is swept on a second thread, and the first count in wins: the other is
-//! stopped. A count's sweeps each keep their layers in flight within a quarter of the count's
+//! stopped. A count goes further: the turned sweep joins from the other end, and the two meet
+//! (`meet`). A count's sweeps each keep their layers in flight within a quarter of the count's
 //! memory and their trace within another (alone: the trace a quarter, the layers the rest);
 //! sweeps keeping their layers, a quarter for the layer in flight and a quarter for those
 //! kept. Should both run out of bytes, the sweep runs once more alone with all of them. While
@@ -18,11 +20,13 @@
 
 use crate::clue::Puzzle;
 use crate::count::bytes::Bytes;
+use crate::count::join::join;
 use crate::count::layers::Layers;
 use crate::count::lines::Lines;
+use crate::count::meet::{meet, mirrored, sweep_half, Ended, Meeting, Met};
 use crate::count::race::{race, Raced, JUDGE_AFTER, RACE_AFTER};
 use crate::count::search::{lines_share, Counter};
-use crate::count::sweep::{self, Chooser, Component, Swept};
+use crate::count::sweep::{self, Chooser, Component, Swept, Walk};
 use crate::count::{narrow, sweep_budget, trace_budget, Control, Options};
 use crate::grid::Grid;
 
@@ -33,11 +37,10 @@ const RACE_CELLS: usize = 128;
 #[cfg(test)]
 const RACE_CELLS: usize = 1;
 
-/// A component's solution as traced back through its sweep: each cell with its color.
-pub(super) type Drawn = Option<Vec<(usize, u8)>>;
+pub(super) use crate::count::meet::Drawn;
 
-/// The component's count (and a traced solution) by its sweep, raced against the turned
-/// puzzle's sweep once it has run `RACE_AFTER`.
+/// The component's count (and a traced solution) by its sweep, met by the turned puzzle's
+/// sweep from the other end once it has run `RACE_AFTER` (`meet`), the two halves joined.
 pub(super) fn sweep_raced<const W: usize>(
     counter: &mut Counter<'_, W>,
     cells: &[u32],
@@ -68,16 +71,50 @@ pub(super) fn sweep_raced<const W: usize>(
     let shares = Bytes::shared((budget.min(options.memory / 4), trace), (budget, trace));
     let domains = grid.domains(puzzle);
     let turned = puzzle.turned();
-    let raced = both_ways(
-        control,
-        (puzzle, &turned, &domains),
-        shares,
-        |mine: &Control, bytes| alone(&mut *lines, mine, bytes),
-        |theirs: &Control, bytes| {
-            let sides = (domains.clone(), cells, by_columns);
-            turned_sweep::<W>(&turned, sides, theirs, bytes)
-        },
-    );
+    let last = puzzle.cells() - 1;
+    let forward = |mine: &Control, meeting: &Meeting| {
+        let sweep = |part: Component<'_, W>, choose: &Chooser<'_>| {
+            let take = || meeting.take(0);
+            let laid_out = &mut |walk: &Walk| meeting.lay_out(walk, last);
+            let ended = sweep_half(part, (shares, mine), (choose, None), &take, laid_out);
+            (Swept::Stopped, ended) // (the sweep's end is in `ended`)
+        };
+        on((puzzle, grid, cells, by_columns), &mut *lines, mine, sweep).1
+    };
+    let backward = |theirs: &Control, meeting: &Meeting| {
+        let Some(shape) = meeting.shape(&|| theirs.should_stop()) else {
+            return Ended::default();
+        };
+        let choose = mirrored(&shape);
+        let sweep = |part: Component<'_, W>, _: &Chooser<'_>| {
+            let take = || meeting.take(1);
+            let given = (&choose as &Chooser<'_>, Some(shape.groups()));
+            (
+                Swept::Stopped,
+                sweep_half(part, (shares, theirs), given, &take, &mut |_| {}),
+            )
+        };
+        let sides = (domains.clone(), cells, by_columns);
+        match on_turned::<W, _>(&turned, sides, (theirs, shares.flight()), sweep).1 {
+            Ended::Whole(swept, drawn) => Ended::Whole(swept, turned_back(drawn, last)),
+            met => met,
+        }
+    };
+    let raced = match meet(control, RACE_AFTER, forward, backward) {
+        Met::Raced(raced) => raced,
+        Met::Halves(before, after) => {
+            let turned_domains: Vec<u128> = domains.iter().rev().copied().collect();
+            let Ok(turned_grid) = Grid::<W>::new(&turned, &turned_domains) else {
+                return (Swept::TooWide, None); // cannot be: the same domains, turned
+            };
+            let mut turned_lines = Lines::<W>::new(&turned, lines_share(budget));
+            let turned_side = (&turned, &turned_grid, &mut turned_lines, &*after);
+            match join((puzzle, grid, &mut *lines, &before), turned_side) {
+                Some((count, drawn)) => Raced::Answer(Swept::Counted(count), drawn),
+                None => Raced::OutOfBytes(0),
+            }
+        }
+    };
     // Run again alone with the whole memory, where the race held the sweep ahead to less.
     match raced {
         Raced::Answer(swept, drawn) => (swept, drawn),
@@ -181,20 +218,24 @@ fn turned_sweep<const W: usize>(
     let bytes = bytes.into();
     on_turned::<W, _>(turned, sides, (control, bytes.flight()), |part, choose| {
         let (swept, drawn) = sweep::sweep_traced(part, bytes, control, choose);
-        let drawn = drawn.map(|drawn| {
-            drawn
-                .into_iter()
-                .map(|(cell, color)| (last - cell, color))
-                .collect()
-        });
-        (swept, drawn)
+        (swept, turned_back(drawn, last))
+    })
+}
+
+/// A solution of the turned puzzle (`last`: its last cell) as this puzzle's.
+fn turned_back(drawn: Drawn, last: usize) -> Drawn {
+    drawn.map(|drawn| {
+        drawn
+            .into_iter()
+            .map(|(cell, color)| (last - cell, color))
+            .collect()
     })
 }
 
 /// `sweep` run on the component of `cells` in the puzzle turned half round (`turned`) from
 /// `domains` (this puzzle's), its cells and its domains turned with it, swept in the same
 /// direction (`by_columns`).
-fn on_turned<const W: usize, T: Default>(
+pub(super) fn on_turned<const W: usize, T: Default>(
     turned: &Puzzle,
     (domains, cells, by_columns): (Vec<u128>, &[u32], bool),
     (control, budget): (&Control, usize),
