@@ -20,9 +20,9 @@ use crate::grid::Grid;
 /// its lines' analyses, and its half.
 pub(super) type Side<'a, const W: usize> = (&'a Puzzle, &'a Grid<W>, &'a mut Lines<W>, &'a Half);
 
-/// A stretch that crosses the cut: where its class is in each half's keys, and per class
-/// before the cut, the classes after it that make a line with it, each shifted into place
-/// in the turned half's keys.
+/// A stretch that crosses the cut, read from one half: where its class is in that half's
+/// keys, and per class, the other half's classes that make a line with it, each shifted into
+/// place in the other half's keys.
 struct Crossing {
     shift: u32,
     mask: u128,
@@ -40,21 +40,29 @@ pub(super) fn join<const W: usize>(
     if before.cut + after.cut != before.walk.groups.len() {
         return None;
     }
-    let crossings = crossings(forward, turned)?;
+    // The smaller layer's states look up their partners in the larger's table (thin-30169:
+    // 18,368 states one side, 1.8 million the other).
+    let flip = after.layer.keys.len() < before.layer.keys.len();
+    let crossings = &crossings(forward, turned)?[usize::from(flip)];
+    let (outer, inner) = if flip {
+        (&after.layer, &before.layer)
+    } else {
+        (&before.layer, &after.layer)
+    };
     let words = before.walk.words;
     let (mut total, mut partners) = (vec![0u64; words], vec![0u64; words]);
-    let (fw, tw) = (before.layer.width, after.layer.width);
+    let (fw, tw) = (outer.width, inner.width);
     let mut found = None;
-    // A run of states' keys to look up, each slot touched as it is listed: the turned
+    // A run of states' keys to look up, each slot touched as it is listed: the larger
     // layer's table outgrows the caches, and a look-up waits on memory alone (`StateMap`).
     let mut looked: Vec<(u32, u128)> = Vec::new();
-    let keys = &before.layer.keys;
+    let keys = &outer.keys;
     for (run, chunk) in keys.chunks(JOINED_AT_ONCE).enumerate() {
         looked.clear();
         for (offset, &state_key) in chunk.iter().enumerate() {
             let state = run * JOINED_AT_ONCE + offset;
-            partner_keys(state_key, &crossings, &mut |key| {
-                after.layer.index.touch(key);
+            partner_keys(state_key, crossings, &mut |key| {
+                inner.index.touch(key);
                 looked.push((state as u32, key));
             });
         }
@@ -63,16 +71,13 @@ pub(super) fn join<const W: usize>(
             let state = looked[at].0 as usize;
             partners.fill(0);
             while at < looked.len() && looked[at].0 as usize == state {
-                if let Some(place) = after.layer.index.get(looked[at].1) {
-                    add(
-                        &mut partners,
-                        &after.layer.counts[place * tw..(place + 1) * tw],
-                    );
-                    found = found.or(Some((state, place)));
+                if let Some(place) = inner.index.get(looked[at].1) {
+                    add(&mut partners, &inner.counts[place * tw..(place + 1) * tw]);
+                    found = found.or(Some(if flip { (place, state) } else { (state, place) }));
                 }
                 at += 1;
             }
-            let count = &before.layer.counts[state * fw..(state + 1) * fw];
+            let count = &outer.counts[state * fw..(state + 1) * fw];
             multiply_add(&mut total, count, &partners);
         }
     }
@@ -88,11 +93,11 @@ pub(super) fn join<const W: usize>(
     Some((count, drawn))
 }
 
-/// States before the cut whose partners are looked up at once (`join`).
+/// States whose partners are looked up at once (`join`).
 const JOINED_AT_ONCE: usize = 16;
 
-/// Every key of the turned half that a state before the cut (`key`) may meet: one of the
-/// partners of each crossing stretch's class (none when one has none).
+/// Every key of the other half that a state of one (`key`) may meet: one of the partners of
+/// each crossing stretch's class (none when one has none).
 fn partner_keys(key: u128, crossings: &[Crossing], found: &mut impl FnMut(u128)) {
     fn from(key: u128, crossings: &[Crossing], partial: u128, found: &mut impl FnMut(u128)) {
         let Some((crossing, rest)) = crossings.split_first() else {
@@ -106,11 +111,12 @@ fn partner_keys(key: u128, crossings: &[Crossing], found: &mut impl FnMut(u128))
     from(key, crossings, 0, found);
 }
 
-/// The stretches crossing the cut, each with the classes its two sides pair (`relation`).
+/// The stretches crossing the cut, each with the classes its two sides pair (`relation`):
+/// read from the forward half's keys, and from the turned half's.
 fn crossings<const W: usize>(
     (puzzle, grid, lines, before): Side<'_, W>,
     (turned, turned_grid, turned_lines, after): Side<'_, W>,
-) -> Option<Vec<Crossing>> {
+) -> Option<[Vec<Crossing>; 2]> {
     let (spots, last) = (&before.walk.spots, puzzle.cells() - 1);
     let cut = before
         .walk
@@ -135,7 +141,7 @@ fn crossings<const W: usize>(
         .iter()
         .map(|spot| (spot.cell, spot))
         .collect();
-    let mut crossings = Vec::new();
+    let mut crossings = [Vec::new(), Vec::new()];
     for (stretch, ends) in last_before.iter().zip(&first_after).enumerate() {
         let (Some((previous, side)), Some(next)) = (*ends.0, *ends.1) else {
             continue;
@@ -163,14 +169,24 @@ fn crossings<const W: usize>(
         let (back_machine, back) = turned_lines.with_machine(turned, turned_grid, turned_line)?;
         let pairs = relation((machine, analysis), (back_machine, back), &domains, (a, b));
         let here = &before.walk.stretches[stretch];
-        let mut partners = vec![Vec::new(); 1 << here.bits];
+        let mut partners = [
+            vec![Vec::new(); 1 << here.bits],
+            vec![Vec::new(); 1 << there.bits],
+        ];
         for (class, other) in pairs {
-            partners[usize::from(class)].push(u128::from(other) << there.shift);
+            partners[0][usize::from(class)].push(u128::from(other) << there.shift);
+            partners[1][usize::from(other)].push(u128::from(class) << here.shift);
         }
-        crossings.push(Crossing {
+        let [from_here, from_there] = partners;
+        crossings[0].push(Crossing {
             shift: here.shift,
             mask: (1u128 << here.bits) - 1,
-            partners,
+            partners: from_here,
+        });
+        crossings[1].push(Crossing {
+            shift: there.shift,
+            mask: (1u128 << there.bits) - 1,
+            partners: from_there,
         });
     }
     Some(crossings)
