@@ -31,10 +31,12 @@ struct Crossing {
 
 /// The count of the component from the two halves at their cut, and a solution (the
 /// puzzle's cells, each with its color) traced back through both, when their traces were
-/// kept; None when the halves do not meet at one cut or a line's analysis fails.
+/// kept; None when the halves do not meet at one cut or a line's analysis fails, or once
+/// `stop` says so (a join of two large layers takes about as long as a sweep's step).
 pub(super) fn join<const W: usize>(
     forward: Side<'_, W>,
     turned: Side<'_, W>,
+    stop: &dyn Fn() -> bool,
 ) -> Option<(Count, Drawn)> {
     let (before, after, last) = (forward.3, turned.3, forward.0.cells() - 1);
     if before.cut + after.cut != before.walk.groups.len() {
@@ -58,6 +60,9 @@ pub(super) fn join<const W: usize>(
     let mut looked: Vec<(u32, u128)> = Vec::new();
     let keys = &outer.keys;
     for (run, chunk) in keys.chunks(JOINED_AT_ONCE).enumerate() {
+        if (cfg!(test) || run % 4096 == 4095) && stop() {
+            return None;
+        }
         looked.clear();
         for (offset, &state_key) in chunk.iter().enumerate() {
             let state = run * JOINED_AT_ONCE + offset;

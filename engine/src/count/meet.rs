@@ -395,9 +395,16 @@ mod tests {
                 let turned_grid = Grid::<1>::new(&turned, &turned_domains).expect("turned");
                 let mut turned_lines = Lines::<1>::new(&turned, lines_share(1 << 22));
                 let grid = &counter.board.grid;
+                let stopped = join(
+                    (puzzle, grid, &mut counter.lines, &before),
+                    (&turned, &turned_grid, &mut turned_lines, &after),
+                    &|| true,
+                );
+                assert!(stopped.is_none(), "a join told to stop stops");
                 let (count, drawn) = join(
                     (puzzle, grid, &mut counter.lines, &before),
                     (&turned, &turned_grid, &mut turned_lines, &after),
+                    &|| false,
                 )
                 .expect("the halves meet");
                 assert_eq!(count, expected, "{:?} cut {cut}", puzzle.clues);

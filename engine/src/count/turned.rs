@@ -109,8 +109,10 @@ pub(super) fn sweep_raced<const W: usize>(
             };
             let mut turned_lines = Lines::<W>::new(&turned, lines_share(budget));
             let turned_side = (&turned, &turned_grid, &mut turned_lines, &*after);
-            match join((puzzle, grid, &mut *lines, &before), turned_side) {
+            let stop = || control.should_stop();
+            match join((puzzle, grid, &mut *lines, &before), turned_side, &stop) {
                 Some((count, drawn)) => Raced::Answer(Swept::Counted(count), drawn),
+                None if stop() => Raced::Answer(Swept::Stopped, None),
                 None => Raced::OutOfBytes(0),
             }
         }
