@@ -8,9 +8,9 @@
 //! one's way), so every group's end is a cut both can stop at, and the two take groups from
 //! either end (`Meeting`) until none is left. Each goes as far as it is fast: where one way
 //! meets many states and the other few, the fast one takes most of the groups, so the pair
-//! ends about when the faster one alone would, or sooner (thin-20049: 3.3 s against 4.5 s;
-//! BENCHMARKS.md, round 26). The two cores wait on one memory, so two halves take more than
-//! half the time of one sweep.
+//! ends about when the faster one alone would, or sooner (thin-20049: 4.9 s against the race's
+//! 6.6 s; BENCHMARKS.md, round 26). The two cores wait on one memory, so two halves take more
+//! than half the time of one sweep.
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::count::bytes::Bytes;
 use crate::count::order::{self, Spot};
-use crate::count::race::Raced;
+use crate::count::race::{shown_over, stop_both, Raced};
 use crate::count::sweep::{look_ahead, run, traced, Chooser, Component, Keep, Layer};
 use crate::count::sweep::{Swept, Walk};
 use crate::count::Control;
@@ -284,14 +284,10 @@ where
                 .states
                 .store(states.max().unwrap_or(0), Ordering::Relaxed);
         };
-        for each in sweeps {
-            each.stop.store(true, Ordering::Relaxed);
-        }
+        stop_both(sweeps);
         met
     });
-    control.swept.store(0, Ordering::Relaxed);
-    control.states.store(0, Ordering::Relaxed);
-    control.racing.store(false, Ordering::Relaxed);
+    shown_over(control);
     met
 }
 

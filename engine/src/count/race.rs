@@ -139,15 +139,25 @@ where
             let states = sweeps[leader].states.load(Ordering::Relaxed);
             control.states.store(states, Ordering::Relaxed);
         };
-        for each in sweeps {
-            each.stop.store(true, Ordering::Relaxed);
-        }
+        stop_both(sweeps);
         answer
     });
+    shown_over(control);
+    answer
+}
+
+/// Both sweeps told to stop (the scope they run in waits for them).
+pub(super) fn stop_both(sweeps: &[Control; 2]) {
+    for each in sweeps {
+        each.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// No progress shown, and no race, once the sweeps are over.
+pub(super) fn shown_over(control: &Control) {
     control.swept.store(0, Ordering::Relaxed);
     control.states.store(0, Ordering::Relaxed);
     control.racing.store(false, Ordering::Relaxed);
-    answer
 }
 
 #[cfg(test)]
