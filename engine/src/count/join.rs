@@ -13,7 +13,7 @@ use crate::count::meet::{Drawn, Half};
 use crate::count::number::Count;
 use crate::count::order::Spot;
 use crate::count::segments::{Analysis, Machine, NONE};
-use crate::count::sweep::{count_of, traced};
+use crate::count::sweep::{add, count_of, traced};
 use crate::grid::Grid;
 
 /// One side of a join: the puzzle it swept (the turned one for the turned half), its grid and
@@ -53,7 +53,7 @@ pub(super) fn join<const W: usize>(
     };
     let words = before.walk.words;
     let (mut total, mut partners) = (vec![0u64; words], vec![0u64; words]);
-    let (fw, tw) = (outer.width, inner.width);
+    let (outer_width, inner_width) = (outer.width, inner.width);
     let mut found = None;
     // A run of states' keys to look up, each slot touched as it is listed: the larger
     // layer's table outgrows the caches, and a look-up waits on memory alone (`StateMap`).
@@ -77,12 +77,13 @@ pub(super) fn join<const W: usize>(
             partners.fill(0);
             while at < looked.len() && looked[at].0 as usize == state {
                 if let Some(place) = inner.index.get(looked[at].1) {
-                    add(&mut partners, &inner.counts[place * tw..(place + 1) * tw]);
+                    let first = place * inner_width;
+                    add(&mut partners, &inner.counts[first..first + inner_width]);
                     found = found.or(Some(if flip { (place, state) } else { (state, place) }));
                 }
                 at += 1;
             }
-            let count = &outer.counts[state * fw..(state + 1) * fw];
+            let count = &outer.counts[state * outer_width..(state + 1) * outer_width];
             multiply_add(&mut total, count, &partners);
         }
     }
@@ -151,11 +152,9 @@ fn crossings<const W: usize>(
         let (Some((previous, side)), Some(next)) = (*ends.0, *ends.1) else {
             continue;
         };
-        let line = [puzzle.lines_of(previous).0, puzzle.lines_of(previous).1][side];
-        let turned_line = {
-            let (row, column) = turned.lines_of(last - previous);
-            [row, column][side]
-        };
+        let on_side = |(row, column): (usize, usize)| if side == 0 { row } else { column };
+        let line = on_side(puzzle.lines_of(previous));
+        let turned_line = on_side(turned.lines_of(last - previous));
         let position = |cell: usize| {
             if side == 0 {
                 cell % puzzle.width
@@ -253,16 +252,6 @@ fn relation(
     classes.sort_unstable();
     classes.dedup();
     classes
-}
-
-/// `sum += value`, both as words, least significant first (the sum's width holds it).
-fn add(sum: &mut [u64], value: &[u64]) {
-    let mut carry = 0u128;
-    for (at, word) in sum.iter_mut().enumerate() {
-        let total = u128::from(*word) + u128::from(value.get(at).copied().unwrap_or(0)) + carry;
-        *word = total as u64;
-        carry = total >> 64;
-    }
 }
 
 /// `total += a * b`, as words, least significant first (`total`'s width holds the result:

@@ -171,20 +171,13 @@ pub(super) fn sweep_half<const W: usize>(
     laid_out(&walk);
     let mut trace = Vec::with_capacity(walk.groups.len());
     let ahead = look_ahead(&walk, control);
-    let taken = std::cell::Cell::new(0);
-    let counted = || {
-        let ok = take();
-        taken.set(taken.get() + usize::from(ok));
-        ok
-    };
     let keep = Some(Keep::Trace(&mut trace));
     let (swept, layer) = run(
         (&walk, ahead.as_ref()),
         (bytes, keep),
-        (control, Some(&counted)),
+        (control, Some(take)),
     );
-    let cut = taken.get();
-    if let Some(layer) = layer {
+    if let Some((cut, layer)) = layer {
         let half = Half {
             walk,
             layer,

@@ -240,12 +240,12 @@ fn words_for(puzzle: &Puzzle, cells: usize) -> usize {
 /// with `kept`, every layer of states (the states before each group, then the last) or the
 /// trace is kept there, within the bytes for what is kept (`Bytes::now`). With `take`, each
 /// group is swept only if it says so: else the sweep stops there (`Stopped`) and gives the
-/// layer it holds, the states before that group (`meet`).
+/// layer it holds, the states before that group, and the groups swept (`meet`).
 pub(super) fn run(
     (walk, ahead): (&Walk, Option<&Ahead>),
     (bytes, mut kept): (Bytes, Option<Keep<'_>>),
     (control, take): (&Control, Option<&dyn Fn() -> bool>),
-) -> (Swept, Option<Layer>) {
+) -> (Swept, Option<(usize, Layer)>) {
     let _shown = Sweeping(control);
     let (stretches, words) = (&walk.stretches, walk.words);
     // Counts as fixed-width numbers, in one arena per layer: adding two of them is a loop over
@@ -281,7 +281,7 @@ pub(super) fn run(
                 index,
                 width,
             };
-            return (Swept::Stopped, Some(layer));
+            return (Swept::Stopped, Some((at, layer)));
         }
         let end = group.end;
         let mut group = Group::new(stretches, &walk.spots, &walk.choices, group);
@@ -411,7 +411,7 @@ pub(super) fn count_of(words: &[u64]) -> Count {
 /// `sum += value`, numbers of any widths whose sum fits in `sum`'s (no carry leaves its last
 /// word: see `words_for` and `layer_words`).
 #[inline]
-fn add(sum: &mut [u64], value: &[u64]) {
+pub(super) fn add(sum: &mut [u64], value: &[u64]) {
     if let ([word], [other]) = (&mut *sum, value) {
         *word += *other;
         return;
