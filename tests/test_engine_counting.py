@@ -24,6 +24,7 @@ from satnono.formats.generate import puzzle_from_grid
 from satnono.logic.counted import CountKnobs
 from satnono.logic.native import Engine
 from satnono.pipeline.counting import count_solutions
+from satnono.pipeline.prepare import prepare
 from satnono.pipeline.sampling import Sampling
 from satnono.pipeline.solutions import solve
 from satnono.reference.counting import count_grids as _reference_count
@@ -291,6 +292,24 @@ count_solutions(puzzle, methods=("search",), knobs=CountKnobs(memory=16 << 20),
                 deadline=Deadline(3))
 print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
 """
+
+
+def test_a_narrow_count_says_it_sweeps_from_the_sweep_s_setup_to_the_count_s_end() -> None:
+    """Counters beside a count wait while the engine sweeps (`_Race._sweeping`). The cells
+    passed read 0 before the sweep's first group and after its last (while the witness is
+    traced), and a counter was forked there (round 27: a counter started after the sweep had
+    begun). The engine's own flag covers the whole of it."""
+    board = thin_20020()
+    prepared = prepare(board)
+    job = Engine(board).count(prepared.domains, Deadline(60), CountKnobs(race=False))
+    seen: list[tuple[bool, int]] = []
+    while not job.wait(0.0005):
+        progress = job.progress()
+        seen.append((bool(progress["sweeping"]), progress["swept_cells"]))
+    assert job.counted().exact
+    assert any(swept for _, swept in seen)  # the polls saw the sweep itself
+    first = next(at for at, (sweeping, _) in enumerate(seen) if sweeping)
+    assert all(sweeping for sweeping, _ in seen[first:])
 
 
 def test_a_count_s_line_analyses_keep_within_its_memory() -> None:

@@ -63,6 +63,12 @@ pub struct Control {
     /// sweeps have so far.
     pub racing: AtomicBool,
     pub races: AtomicU64,
+    /// Whether the component being counted is narrow, one the sweep takes on within the whole
+    /// memory: set from its count's start (the order chosen, the look-ahead built, before any
+    /// cell is passed) until the next component's, or the count's end. Counters beside the
+    /// count wait while it is set (`swept` alone reads 0 before the sweep's first group and
+    /// after its last, and a counter forked then ran beside the sweep or forked for nothing).
+    pub sweeping: AtomicBool,
     /// Set by a race on the sweep left once the other is gone (stopped as far behind, or out
     /// of bytes): one that took a share of the memory for the race may take the whole
     /// (`bytes::Bytes`).
@@ -339,6 +345,9 @@ fn count_part<const W: usize>(
     control: &Control,
 ) -> (search::Partial, Method, Option<Vec<(usize, u8)>>) {
     counter.choose_direction(cells);
+    let sweeping =
+        options.sweep_width > 0 && narrow(counter.puzzle(), cells, counter.by_columns(), options);
+    control.sweeping.store(sweeping, Ordering::Relaxed);
     if options.sweep_width > 0 {
         let (swept, drawn) = turned::sweep_raced(counter, cells, options, control);
         match swept {

@@ -189,6 +189,7 @@ impl PyJob {
         dict.set_item("sweep_states", control.states.load(Ordering::Relaxed))?;
         dict.set_item("racing", control.racing.load(Ordering::Relaxed))?;
         dict.set_item("races", control.races.load(Ordering::Relaxed))?;
+        dict.set_item("sweeping", control.sweeping.load(Ordering::Relaxed))?;
         Ok(dict)
     }
 

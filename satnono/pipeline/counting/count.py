@@ -154,6 +154,8 @@ class _Race:
     #: its witness, whatever the count comes to.
     listed: int = field(default=0, init=False)
     witness: Grid | None = field(default=None, init=False)
+    #: Whether the engine counts a narrow component now, as last followed (`_sweeping`).
+    engine_sweeping: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         self.engine = Engine(self.prepared.puzzle)
@@ -243,7 +245,9 @@ class _Race:
                 if ended:
                     break
                 if job is not None:
-                    _follow(job.progress(), self.progress)
+                    followed = job.progress()
+                    _follow(followed, self.progress)
+                    self.engine_sweeping = bool(followed.get("sweeping"))
                 if counters and race.tick(hold=self._sweeping()):
                     answer = race.answer
                     break
@@ -304,11 +308,14 @@ class _Race:
 
     def _sweeping(self) -> bool:
         """Whether the engine's count is sweeping a component (one way or both, as last
-        followed): the counters wait till it has ended. A sweep counts what it takes on within
-        its memory, and a counter's child forked beside it took a core from it and made every
-        page it wrote after the fork a copy (thin-20049: 10.5-13.1 s as a whole process where
-        Ganak's child came up beside its sweep, 7.2-8.4 s without, BENCHMARKS.md round 24)."""
-        return self.progress.swept > 0 or self.progress.both_ways
+        followed), from the sweep's setup to the count's next component: the counters wait
+        till it has ended. A sweep counts what it takes on within its memory, and a counter's
+        child forked beside it took a core from it and made every page it wrote after the
+        fork a copy (thin-20049: 10.5-13.1 s as a whole process where Ganak's child came up
+        beside its sweep, 7.2-8.4 s without, BENCHMARKS.md round 24). The cells passed alone
+        read 0 before the sweep's first group and after its last, where a counter forked
+        beside the sweep's setup, or for nothing once it had ended."""
+        return self.engine_sweeping or self.progress.swept > 0 or self.progress.both_ways
 
     def _listed_natively(self, listing: NativeListing) -> Counted:
         """The count the engine's listing came to: exact when it listed every solution, else
