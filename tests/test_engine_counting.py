@@ -312,6 +312,22 @@ def test_a_narrow_count_says_it_sweeps_from_the_sweep_s_setup_to_the_count_s_end
     assert all(sweeping for sweeping, _ in seen[first:])
 
 
+def test_a_sweep_out_of_bytes_lets_the_counters_join_the_search() -> None:
+    """A narrow component whose sweep runs out of its memory goes to the counting search, which
+    counters may join: the engine no longer says it sweeps once the search has begun."""
+    board = thin_20020()
+    prepared = prepare(board)
+    knobs = CountKnobs(race=False, memory=8 << 20)
+    job = Engine(board).count(prepared.domains, Deadline(2), knobs)
+    seen: list[tuple[bool, int]] = []
+    while not job.wait(0.001):
+        progress = job.progress()
+        seen.append((bool(progress["sweeping"]), progress["nodes"]))
+    assert [part.method for part in job.counted().parts] == ["search"]
+    assert any(nodes for _, nodes in seen)  # the polls saw the search
+    assert not any(sweeping for sweeping, nodes in seen if nodes)
+
+
 def test_a_count_s_line_analyses_keep_within_its_memory() -> None:
     """Regression: the counting search's table of line analyses was not in the memory
     budget; on a 6 x 138 board (rows of many blocks, tens of kilobytes an analysis) a count

@@ -65,7 +65,8 @@ pub struct Control {
     pub races: AtomicU64,
     /// Whether the component being counted is narrow, one the sweep takes on within the whole
     /// memory: set from its count's start (the order chosen, the look-ahead built, before any
-    /// cell is passed) until the next component's, or the count's end. Counters beside the
+    /// cell is passed) until the next component's, the count's end, or the sweep running out
+    /// of bytes (the search takes over). Counters beside the
     /// count wait while it is set (`swept` alone reads 0 before the sweep's first group and
     /// after its last, and a counter forked then ran beside the sweep or forked for nothing).
     pub sweeping: AtomicBool,
@@ -364,6 +365,8 @@ fn count_part<const W: usize>(
             Swept::TooWide => {}
         }
     }
+    // Out of bytes, the sweep gives way to the search, and counters may join it.
+    control.sweeping.store(false, Ordering::Relaxed);
     (counter.product(&[cells.to_vec()]), Method::Search, None)
 }
 
