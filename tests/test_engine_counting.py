@@ -22,6 +22,7 @@ from satnono.core.model import Grid, Puzzle
 from satnono.core.verify import VerificationError, Verifier
 from satnono.formats.generate import puzzle_from_grid
 from satnono.logic.counted import CountKnobs
+from satnono.logic.jobs import Job
 from satnono.logic.native import Engine
 from satnono.pipeline.counting import count_solutions
 from satnono.pipeline.prepare import prepare
@@ -294,18 +295,24 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
 """
 
 
+def _polled(knobs: CountKnobs, seconds: float, read: str) -> tuple[Job, list[tuple[bool, int]]]:
+    """thin-20020's count by the engine, its progress polled every half millisecond till it
+    ends: whether it said it sweeps, and its `read` figure, at each poll."""
+    board = thin_20020()
+    job = Engine(board).count(prepare(board).domains, Deadline(seconds), knobs)
+    seen: list[tuple[bool, int]] = []
+    while not job.wait(0.0005):
+        progress = job.progress()
+        seen.append((bool(progress["sweeping"]), progress[read]))
+    return job, seen
+
+
 def test_a_narrow_count_says_it_sweeps_from_the_sweep_s_setup_to_the_count_s_end() -> None:
     """Counters beside a count wait while the engine sweeps (`_Race._sweeping`). The cells
     passed read 0 before the sweep's first group and after its last (while the witness is
     traced), and a counter was forked there (round 27: a counter started after the sweep had
     begun). The engine's own flag covers the whole of it."""
-    board = thin_20020()
-    prepared = prepare(board)
-    job = Engine(board).count(prepared.domains, Deadline(60), CountKnobs(race=False))
-    seen: list[tuple[bool, int]] = []
-    while not job.wait(0.0005):
-        progress = job.progress()
-        seen.append((bool(progress["sweeping"]), progress["swept_cells"]))
+    job, seen = _polled(CountKnobs(race=False), 60, "swept_cells")
     assert job.counted().exact
     assert any(swept for _, swept in seen)  # the polls saw the sweep itself
     first = next(at for at, (sweeping, _) in enumerate(seen) if sweeping)
@@ -315,14 +322,7 @@ def test_a_narrow_count_says_it_sweeps_from_the_sweep_s_setup_to_the_count_s_end
 def test_a_sweep_out_of_bytes_lets_the_counters_join_the_search() -> None:
     """A narrow component whose sweep runs out of its memory goes to the counting search, which
     counters may join: the engine no longer says it sweeps once the search has begun."""
-    board = thin_20020()
-    prepared = prepare(board)
-    knobs = CountKnobs(race=False, memory=8 << 20)
-    job = Engine(board).count(prepared.domains, Deadline(2), knobs)
-    seen: list[tuple[bool, int]] = []
-    while not job.wait(0.001):
-        progress = job.progress()
-        seen.append((bool(progress["sweeping"]), progress["nodes"]))
+    job, seen = _polled(CountKnobs(race=False, memory=8 << 20), 2, "nodes")
     assert [part.method for part in job.counted().parts] == ["search"]
     assert any(nodes for _, nodes in seen)  # the polls saw the search
     assert not any(sweeping for sweeping, nodes in seen if nodes)

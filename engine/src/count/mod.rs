@@ -66,9 +66,10 @@ pub struct Control {
     /// Whether the component being counted is narrow, one the sweep takes on within the whole
     /// memory: set from its count's start (the order chosen, the look-ahead built, before any
     /// cell is passed) until the next component's, the count's end, or the sweep running out
-    /// of bytes (the search takes over). Counters beside the
-    /// count wait while it is set (`swept` alone reads 0 before the sweep's first group and
-    /// after its last, and a counter forked then ran beside the sweep or forked for nothing).
+    /// of bytes (the search takes over). Counters beside the count wait while it is set
+    /// (`swept` alone reads 0 before the sweep's first group and after its last, and a counter
+    /// forked then ran beside the sweep or forked for nothing). A race of two sweeps (`racing`)
+    /// is always of a narrow component, so it is set then too.
     pub sweeping: AtomicBool,
     /// Set by a race on the sweep left once the other is gone (stopped as far behind, or out
     /// of bytes): one that took a share of the memory for the race may take the whole

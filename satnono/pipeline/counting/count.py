@@ -307,15 +307,16 @@ class _Race:
         return self._witnessed(counted, native)
 
     def _sweeping(self) -> bool:
-        """Whether the engine's count is sweeping a component (one way or both, as last
-        followed), from the sweep's setup to the count's next component: the counters wait
+        """Whether the engine's count is sweeping a component (a narrow one, one way or both,
+        or a wide one's trial, as last followed), from a narrow sweep's setup to the count's
+        next component: the counters wait
         till it has ended. A sweep counts what it takes on within its memory, and a counter's
         child forked beside it took a core from it and made every page it wrote after the
         fork a copy (thin-20049: 10.5-13.1 s as a whole process where Ganak's child came up
         beside its sweep, 7.2-8.4 s without, BENCHMARKS.md round 24). The cells passed alone
         read 0 before the sweep's first group and after its last, where a counter forked
         beside the sweep's setup, or for nothing once it had ended."""
-        return self.engine_sweeping or self.progress.swept > 0 or self.progress.both_ways
+        return self.engine_sweeping or self.progress.swept > 0
 
     def _listed_natively(self, listing: NativeListing) -> Counted:
         """The count the engine's listing came to: exact when it listed every solution, else
