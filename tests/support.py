@@ -208,6 +208,48 @@ def children(pid: int | None = None) -> list[int]:
     return found
 
 
+def group_cpu(group: int) -> float:
+    """CPU seconds the live processes of process group `group` have used (Linux's /proc)."""
+    ticks = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _writes_to_a_full_pipe(pid: int) -> bool:
+    """Whether a thread of process `pid` waits to write to a full pipe."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for thread in threads:
+        try:
+            if Path(f"/proc/{pid}/task/{thread}/wchan").read_text().endswith("pipe_write"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_busy(group: int, cpu: float, most: float = 10.0) -> None:
+    """Wait until process group `group` has used `cpu` more CPU seconds (past its start-up,
+    into its work), or a thread of its leader waits to write to a full pipe (its output
+    unread: well into its work), or `most` seconds have passed. A fixed sleep waited seconds
+    longer on a quiet machine and could come too soon on a loaded one."""
+    start, ends = group_cpu(group), time.monotonic() + most
+    while group_cpu(group) - start < cpu and time.monotonic() < ends:
+        if _writes_to_a_full_pipe(group):
+            return
+        time.sleep(0.05)
+
+
 def default_ctrl_c() -> None:
     """For `preexec_fn`: SIGINT as a terminal leaves it (a test run in the background inherits
     it ignored), so that a Ctrl-C sent to the child's group reaches it."""

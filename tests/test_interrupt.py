@@ -16,13 +16,13 @@ import time
 import pytest
 
 from satnono.backends import installed_backends
-from support import EXAMPLES, SHARED
+from support import EXAMPLES, SHARED, wait_busy
 
 # 9! solutions, streamed: long enough to be interrupted on any backend.
 LONG = str(EXAMPLES / "permutation-9.non")
 
 
-def _interrupt(args: list[str], after: float) -> tuple[int, str, str, int]:
+def _interrupt(args: list[str], cpu: float) -> tuple[int, str, str, int]:
     process = subprocess.Popen(
         [sys.executable, "-m", "satnono", *args],
         stdout=subprocess.PIPE,
@@ -31,7 +31,7 @@ def _interrupt(args: list[str], after: float) -> tuple[int, str, str, int]:
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(after)
+    wait_busy(process.pid, cpu)  # past start-up, into the solve
     process.send_signal(signal.SIGINT)
     try:
         out, err = process.communicate(timeout=30)
@@ -56,7 +56,7 @@ def _group_is_gone(group: int) -> bool:
 @pytest.mark.parametrize("backend", installed_backends())
 def test_ctrl_c_reports_progress_and_exits_130(backend: str) -> None:
     code, out, err, group = _interrupt(
-        ["solve", LONG, "--backend", backend, "--max-solutions", "0"], after=2.5
+        ["solve", LONG, "--backend", backend, "--max-solutions", "0"], cpu=1.0
     )
     assert code == 130, err
     assert "Traceback" not in err + out
@@ -65,7 +65,7 @@ def test_ctrl_c_reports_progress_and_exits_130(backend: str) -> None:
 
 
 def test_ctrl_c_with_json_gives_one_object() -> None:
-    code, out, err, group = _interrupt(["solve", LONG, "--max-solutions", "0", "--json"], 2.5)
+    code, out, err, group = _interrupt(["solve", LONG, "--max-solutions", "0", "--json"], 1.0)
     assert code == 130, err
     data = json.loads(out)
     assert data["status"] == "interrupted" and data["complete"] is False
@@ -120,7 +120,7 @@ def test_ctrl_c_on_count_reports_the_lower_bound(output: list[str]) -> None:
     # Ctrl-C on count printed only "satnono: interrupted" (issue 23). Marley is counted by
     # no tool in minutes.
     marley = str(SHARED / "webpbn-survey" / "10088-marley.non")
-    code, out, err, group = _interrupt(["count", marley, *output], after=3)
+    code, out, err, group = _interrupt(["count", marley, *output], cpu=2.0)
     assert code == 130, err
     assert "Traceback" not in err + out
     if output:

@@ -45,7 +45,7 @@ def test_an_interrupted_tournament_says_what_it_did(tmp_path: Path) -> None:
     questions.write_text(write_tournament(hard))
     answers, log = tmp_path / "answers.txt", tmp_path / "log.tsv"
     code, out, err = _interrupted(
-        4, "tournament", str(questions), "-o", str(answers), "--log", str(log)
+        1.5, "tournament", str(questions), "-o", str(answers), "--log", str(log)
     )
     assert code == 130, err
     assert out.startswith("interrupted after ") and "of 3 puzzles: solved" in out
@@ -54,19 +54,18 @@ def test_an_interrupted_tournament_says_what_it_did(tmp_path: Path) -> None:
     assert log.read_text().splitlines()[-1].startswith("# interrupted after ")
 
 
-def _interrupted(seconds: float, *args: str) -> tuple[int, str, str]:
+def _interrupted(cpu: float, *args: str) -> tuple[int, str, str]:
     import os
     import signal
     import subprocess
-    import time
 
-    from support import SATNONO, default_ctrl_c
+    from support import SATNONO, default_ctrl_c, wait_busy
 
     process = subprocess.Popen(
         [*SATNONO, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True, preexec_fn=default_ctrl_c,
     )  # fmt: skip
-    time.sleep(seconds)
+    wait_busy(process.pid, cpu)  # past start-up, into the work
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=30)
     return process.returncode, out, err
@@ -75,7 +74,7 @@ def _interrupted(seconds: float, *args: str) -> tuple[int, str, str]:
 def test_an_interrupted_sample_says_how_many_it_drew() -> None:
     """`sample` said nothing."""
     code, _, err = _interrupted(
-        4, "sample", str(EXAMPLES / "switchboard-10.non"), "-n", "100000000", "-q"
+        1.0, "sample", str(EXAMPLES / "switchboard-10.non"), "-n", "100000000", "-q"
     )
     assert code == 130
     (line,) = err.splitlines()
@@ -85,7 +84,7 @@ def test_an_interrupted_sample_says_how_many_it_drew() -> None:
 @pytest.mark.skipif(not (SHARED / "webpbn-survey").exists(), reason="../shared is absent")
 def test_an_interrupted_analysis_says_interrupted_not_timeout() -> None:
     sierp = str(SHARED / "webpbn-survey" / "12548-sierp.non")
-    code, out, err = _interrupted(4, "analyze", sierp)
+    code, out, err = _interrupted(1.5, "analyze", sierp)
     assert code == 130 and err.startswith("satnono: interrupted")
     assert "timeout" not in out and "(interrupted" in out
 
@@ -103,7 +102,7 @@ def test_an_interrupted_compare_shows_the_runs_that_finished(tmp_path: Path) -> 
     write_puzzles([hard], tmp_path / "z-hard.non")
     csv_file = tmp_path / "runs.csv"
     code, out, err = _interrupted(
-        6, "compare", str(tmp_path), "--backends", "sat,backtrack", "--timeout", "60",
+        2.5, "compare", str(tmp_path), "--backends", "sat,backtrack", "--timeout", "60",
         "--csv", str(csv_file),
     )  # fmt: skip
     assert code == 130, err
