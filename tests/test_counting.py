@@ -146,9 +146,10 @@ def test_a_count_the_listing_took_further_says_so_in_its_factors(
     import random
 
     from satnono.formats.generate import random_grid
-    from satnono.pipeline.counting import listing
+    from satnono.pipeline.counting import listing, narrowing
 
     monkeypatch.setattr(listing, "LISTING_LIMIT", 100)  # it gives up at 100 of the 121
+    monkeypatch.setattr(narrowing, "BACKBONE_AFTER", 60.0)  # which would count the 121 at once
     puzzle = puzzle_from_grid(random_grid(25, 25, 2, 0.45, random.Random(5)))
     counted = count_solutions(puzzle, methods=("enumerate", "search"), deadline=Deadline(3))
     assert (counted.count, counted.exact, counted.stopped) == (100, False, "timeout")
@@ -214,8 +215,8 @@ def test_a_count_stopped_inside_a_sweep_is_at_least_one_solution_a_component() -
     # engine leaves it then: the small component counted, the long one stopped in its sweep.
     from satnono.logic.counted import CountedPart, NativeCount
     from satnono.logic.native import Engine
-    from satnono.pipeline.counting.count import _witnessed
     from satnono.pipeline.counting.result import Factor
+    from satnono.pipeline.counting.witness import witnessed
     from satnono.pipeline.prepare import prepare
 
     prepared = prepare(load_tool("generate").thin_board(9016, 0.2))
@@ -226,16 +227,16 @@ def test_a_count_stopped_inside_a_sweep_is_at_least_one_solution_a_component() -
     native = NativeCount(0, False, prepared.cells_left, parts, {})
     factors = tuple(Factor(p.lines, p.cells, p.count, p.exact, "sweep", p.seconds) for p in parts)
     stopped = Counted(0, False, "timeout", factors=factors)
-    counted = _witnessed(Engine(prepared.puzzle), prepared, stopped, native)
+    counted = witnessed(Engine(prepared.puzzle), prepared, stopped, native)
     assert counted.witness is not None  # verified against the clues
     assert (counted.count, counted.exact, counted.stopped) == (4, False, "timeout")
     assert [factor.count for factor in counted.factors] == [4, 1]
     # Not where the deadline came before any component was reached, nor on a verdict.
     assert (
-        _witnessed(Engine(prepared.puzzle), prepared, stopped, replace(native, parts=())).count == 0
+        witnessed(Engine(prepared.puzzle), prepared, stopped, replace(native, parts=())).count == 0
     )
     verdict = Counted(0, True, factors=factors)
-    assert _witnessed(Engine(prepared.puzzle), prepared, verdict, native) == verdict
+    assert witnessed(Engine(prepared.puzzle), prepared, verdict, native) == verdict
 
 
 def test_a_deadline_passed_before_line_logic_counts_nothing() -> None:

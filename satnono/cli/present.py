@@ -71,6 +71,11 @@ def count_text(counted: CountResult, limit: int, interrupted: bool = False) -> s
     if counted.result.reason:
         text += f": {counted.result.reason}"
     methods = _methods_text(counted.factors)
+    backbone = counted.result.stats.get("backbone")
+    if backbone is not None:  # satnono.pipeline.counting.narrowing
+        methods = f"SAT backbone fixed {backbone['fixed']} cells first" + (
+            f", then {methods}" if methods else ""
+        )
     return f"{text} ({counted.seconds:.2f} s{'; ' + methods if methods else ''})"
 
 

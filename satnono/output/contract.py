@@ -261,6 +261,9 @@ def count_object(source: str, counted: CountResult) -> dict[str, Any]:
         data["reason"] = counted.result.reason
     if counted.hint is not None:
         data["hint"] = counted.hint
+    backbone = counted.result.stats.get("backbone")
+    if backbone is not None:  # the cells SAT proved backbone, fixed before the count went on
+        data["backbone"] = backbone
     return data
 
 

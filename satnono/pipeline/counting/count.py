@@ -8,9 +8,8 @@ on at least one grid the independent verifier has checked.
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,6 +27,7 @@ from satnono.core.verify import verify
 from satnono.logic.counted import CountKnobs, NativeCount
 from satnono.logic.jobs import SLICE, Job
 from satnono.logic.native import Engine
+from satnono.pipeline.counting import narrowing
 from satnono.pipeline.counting.counters import (
     APPROXMC,
     GANAK,
@@ -49,6 +49,7 @@ from satnono.pipeline.counting.result import (
     Method,
     Stopped,
 )
+from satnono.pipeline.counting.witness import at_least_the_witness, witnessed
 from satnono.pipeline.prepare import NO_GRID, Prepared, prepare
 from satnono.runtime.child import can_fork
 from satnono.runtime.deadline import Deadline, Timeout
@@ -63,9 +64,6 @@ ENUMERATION_LIMIT = 64
 #: settles every example, the corpus and all but four survey puzzles in well under a second
 #: (BENCHMARKS.md, counting section); a child forked sooner would only cost its fork there.
 RACE_HEAD_START = 1.0
-#: Seconds at most spent finding a witness (a verified grid) for a count stopped early with
-#: a nonzero lower bound (an exact count draws its witness from the counts at once).
-WITNESS_SECONDS = 0.5
 
 
 def default_methods(approximate: bool = False) -> tuple[str, ...]:
@@ -156,6 +154,13 @@ class _Race:
     witness: Grid | None = field(default=None, init=False)
     #: Whether the engine counts a narrow component now, as last followed (`_sweeping`).
     engine_sweeping: bool = field(default=False, init=False)
+    #: The engine's count now (another once the backbone has narrowed the puzzle), and the
+    #: lower bound the one before it had reached (`_narrow`).
+    job: Job | None = field(default=None, init=False)
+    floor: NativeCount | None = field(default=None, init=False)
+    #: The backbone settled beside the count (satnono.pipeline.counting.narrowing), once due.
+    beside: narrowing.Beside | None = field(default=None, init=False)
+    narrowed: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         self.engine = Engine(self.prepared.puzzle)
@@ -164,19 +169,20 @@ class _Race:
         self, methods: tuple[str, ...], backend: str, options: SearchOptions, limit: int
     ) -> Counted:
         prepared, deadline = self.prepared, self.deadline
-        job = None
         if SEARCH in methods:
-            job = self.engine.count(prepared.domains, deadline, _within_cores(self.knobs))
+            self.job = self.engine.count(prepared.domains, deadline, _within_cores(self.knobs))
         self.progress.phase = "counting"
         try:
             if ENUMERATE in methods:
-                listed = self._listed(job, backend, options, limit)
+                listed = self._listed(self.job, backend, options, limit)
                 if listed is not None:
                     return listed
-            return self._counted(methods, job, limit)
+            return self._counted(methods, limit)
         finally:
-            if job is not None:
-                job.cancel()
+            if self.beside is not None:
+                self.beside.close()
+            if self.job is not None:
+                self.job.cancel()
 
     def _listed(
         self, job: Job | None, backend: str, options: SearchOptions, limit: int
@@ -212,10 +218,11 @@ class _Race:
         return Counted(found, report.exhausted, None if report.exhausted else "limit",
                        witness=self.witness, stats=self.stats, factors=(factor,))  # fmt: skip
 
-    def _counted(self, methods: tuple[str, ...], job: Job | None, limit: int) -> Counted:
+    def _counted(self, methods: tuple[str, ...], limit: int) -> Counted:
         """The engine's count, the engine's listing of every solution (with "enumerate"), or a
         counter's answer, whichever comes first."""
         prepared, deadline, approximation = self.prepared, self.deadline, self.approximation
+        job = self.job
         lines = tuple(range(prepared.puzzle.line_count))
         counters = tuple(method for method in methods if method in (GANAK, APPROXMC))
         guarantee = None
@@ -223,7 +230,7 @@ class _Race:
             guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, 1)
         race = CounterRace(prepared, deadline, lines, counters, guarantee, self.head_start)
         listing: NativeListing | None = None
-        nodes = None if job is None else _nodes_of(job)
+        nodes = None if job is None else self._nodes
         answer: int | Estimate | None = None
         try:
             if job is None:
@@ -248,6 +255,9 @@ class _Race:
                     followed = job.progress()
                     _follow(followed, self.progress)
                     self.engine_sweeping = bool(followed.get("sweeping"))
+                if job is not None:
+                    job = self._backbone_step(job)
+                    prepared = self.prepared
                 if counters and race.tick(hold=self._sweeping()):
                     answer = race.answer
                     break
@@ -288,6 +298,8 @@ class _Race:
             return self._witnessed(Counted(self.listed, False, stopped, stats=self.stats))
         native = job.counted()
         _follow(job.progress(), self.progress)
+        if not native.exact and self.floor is not None and self.floor.count > native.count:
+            native = self.floor  # the count before the backbone had counted more
         self.stats.update(native.stats)
         self.stats["components"] = len(native.parts)
         factors = tuple(
@@ -305,6 +317,47 @@ class _Race:
             listed = self._listing_factor(self.listed, False)
             counted = replace(counted, count=self.listed, factors=(listed,))
         return self._witnessed(counted, native)
+
+    def _nodes(self) -> int:
+        """The nodes the engine's count has searched so far."""
+        return 0 if self.job is None else int(self.job.progress()["nodes"])
+
+    def _backbone_due(self) -> bool:
+        """Whether to settle the backbone beside the count: after BACKBONE_AFTER seconds of a
+        count still searching (a sweep counts a narrow component within its memory)."""
+        due = time.perf_counter() - self.started >= narrowing.BACKBONE_AFTER
+        return due and not self._sweeping()
+
+    def _backbone_step(self, job: Job) -> Job:
+        """Start settling the backbone beside the count once due; once it has been settled,
+        count the narrowed puzzle (`_narrow`). The count now."""
+        if self.beside is None:
+            if self._backbone_due():
+                known = () if self.witness is None else (self.witness,)
+                self.beside = narrowing.Beside(self.prepared, self.deadline, known)
+        elif not self.narrowed and self.beside.ready():
+            return self._narrow(job, self.beside)
+        return job
+
+    def _narrow(self, job: Job, beside: narrowing.Beside) -> Job:
+        """Once the backbone has been settled beside `job`: where it fixed cells, count the
+        narrowed puzzle instead (the same count, by a smaller search); the count stopped
+        keeps its lower bound (`floor`)."""
+        self.narrowed = True
+        if beside.error is not None:
+            self.stats["backbone_error"] = beside.error
+        narrowed = beside.narrowed
+        if narrowed is None or job.ended():
+            return job
+        job.cancel()
+        job.finish(Deadline(None))
+        self.floor = job.counted()
+        self.prepared = narrowed.prepared
+        self.stats["backbone"] = narrowed.stats()
+        self.job = self.engine.count(
+            narrowed.prepared.domains, self.deadline, _within_cores(self.knobs)
+        )
+        return self.job
 
     def _sweeping(self) -> bool:
         """Whether the engine's count is sweeping a component (a narrow one, one way or both,
@@ -341,8 +394,8 @@ class _Race:
         WITNESS_SECONDS. A nonzero count without one is reported as a lower bound of 0."""
         self.progress.solutions = max(self.progress.solutions, counted.count)
         if self.witness is not None:
-            return replace(_at_least_the_witness(counted), witness=self.witness)
-        return _witnessed(self.engine, self.prepared, counted, native)
+            return replace(at_least_the_witness(counted), witness=self.witness)
+        return witnessed(self.engine, self.prepared, counted, native)
 
 
 class _UntilEnded(Deadline):
@@ -392,37 +445,6 @@ def _follow(native: dict[str, int], progress: Progress) -> None:
     progress.both_ways = bool(native.get("racing"))
 
 
-def _witnessed(
-    engine: Engine, prepared: Prepared, counted: Counted, native: NativeCount | None = None
-) -> Counted:
-    """`counted` with a verified grid: the native count's own when it is exact (drawn from its
-    counts), else one the engine's search finds within WITNESS_SECONDS. A nonzero count
-    without one is reported as a lower bound of 0. A native count stopped by the deadline
-    inside a component (its lower bound 0: a sweep counts nothing until it ends) is, with
-    a witness, at least one solution for each component it reached (`_at_least_the_witness`)."""
-    if counted.count == 0 and (counted.exact or native is None or not native.parts):
-        return counted
-    grid = None if native is None else native.witness
-    if grid is None:
-        search = engine.search(prepared.domains, restarts=True)
-        for solution in search.solutions(Deadline(WITNESS_SECONDS)):
-            grid = solution
-            break
-    if grid is None:
-        return replace(counted, count=0, exact=False, stopped=counted.stopped or "timeout")
-    witness = verify(prepared.puzzle, domains_to_grid(prepared.puzzle, grid))
-    return replace(_at_least_the_witness(counted), witness=witness)
-
-
-def _at_least_the_witness(counted: Counted) -> Counted:
-    """A lower bound given a solution: the components are independent and each has one (the
-    solution's part of it), so every factor is at least 1 and the count their product."""
-    if counted.exact or counted.count > 0 or not counted.factors:
-        return counted
-    factors = tuple(replace(factor, count=max(factor.count, 1)) for factor in counted.factors)
-    return replace(counted, count=math.prod(f.count for f in factors), factors=factors)
-
-
 def _count_by_cubes(
     prepared: Prepared, options: SearchOptions, deadline: Deadline, stats: dict[str, Any]
 ) -> Counted:
@@ -448,7 +470,7 @@ def _count_by_cubes(
                       factors=tuple(factors))  # fmt: skip
     if total == 0 and exact:
         return replace(counted, reason=NO_GRID)
-    return _witnessed(Engine(prepared.puzzle), prepared, counted)
+    return witnessed(Engine(prepared.puzzle), prepared, counted)
 
 
 def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) -> tuple[int, bool]:
@@ -458,8 +480,3 @@ def count_cube(puzzle: Puzzle, domains: tuple[int, ...], seconds: float | None) 
         counted = count_solutions(puzzle, domains=domains, deadline=Deadline(seconds),
                                   methods=(SEARCH,))  # fmt: skip
     return counted.count, counted.exact
-
-
-def _nodes_of(job: Job) -> Callable[[], int]:
-    """The nodes the engine's count `job` has searched so far, asked when called."""
-    return lambda: int(job.progress()["nodes"])

@@ -1,0 +1,143 @@
+"""The backbone before a hard count: the cells whose color is the same in every solution,
+proven by SAT (satnono.pipeline.backbone), fixed before the engine counts on.
+
+Line logic leaves many such cells open on the hardest puzzles, and the engine's probing does
+not find them either: on Marley the backbone holds 2,697 of the 3,276 cells, of which probing
+fixes 773. Each cell left open is a branch of the counting search that cannot split the
+puzzle into parts, and a row or column the sweep must carry. Fixed, the count is the same
+(each of them takes its one color in every solution, and every other cell keeps every color
+it takes in some solution) and the problem far smaller: gnonograms_tux's residual becomes
+one narrow component, swept exactly in 0.1 s (5,378,871 solutions, where the count without
+it ended in no exact answer in 10 s); Marley's lower bound after 30 s rises from about 21,000
+to 1.8 x 10^12 (BENCHMARKS.md, round 28).
+
+The backbone costs SAT calls (Marley 1.4 s, Lion 6 s, Sierp over 20 s, where it finds
+nothing), so a count asks for it only once its own search has had a head start
+(`BACKBONE_AFTER`) and is still going (every example, the corpus and all but seven survey and
+corpus puzzles are counted before then), and settles it on a thread of its own (`Beside`)
+while the count, its listing and the counters go on: where it fixes nothing, they have lost
+only the share of the cores it took.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from satnono.core.model import Grid
+from satnono.core.progress import Progress
+from satnono.pipeline.backbone import backbone
+from satnono.pipeline.prepare import Prepared, prepare
+from satnono.runtime.deadline import Deadline, Timeout
+
+#: Seconds the engine's count runs before the backbone is settled beside it, as long as it
+#: searches (a sweep counts a narrow component within its memory without it).
+BACKBONE_AFTER = 1.0
+
+
+@dataclass(frozen=True)
+class Narrowed:
+    """The puzzle with its backbone fixed: line logic again from the narrowed domains (which
+    may decide more); the cells the backbone fixed that line logic had left open; its
+    seconds, and whether every cell was settled (else only the cells settled are fixed)."""
+
+    prepared: Prepared
+    fixed: int
+    seconds: float
+    exact: bool
+
+    def stats(self) -> dict[str, object]:
+        """As a count's stats show it."""
+        return {"fixed": self.fixed, "seconds": round(self.seconds, 4), "exact": self.exact}
+
+
+def narrowed_by_backbone(
+    prepared: Prepared,
+    deadline: Deadline,
+    known: Sequence[Grid] = (),
+    progress: Progress | None = None,
+    workers: int = 1,
+) -> Narrowed | None:
+    """`prepared` with every cell SAT proves to be backbone fixed to its color, and every
+    other settled cell narrowed to the colors it takes in some solution; None when that
+    fixes no cell line logic left open (or the deadline passes first). `known` are verified
+    solutions (each saves a SAT call); `workers` forked solvers settle a large component.
+    A partial backbone (the deadline passed) fixes only the cells it settled: each of those
+    is proven."""
+    started = time.perf_counter()
+    root = list(prepared.domains)
+    found = backbone(
+        replace(prepared, domains=list(root)), deadline, workers=workers, known=known,
+        progress=progress,
+    )  # fmt: skip
+    if found is None or deadline.expired():
+        return None
+    narrowed = [domain & colors for domain, colors in zip(root, found.colors, strict=True)]
+    fixed = sum(
+        1
+        for before, after in zip(root, narrowed, strict=True)
+        if before & (before - 1) and not after & (after - 1)
+    )
+    if not fixed or not all(narrowed):
+        return None
+    try:
+        again = prepare(prepared.puzzle, deadline, narrowed)
+    except Timeout:
+        return None
+    if again.reason is not None:  # cannot be: the backbone's cells hold in every solution
+        return None
+    return Narrowed(again, fixed, time.perf_counter() - started, found.exact)
+
+
+class Beside:
+    """`narrowed_by_backbone` on a thread of its own, started at once: `ready()` once it has
+    ended, then `narrowed` (None: nothing fixed) or `error` (what went wrong, for the stats:
+    the count goes on without it). `close()` stops it within a moment (its solver is
+    interrupted) and waits for it."""
+
+    def __init__(self, prepared: Prepared, deadline: Deadline, known: Sequence[Grid]) -> None:
+        self.stop = threading.Event()
+        self.narrowed: Narrowed | None = None
+        self.error: str | None = None
+        until = _Unless(deadline, self.stop)
+        self._thread = threading.Thread(
+            target=self._run, args=(prepared, until, tuple(known)), name="satnono-backbone",
+            daemon=True,
+        )  # fmt: skip
+        self._thread.start()
+
+    def _run(self, prepared: Prepared, deadline: Deadline, known: Sequence[Grid]) -> None:
+        try:
+            self.narrowed = narrowed_by_backbone(prepared, deadline, known)
+        except Exception as error:  # a bug here must not end the count it only helps
+            self.error = f"{type(error).__name__}: {error}"
+
+    def ready(self) -> bool:
+        return not self._thread.is_alive()
+
+    def close(self) -> None:
+        self.stop.set()
+        self._thread.join(CLOSE_SECONDS)
+
+
+#: Seconds `Beside.close` waits for the thread: its solver is interrupted within a moment.
+CLOSE_SECONDS = 2.0
+
+
+class _Unless(Deadline):
+    """The count's deadline, passed early once `stop` is set (the count has ended)."""
+
+    __slots__ = ("outer", "stop")
+
+    def __init__(self, outer: Deadline, stop: threading.Event) -> None:
+        super().__init__(None)
+        self.outer = outer
+        self.stop = stop
+
+    def remaining(self) -> float | None:
+        return self.outer.remaining()
+
+    def expired(self) -> bool:
+        return self.stop.is_set() or self.outer.expired()

@@ -1,0 +1,106 @@
+"""The backbone settled beside a hard count (satnono.pipeline.counting.narrowing): sound (every
+solution kept, only cells every solution shares fixed), used where the count's search stalls,
+and within the count's deadline."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+
+from satnono.core.model import Puzzle
+from satnono.formats.generate import puzzle_from_grid, random_grid
+from satnono.pipeline.counting import count_solutions, narrowing
+from satnono.pipeline.prepare import prepare
+from satnono.runtime.deadline import Deadline
+from support import SHARED, brute_force_solutions, puzzles, run_satnono
+
+#: A random 25x25 of density 0.45 with 121 solutions: the native count's search alone had
+#: not finished after 15 s; its backbone (486 cells line logic leaves open) makes the rest
+#: one narrow component, swept at once.
+STALLS = puzzle_from_grid(random_grid(25, 25, 2, 0.45, random.Random(5)))
+
+
+def _narrowed_as_brute_force_says(puzzle: Puzzle) -> bool:
+    """`narrowed_by_backbone` on `puzzle` against its solutions by brute force: every cell
+    keeps exactly the colors its solutions take (none lost, none left over), and the cells
+    fixed are those line logic left open that every solution colors alike. Whether it
+    narrowed anything."""
+    solutions = [[color for row in grid for color in row] for grid in brute_force_solutions(puzzle)]
+    prepared = prepare(puzzle)
+    if prepared.reason is not None:
+        assert not solutions
+        return False
+    left_open = [cell for cell, domain in enumerate(prepared.domains) if domain & (domain - 1)]
+    seen = [0] * len(prepared.domains)
+    for solution in solutions:
+        for cell, color in enumerate(solution):
+            seen[cell] |= 1 << color
+    one_color = [cell for cell in left_open if seen[cell] and not seen[cell] & (seen[cell] - 1)]
+    narrowed = narrowing.narrowed_by_backbone(prepared, Deadline(None))
+    if narrowed is None:  # no solution, or no cell line logic left open is backbone
+        assert not solutions or not one_color
+        return False
+    assert narrowed.exact and narrowed.fixed == len(one_color)
+    assert narrowed.prepared.domains == seen
+    return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(max_width=5, max_height=5, max_colors=3))
+def test_the_backbone_of_small_color_puzzles_is_brute_forces(puzzle: Puzzle) -> None:
+    _narrowed_as_brute_force_says(puzzle)
+
+
+def test_the_backbone_of_random_8x8_puzzles_is_brute_forces() -> None:
+    """Line logic decides every cell of most small puzzles; on random 8x8 grids it leaves
+    backbone cells open in about one in six (up to 53 of the 64 cells)."""
+    narrowed = 0
+    for seed in range(200):
+        grid = random_grid(8, 8, 2, 0.5, random.Random(seed))
+        if prepare(puzzle := puzzle_from_grid(grid)).cells_left:
+            narrowed += _narrowed_as_brute_force_says(puzzle)
+    assert narrowed >= 30
+
+
+def test_the_backbone_turns_a_count_the_search_cannot_finish_into_a_sweep() -> None:
+    started = time.perf_counter()
+    counted = count_solutions(STALLS, methods=("search",), deadline=Deadline(20))
+    assert (counted.count, counted.exact) == (121, True)
+    assert counted.stats["backbone"]["fixed"] == 486 and counted.stats["backbone"]["exact"]
+    assert [factor.method for factor in counted.factors] == ["sweep"]
+    assert counted.witness is not None
+    assert time.perf_counter() - started < 10
+
+
+@pytest.mark.skipif(not (SHARED / "corpus").exists(), reason="../shared is absent")
+def test_count_says_the_backbone_fixed_cells_first() -> None:
+    """gnonograms_tux: 1,457 backbone cells line logic leaves open; with them fixed, one
+    narrow component swept at once. The count had no exact answer in 10 s without them."""
+    tux = str(SHARED / "corpus" / "nonogram-db" / "removed_upstream_gnonograms_tux.non")
+    data = json.loads(run_satnono("count", tux, "--json", "--timeout", "60").stdout)
+    assert (data["count"], data["exact"]) == (5_378_871, True)
+    assert data["backbone"] == {
+        "fixed": 1457,
+        "seconds": data["backbone"]["seconds"],
+        "exact": True,
+    }
+    text = run_satnono("count", tux, "--timeout", "60").stdout
+    assert text.startswith("5378871 solutions (exact)")
+    assert "SAT backbone fixed 1457 cells first, then sweep" in text
+
+
+@pytest.mark.skipif(not (SHARED / "webpbn-survey").exists(), reason="../shared is absent")
+def test_a_deadline_inside_the_backbone_ends_the_count_on_time() -> None:
+    """Sierp's backbone takes over 20 s (every cell line logic leaves is ambiguous): the
+    deadline comes while its solver runs beside the count, which still ends on time with its
+    lower bound."""
+    sierp = str(SHARED / "webpbn-survey" / "12548-sierp.non")
+    started = time.monotonic()
+    done = run_satnono("count", sierp, "--json", "--timeout", "2.5")
+    assert time.monotonic() - started < 2.5 + 1.5, done.stderr[-500:]
+    data = json.loads(done.stdout)
+    assert data["stopped"] == "timeout" and not data["exact"] and "backbone" not in data
