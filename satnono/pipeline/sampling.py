@@ -29,6 +29,7 @@ from satnono.encode.formula import CnfFormula
 from satnono.errors import Contradiction
 from satnono.logic.jobs import SLICE, Sampler
 from satnono.logic.native import Engine
+from satnono.pipeline.counting import narrowing
 from satnono.pipeline.counting.counters import sampling_set
 from satnono.pipeline.counting.listing import NativeListing, listing_due
 from satnono.pipeline.prepare import (
@@ -124,8 +125,32 @@ class Sampling:
         engine = Engine(puzzle)
         sampler = engine.sampler(prepared.domains, self.seed, deadline)
         budget, started = deadline.sooner(EXACT_BUDGET), time.perf_counter()
+        settling = narrowing.Settling()
+        try:
+            return self._exact_draws(engine, sampler, prepared, budget, started, settling)
+        finally:
+            settling.close()
+
+    def _exact_draws(
+        self,
+        engine: Engine,
+        sampler: Sampler,
+        prepared: Prepared,
+        budget: Deadline,
+        started: float,
+        settling: narrowing.Settling,
+    ) -> Iterator[Grid] | None:
+        """`_exactly`'s loop. Once the count has searched for a while, the backbone is
+        settled beside it; where it fixes cells, the narrowed puzzle is counted instead (the
+        same solutions, drawn from as exactly: satnono.pipeline.counting.narrowing)."""
+        deadline = self.deadline
         listing: NativeListing | None = None
         while True:
+            searching = sampler.ended is None and not sampler.sweeping()
+            narrowed = settling.step(prepared, deadline, started, searching)
+            if narrowed is not None and sampler.ended is None:
+                sampler.cancel()
+                sampler = engine.sampler(narrowed.prepared.domains, self.seed, deadline)
             # Past the budget, a sweep goes on while the caller's deadline leaves the samplers
             # as long again, should it not end.
             left = deadline.remaining()

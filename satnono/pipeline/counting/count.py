@@ -159,8 +159,7 @@ class _Race:
     job: Job | None = field(default=None, init=False)
     floor: NativeCount | None = field(default=None, init=False)
     #: The backbone settled beside the count (satnono.pipeline.counting.narrowing), once due.
-    beside: narrowing.Beside | None = field(default=None, init=False)
-    narrowed: bool = field(default=False, init=False)
+    settling: narrowing.Settling = field(default_factory=narrowing.Settling, init=False)
 
     def __post_init__(self) -> None:
         self.engine = Engine(self.prepared.puzzle)
@@ -179,8 +178,7 @@ class _Race:
                     return listed
             return self._counted(methods, limit)
         finally:
-            if self.beside is not None:
-                self.beside.close()
+            self.settling.close()
             if self.job is not None:
                 self.job.cancel()
 
@@ -256,9 +254,9 @@ class _Race:
                     _follow(followed, self.progress)
                     self.engine_sweeping = bool(followed.get("sweeping"))
                 if job is not None:
-                    job = self._backbone_step(job)
+                    job = self._backbone_step(job, race)
                     prepared = self.prepared
-                if counters and race.tick(hold=self._sweeping()):
+                if counters and race.tick(hold=self._sweeping() or self.settling.running):
                     answer = race.answer
                     break
                 if deadline.expired():
@@ -322,31 +320,16 @@ class _Race:
         """The nodes the engine's count has searched so far."""
         return 0 if self.job is None else int(self.job.progress()["nodes"])
 
-    def _backbone_due(self) -> bool:
-        """Whether to settle the backbone beside the count: after BACKBONE_AFTER seconds of a
-        count still searching (a sweep counts a narrow component within its memory)."""
-        due = time.perf_counter() - self.started >= narrowing.BACKBONE_AFTER
-        return due and not self._sweeping()
-
-    def _backbone_step(self, job: Job) -> Job:
-        """Start settling the backbone beside the count once due; once it has been settled,
-        count the narrowed puzzle (`_narrow`). The count now."""
-        if self.beside is None:
-            if self._backbone_due():
-                known = () if self.witness is None else (self.witness,)
-                self.beside = narrowing.Beside(self.prepared, self.deadline, known)
-        elif not self.narrowed and self.beside.ready():
-            return self._narrow(job, self.beside)
-        return job
-
-    def _narrow(self, job: Job, beside: narrowing.Beside) -> Job:
-        """Once the backbone has been settled beside `job`: where it fixed cells, count the
-        narrowed puzzle instead (the same count, by a smaller search); the count stopped
-        keeps its lower bound (`floor`)."""
-        self.narrowed = True
-        if beside.error is not None:
-            self.stats["backbone_error"] = beside.error
-        narrowed = beside.narrowed
+    def _backbone_step(self, job: Job, race: CounterRace) -> Job:
+        """Settle the backbone beside the count once due (`narrowing.Settling`); where it
+        fixes cells line logic left open, count the narrowed puzzle instead (the same count,
+        by a smaller search: the counters, waiting for it, count it too). The count stopped
+        keeps its lower bound (`floor`). The count now."""
+        known = () if self.witness is None else (self.witness,)
+        searching = not (self._sweeping() or job.ended())
+        narrowed = self.settling.step(self.prepared, self.deadline, self.started, searching, known)
+        if self.settling.error is not None:
+            self.stats["backbone_error"] = self.settling.error
         if narrowed is None or job.ended():
             return job
         job.cancel()
@@ -354,6 +337,8 @@ class _Race:
         self.floor = job.counted()
         self.prepared = narrowed.prepared
         self.stats["backbone"] = narrowed.stats()
+        if not race.started:
+            race.narrow(narrowed.prepared.domains)
         self.job = self.engine.count(
             narrowed.prepared.domains, self.deadline, _within_cores(self.knobs)
         )

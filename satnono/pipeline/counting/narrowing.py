@@ -122,6 +122,48 @@ class Beside:
         self._thread.join(CLOSE_SECONDS)
 
 
+class Settling:
+    """The backbone beside one count (or a sampler's count), from start to end: started once
+    due, its narrowing taken once settled, closed with the count."""
+
+    def __init__(self) -> None:
+        self.beside: Beside | None = None
+        self.taken = False
+
+    @property
+    def running(self) -> bool:
+        """Started and not yet taken: the counters wait for it (`_Race._settling`)."""
+        return self.beside is not None and not self.taken
+
+    @property
+    def error(self) -> str | None:
+        return None if self.beside is None else self.beside.error
+
+    def step(
+        self,
+        prepared: Prepared,
+        deadline: Deadline,
+        started: float,
+        searching: bool,
+        known: Sequence[Grid] = (),
+    ) -> Narrowed | None:
+        """Start settling the backbone of `prepared` once due (BACKBONE_AFTER seconds after
+        `started`, a perf_counter, while the count is `searching`: not sweeping, not ended);
+        once settled, its narrowing, once (None before, after, and where it fixed nothing)."""
+        if self.beside is None:
+            if searching and time.perf_counter() - started >= BACKBONE_AFTER:
+                self.beside = Beside(prepared, deadline, known)
+            return None
+        if self.taken or not self.beside.ready():
+            return None
+        self.taken = True
+        return self.beside.narrowed
+
+    def close(self) -> None:
+        if self.beside is not None:
+            self.beside.close()
+
+
 #: Seconds `Beside.close` waits for the thread: its solver is interrupted within a moment.
 CLOSE_SECONDS = 2.0
 

@@ -54,6 +54,11 @@ class CounterRace:
     def errors(self) -> list[str]:
         return self.race.errors
 
+    def narrow(self, domains: list[int]) -> None:
+        """Count from `domains` once started (the same solutions, more cells decided: the
+        backbone's, satnono.pipeline.counting.narrowing)."""
+        self.root = tuple(domains)
+
     def start(self) -> None:
         if self.started:
             return
