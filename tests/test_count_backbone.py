@@ -112,5 +112,5 @@ def test_sample_draws_exactly_uniformly_from_the_narrowed_count() -> None:
     10 s budget, and CMSGen drew its samples (no formal guarantee)."""
     tux = str(SHARED / "corpus" / "nonogram-db" / "removed_upstream_gnonograms_tux.non")
     data = json.loads(run_satnono("sample", tux, "-n", "2", "--json", "--timeout", "60").stdout)
-    assert data["sampled_by"] == ["exact"] and len(data["samples"]) == 2
+    assert data["sampled_by"] == ["exact"] and len(data["solutions"]) == data["samples"] == 2
     assert data["guarantee"].startswith("exactly uniform: each of the 5378871 solutions")
