@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -88,9 +89,21 @@ def test_count_says_the_backbone_fixed_cells_first() -> None:
         "seconds": data["backbone"]["seconds"],
         "exact": True,
     }
-    text = run_satnono("count", tux, "--timeout", "60").stdout
-    assert text.startswith("5378871 solutions (exact)")
-    assert "SAT backbone fixed 1457 cells first, then sweep" in text
+
+
+def test_the_count_s_line_says_the_backbone_fixed_cells_first() -> None:
+    from satnono.cli.present import count_text
+    from satnono.core.status import Status
+    from satnono.pipeline.solutions import CountResult, SolveResult
+
+    backbone = {"fixed": 1457, "seconds": 0.9, "exact": True}
+    solved = SolveResult(STALLS, Status.MULTIPLE, True, (), 121, 2.0, "sat", stats={})
+    plain = CountResult(121, True, 2.0, solved)
+    narrowed = CountResult(121, True, 2.0, replace(solved, stats={"backbone": backbone}))
+    assert "backbone" not in count_text(plain, 0)
+    assert count_text(narrowed, 0) == (
+        "121 solutions (exact) (2.00 s; SAT backbone fixed 1457 cells first)"
+    )
 
 
 @pytest.mark.skipif(not (SHARED / "webpbn-survey").exists(), reason="../shared is absent")
