@@ -155,7 +155,7 @@ class _Race:
     #: Whether the engine counts a narrow component now, as last followed (`_sweeping`).
     engine_sweeping: bool = field(default=False, init=False)
     #: The engine's count now (another once the backbone has narrowed the puzzle), and the
-    #: lower bound the one before it had reached (`_narrow`).
+    #: lower bound the one before it had reached (`_backbone_step`).
     job: Job | None = field(default=None, init=False)
     floor: NativeCount | None = field(default=None, init=False)
     #: The backbone settled beside the count (satnono.pipeline.counting.narrowing), once due.

@@ -7,9 +7,9 @@ fixes 773. Each cell left open is a branch of the counting search that cannot sp
 puzzle into parts, and a row or column the sweep must carry. Fixed, the count is the same
 (each of them takes its one color in every solution, and every other cell keeps every color
 it takes in some solution) and the problem far smaller: gnonograms_tux's residual becomes
-one narrow component, swept exactly in 0.1 s (5,378,871 solutions, where the count without
-it ended in no exact answer in 10 s); Marley's lower bound after 30 s rises from about 21,000
-to 1.8 x 10^12 (BENCHMARKS.md, round 28).
+one narrow component, swept exactly in 0.1 s (5,378,871 solutions: the whole count in 2.0 s,
+where before Ganak's answer came after 27 s); Marley's lower bound after 30 s rises from
+79,041 to 1.6 x 10^11 (BENCHMARKS.md, round 28).
 
 The backbone costs SAT calls (Marley 1.4 s, Lion 6 s, Sierp over 20 s, where it finds
 nothing), so a count asks for it only once its own search has had a head start
@@ -132,7 +132,7 @@ class Settling:
 
     @property
     def running(self) -> bool:
-        """Started and not yet taken: the counters wait for it (`_Race._settling`)."""
+        """Started and not yet taken: the counters wait meanwhile (`_Race._counted`)."""
         return self.beside is not None and not self.taken
 
     @property
