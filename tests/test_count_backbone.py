@@ -42,11 +42,19 @@ def _narrowed_as_brute_force_says(puzzle: Puzzle) -> bool:
             seen[cell] |= 1 << color
     one_color = [cell for cell in left_open if seen[cell] and not seen[cell] & (seen[cell] - 1)]
     narrowed = narrowing.narrowed_by_backbone(prepared, Deadline(None))
+    # Given what half the solutions show (as a count's listing tells it), the same.
+    shown = [0] * len(seen)
+    for solution in solutions[: len(solutions) // 2]:
+        for cell, color in enumerate(solution):
+            shown[cell] |= 1 << color
+    told = narrowing.narrowed_by_backbone(prepared, Deadline(None), seen=shown)
     if narrowed is None:  # no solution, or no cell line logic left open is backbone
         assert not solutions or not one_color
+        assert told is None
         return False
     assert narrowed.exact and narrowed.fixed == len(one_color)
     assert narrowed.prepared.domains == seen
+    assert told is not None and told.prepared.domains == seen
     return True
 
 
@@ -127,3 +135,20 @@ def test_sample_draws_exactly_uniformly_from_the_narrowed_count() -> None:
     data = json.loads(run_satnono("sample", tux, "-n", "2", "--json", "--timeout", "60").stdout)
     assert data["sampled_by"] == ["exact"] and len(data["solutions"]) == data["samples"] == 2
     assert data["guarantee"].startswith("exactly uniform: each of the 5378871 solutions")
+
+
+def test_a_count_s_listing_gathers_the_colors_its_solutions_take() -> None:
+    from satnono.logic.native import Engine
+    from satnono.pipeline.counting.listing import NativeListing
+
+    for seed in (0, 13, 26):  # random 8x8 grids line logic leaves 10-35 cells of open
+        puzzle = puzzle_from_grid(random_grid(8, 8, 2, 0.5, random.Random(seed)))
+        seen = [0] * 64
+        for grid in brute_force_solutions(puzzle):
+            for cell, color in enumerate(color for row in grid for color in row):
+                seen[cell] |= 1 << color
+        listing = NativeListing(Engine(puzzle), prepare(puzzle).domains)
+        listing.seeing = True
+        while listing.going:
+            listing.step(Deadline(5))
+        assert listing.exhausted and listing.seen(64) == seen

@@ -143,6 +143,7 @@ def backbone(
     workers: int | None = None,
     known: Sequence[Grid] = (),
     progress: Progress | None = None,
+    seen: Sequence[int] = (),
 ) -> Backbone | None:
     """The backbone from the state line logic left; None when there is no solution.
 
@@ -150,7 +151,9 @@ def backbone(
     names the PySAT solver (tools/tune_backbone.py compares them); `workers` solvers settle
     a large component at once (default: one per usable core). `known` are solutions found
     before (analyze's first two): they save the first SAT call of every component.
-    `progress`, when given, counts the cells settled (phase "backbone").
+    `progress`, when given, counts the cells settled (phase "backbone"). `seen`: the colors
+    each cell takes in solutions listed before (a domain bitmask a cell), settling at once
+    the cells they color differently (a count's listing, satnono.pipeline.counting).
     """
     from satnono.backends import usable_cores
     from satnono.runtime.child import can_fork
@@ -197,13 +200,13 @@ def backbone(
                     progress, "settled", before + each.settled()
                 )
             try:
-                result = settle.run(flat)
+                result = settle.run(flat, seen)
             finally:
                 calls += settle.calls
         if result is None:
             return None
-        for cell, seen in settle.seen.items():
-            colors[cell] = seen
+        for cell, taken in settle.seen.items():
+            colors[cell] = taken
         unsettled += settle.unsettled
         if not settle.unsettled:
             exact.update(cells)
@@ -306,10 +309,11 @@ class _Settle:
                     true.update(literal for color, literal in options if color == colors[cell])
         return true
 
-    def run(self, known: Sequence[Sequence[int]] = ()) -> bool | None:
+    def run(self, known: Sequence[Sequence[int]] = (), seen: Sequence[int] = ()) -> bool | None:
         """True when settled, None when the component has no solution (the caller's bug).
         `known`: solutions found before (each a color per cell of the grid), which stand for
-        the first model, saving its SAT call, and flip what they differ in."""
+        the first model, saving its SAT call, and flip what they differ in; `seen`: the
+        colors each cell of the grid takes in other solutions found before."""
         try:
             if known:
                 true = self._note(known)
@@ -317,6 +321,8 @@ class _Settle:
                 return None
             else:
                 true = self._record()
+            for cell in self.seen if seen else ():
+                self.seen[cell] |= seen[cell] & self._all(cell)
             # Candidate (cell, literal of its color in the first model): backbone until flipped;
             # of a cell and its images only the first, which settles them all.
             candidates = [

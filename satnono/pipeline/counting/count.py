@@ -236,6 +236,7 @@ class _Race:
             while True:
                 if listing is None and ENUMERATE in methods and listing_due(self.started, nodes):
                     listing = NativeListing(self.engine, prepared.domains)
+                    listing.seeing = True  # till the backbone starts: it need not flip those
                 if listing is not None and listing.going:
                     listing.step(deadline)  # a slice on this thread while the job counts
                     self.progress.solutions = max(self.progress.solutions, listing.found)
@@ -254,7 +255,7 @@ class _Race:
                     _follow(followed, self.progress)
                     self.engine_sweeping = bool(followed.get("sweeping"))
                 if job is not None:
-                    job = self._backbone_step(job, race)
+                    job = self._backbone_step(job, race, listing)
                     prepared = self.prepared
                 if counters and race.tick(hold=self._sweeping() or self.settling.running):
                     answer = race.answer
@@ -320,14 +321,24 @@ class _Race:
         """The nodes the engine's count has searched so far."""
         return 0 if self.job is None else int(self.job.progress()["nodes"])
 
-    def _backbone_step(self, job: Job, race: CounterRace) -> Job:
+    def _backbone_step(self, job: Job, race: CounterRace, listing: NativeListing | None) -> Job:
         """Settle the backbone beside the count once due (`narrowing.Settling`); where it
         fixes cells line logic left open, count the narrowed puzzle instead (the same count,
         by a smaller search: the counters, waiting for it, count it too). The count stopped
         keeps its lower bound (`floor`). The count now."""
         known = () if self.witness is None else (self.witness,)
         searching = not (self._sweeping() or job.ended())
-        narrowed = self.settling.step(self.prepared, self.deadline, self.started, searching, known)
+        cells = len(self.prepared.domains)
+
+        def seen() -> list[int]:  # what the listing saw, as the backbone starts
+            if listing is None:
+                return []
+            listing.seeing = False
+            return listing.seen(cells)
+
+        narrowed = self.settling.step(
+            self.prepared, self.deadline, self.started, searching, known, seen
+        )
         if self.settling.error is not None:
             self.stats["backbone_error"] = self.settling.error
         if narrowed is None or job.ended():

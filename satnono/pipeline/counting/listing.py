@@ -14,6 +14,7 @@ work.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -54,7 +55,7 @@ class NativeListing:
     `keep`, each kept as the engine gives it (its domains, decided: bytes up to 8 colors) to
     draw from."""
 
-    __slots__ = ("_solutions", "first", "found", "kept", "limit")
+    __slots__ = ("_seen", "_solutions", "first", "found", "kept", "limit", "seeing")
 
     def __init__(
         self, engine: Engine, domains: Sequence[int], limit: int | None = None, keep: bool = False
@@ -69,6 +70,10 @@ class NativeListing:
         self.found = 0
         self.first: list[int] | None = None
         self.kept: list[Any] | None = [] if keep else None
+        #: While True, the colors each cell takes in the solutions listed are gathered
+        #: (`seen`: what a backbone need not flip); a little of the listing's time.
+        self.seeing = False
+        self._seen: int | list[int] = 0
 
     @property
     def exhausted(self) -> bool:
@@ -89,3 +94,22 @@ class NativeListing:
         self.found += len(batch)
         if self.kept is not None:
             self.kept += batch
+        if self.seeing:
+            self._see(batch)
+
+    def _see(self, batch: list[Any]) -> None:
+        """Gather the colors of `batch`'s solutions: a byte a cell ORed as one integer, else
+        (more than 8 colors) cell by cell."""
+        for solution in batch:
+            if isinstance(solution, bytes) and isinstance(self._seen, int):
+                self._seen |= int.from_bytes(solution, "little")
+            else:
+                seen = self._seen if isinstance(self._seen, list) else []
+                self._seen = [a | b for a, b in itertools.zip_longest(seen, solution, fillvalue=0)]
+
+    def seen(self, cells: int) -> list[int]:
+        """The colors each of the grid's `cells` took in the solutions listed while `seeing`
+        (a domain bitmask a cell; 0 where none was)."""
+        if isinstance(self._seen, list):
+            return [*self._seen, *[0] * (cells - len(self._seen))][:cells]
+        return list(self._seen.to_bytes(cells, "little"))

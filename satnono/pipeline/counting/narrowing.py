@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from satnono.core.model import Grid
@@ -59,18 +59,21 @@ def narrowed_by_backbone(
     known: Sequence[Grid] = (),
     progress: Progress | None = None,
     workers: int = 1,
+    seen: Sequence[int] = (),
 ) -> Narrowed | None:
     """`prepared` with every cell SAT proves to be backbone fixed to its color, and every
     other settled cell narrowed to the colors it takes in some solution; None when that
     fixes no cell line logic left open (or the deadline passes first). `known` are verified
-    solutions (each saves a SAT call); `workers` forked solvers settle a large component.
+    solutions (each saves a SAT call), `seen` the colors each cell took in solutions listed
+    before (a domain bitmask a cell: no SAT call flips those it shows in two colors);
+    `workers` forked solvers settle a large component.
     A partial backbone (the deadline passed) fixes only the cells it settled: each of those
     is proven."""
     started = time.perf_counter()
     root = list(prepared.domains)
     found = backbone(
         replace(prepared, domains=list(root)), deadline, workers=workers, known=known,
-        progress=progress,
+        progress=progress, seen=seen,
     )  # fmt: skip
     if found is None or deadline.expired():
         return None
@@ -97,20 +100,28 @@ class Beside:
     the count goes on without it). `close()` stops it within a moment (its solver is
     interrupted) and waits for it."""
 
-    def __init__(self, prepared: Prepared, deadline: Deadline, known: Sequence[Grid]) -> None:
+    def __init__(
+        self,
+        prepared: Prepared,
+        deadline: Deadline,
+        known: Sequence[Grid] = (),
+        seen: Sequence[int] = (),
+    ) -> None:
         self.stop = threading.Event()
         self.narrowed: Narrowed | None = None
         self.error: str | None = None
         until = _Unless(deadline, self.stop)
         self._thread = threading.Thread(
-            target=self._run, args=(prepared, until, tuple(known)), name="satnono-backbone",
-            daemon=True,
+            target=self._run, args=(prepared, until, tuple(known), tuple(seen)),
+            name="satnono-backbone", daemon=True,
         )  # fmt: skip
         self._thread.start()
 
-    def _run(self, prepared: Prepared, deadline: Deadline, known: Sequence[Grid]) -> None:
+    def _run(
+        self, prepared: Prepared, deadline: Deadline, known: Sequence[Grid], seen: Sequence[int]
+    ) -> None:
         try:
-            self.narrowed = narrowed_by_backbone(prepared, deadline, known)
+            self.narrowed = narrowed_by_backbone(prepared, deadline, known, seen=seen)
         except Exception as error:  # a bug here must not end the count it only helps
             self.error = f"{type(error).__name__}: {error}"
 
@@ -146,13 +157,15 @@ class Settling:
         started: float,
         searching: bool,
         known: Sequence[Grid] = (),
+        seen: Callable[[], Sequence[int]] = tuple,
     ) -> Narrowed | None:
         """Start settling the backbone of `prepared` once due (BACKBONE_AFTER seconds after
         `started`, a perf_counter, while the count is `searching`: not sweeping, not ended);
-        once settled, its narrowing, once (None before, after, and where it fixed nothing)."""
+        once settled, its narrowing, once (None before, after, and where it fixed nothing).
+        `known` and `seen()` (asked when it starts): see `narrowed_by_backbone`."""
         if self.beside is None:
             if searching and time.perf_counter() - started >= BACKBONE_AFTER:
-                self.beside = Beside(prepared, deadline, known)
+                self.beside = Beside(prepared, deadline, known, seen())
             return None
         if self.taken or not self.beside.ready():
             return None
