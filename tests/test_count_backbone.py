@@ -17,7 +17,7 @@ from satnono.formats.generate import puzzle_from_grid, random_grid
 from satnono.pipeline.counting import count_solutions, narrowing
 from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
-from support import SHARED, brute_force_solutions, puzzles, run_satnono
+from support import PALETTES, SHARED, brute_force_solutions, puzzles, run_satnono
 
 #: A random 25x25 of density 0.45 with 121 solutions: the native count's search alone had
 #: not finished after 15 s; its backbone (486 cells line logic leaves open) makes the rest
@@ -64,15 +64,18 @@ def test_the_backbone_of_small_color_puzzles_is_brute_forces(puzzle: Puzzle) -> 
     _narrowed_as_brute_force_says(puzzle)
 
 
-def test_the_backbone_of_random_8x8_puzzles_is_brute_forces() -> None:
+@pytest.mark.parametrize(("colors", "seeds", "least"), [(2, 200, 30), (3, 60, 10)])
+def test_the_backbone_of_random_8x8_puzzles_is_brute_forces(
+    colors: int, seeds: int, least: int
+) -> None:
     """Line logic decides every cell of most small puzzles; on random 8x8 grids it leaves
     backbone cells open in about one in six (up to 53 of the 64 cells)."""
     narrowed = 0
-    for seed in range(200):
-        grid = random_grid(8, 8, 2, 0.5, random.Random(seed))
-        if prepare(puzzle := puzzle_from_grid(grid)).cells_left:
+    for seed in range(seeds):
+        grid = random_grid(8, 8, colors, 0.5, random.Random(seed))
+        if prepare(puzzle := puzzle_from_grid(grid, PALETTES[colors])).cells_left:
             narrowed += _narrowed_as_brute_force_says(puzzle)
-    assert narrowed >= 30
+    assert narrowed >= least
 
 
 def test_the_backbone_turns_a_count_the_search_cannot_finish_into_a_sweep() -> None:
