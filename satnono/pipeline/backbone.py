@@ -321,8 +321,12 @@ class _Settle:
                 return None
             else:
                 true = self._record()
+            # What other solutions showed, and so their images (a cell and its images are
+            # settled together, so their colors seen must be too).
             for cell in self.seen if seen else ():
-                self.seen[cell] |= seen[cell] & self._all(cell)
+                for moved in [None, *self.moves]:
+                    at = cell if moved is None else moved[cell]
+                    self.seen[at] |= seen[cell] & self._all(at)
             # Candidate (cell, literal of its color in the first model): backbone until flipped;
             # of a cell and its images only the first, which settles them all.
             candidates = [
