@@ -32,18 +32,23 @@ class Deadline:
         """Expire now (thread-safe: one assignment): every phase watching it stops."""
         self.at = time.monotonic()
 
-    def sooner(self, seconds: float) -> Deadline:
+    def sooner(self, seconds: float | None) -> Deadline:
         """A deadline `seconds` from now for one phase, which also passes when this one passes
-        or is cancelled (a Ctrl-C still stops the phase)."""
+        or is cancelled (a Ctrl-C still stops the phase); None: this one's own, which the
+        phase's `cancel()` ends alone (a helper stopped once what it helps has ended)."""
         return _Sooner(self, seconds)
 
 
 class _Sooner(Deadline):
     __slots__ = ("outer",)
 
-    def __init__(self, outer: Deadline, seconds: float) -> None:
+    def __init__(self, outer: Deadline, seconds: float | None) -> None:
         super().__init__(seconds)
         self.outer = outer
+
+    @property
+    def bounded(self) -> bool:
+        return self.at is not None or self.outer.bounded
 
     def remaining(self) -> float | None:
         own, outer = super().remaining(), self.outer.remaining()

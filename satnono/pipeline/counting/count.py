@@ -254,7 +254,6 @@ class _Race:
                     followed = job.progress()
                     _follow(followed, self.progress)
                     self.engine_sweeping = bool(followed.get("sweeping"))
-                if job is not None:
                     job = self._backbone_step(job, race, listing)
                     prepared = self.prepared
                 if counters and race.tick(hold=self._sweeping() or self.settling.running):

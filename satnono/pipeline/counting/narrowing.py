@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from satnono.core.model import Grid
-from satnono.core.progress import Progress
 from satnono.pipeline.backbone import backbone
 from satnono.pipeline.prepare import Prepared, prepare
 from satnono.runtime.deadline import Deadline, Timeout
@@ -57,24 +56,21 @@ def narrowed_by_backbone(
     prepared: Prepared,
     deadline: Deadline,
     known: Sequence[Grid] = (),
-    progress: Progress | None = None,
-    workers: int = 1,
     seen: Sequence[int] = (),
 ) -> Narrowed | None:
     """`prepared` with every cell SAT proves to be backbone fixed to its color, and every
     other settled cell narrowed to the colors it takes in some solution; None when that
     fixes no cell line logic left open (or the deadline passes first). `known` are verified
     solutions (each saves a SAT call), `seen` the colors each cell took in solutions listed
-    before (a domain bitmask a cell: no SAT call flips those it shows in two colors);
-    `workers` forked solvers settle a large component.
+    before (a domain bitmask a cell: no SAT call flips those it shows in two colors). One
+    solver, in this process (it runs beside the count, on a thread: `Beside`).
     A partial backbone (the deadline passed) fixes only the cells it settled: each of those
     is proven."""
     started = time.perf_counter()
     root = list(prepared.domains)
     found = backbone(
-        replace(prepared, domains=list(root)), deadline, workers=workers, known=known,
-        progress=progress, seen=seen,
-    )  # fmt: skip
+        replace(prepared, domains=list(root)), deadline, workers=1, known=known, seen=seen
+    )
     if found is None or deadline.expired():
         return None
     narrowed = [domain & colors for domain, colors in zip(root, found.colors, strict=True)]
@@ -107,12 +103,11 @@ class Beside:
         known: Sequence[Grid] = (),
         seen: Sequence[int] = (),
     ) -> None:
-        self.stop = threading.Event()
         self.narrowed: Narrowed | None = None
         self.error: str | None = None
-        until = _Unless(deadline, self.stop)
+        self._deadline = deadline.sooner(None)  # cancelled alone by `close`
         self._thread = threading.Thread(
-            target=self._run, args=(prepared, until, tuple(known), tuple(seen)),
+            target=self._run, args=(prepared, self._deadline, tuple(known), tuple(seen)),
             name="satnono-backbone", daemon=True,
         )  # fmt: skip
         self._thread.start()
@@ -129,7 +124,7 @@ class Beside:
         return not self._thread.is_alive()
 
     def close(self) -> None:
-        self.stop.set()
+        self._deadline.cancel()
         self._thread.join(CLOSE_SECONDS)
 
 
@@ -179,20 +174,3 @@ class Settling:
 
 #: Seconds `Beside.close` waits for the thread: its solver is interrupted within a moment.
 CLOSE_SECONDS = 2.0
-
-
-class _Unless(Deadline):
-    """The count's deadline, passed early once `stop` is set (the count has ended)."""
-
-    __slots__ = ("outer", "stop")
-
-    def __init__(self, outer: Deadline, stop: threading.Event) -> None:
-        super().__init__(None)
-        self.outer = outer
-        self.stop = stop
-
-    def remaining(self) -> float | None:
-        return self.outer.remaining()
-
-    def expired(self) -> bool:
-        return self.stop.is_set() or self.outer.expired()
