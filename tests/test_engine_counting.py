@@ -245,6 +245,28 @@ def test_the_probing_search_lists_a_hard_puzzle_in_any_number_of_threads(threads
     assert len(found) == len(set(found)) == 2988
 
 
+def test_one_thread_s_listing_leaves_a_barren_subtree_for_another_part() -> None:
+    """A depth-first listing is held in the first subtree it enters, however barren: on this
+    random 25x25 (millions of solutions) one thread listed none in 20 s, and `count --timeout
+    20` stopped at the SAT listing's 64. Now a part gone dry rotates to the back of the queue
+    of parts (engine/src/search/parallel.rs): the first solution in 1-1.5 s, thousands a
+    second after (the count: at least 35,546)."""
+    import random
+
+    from satnono.formats.generate import random_grid
+
+    puzzle = puzzle_from_grid(random_grid(25, 25, 2, 0.45, random.Random(102)))
+    solutions = Engine(puzzle).solutions(prepare(puzzle).domains, threads=1, layers=False)
+    listed: list[bytes] | list[list[int]] = []
+    deadline = Deadline(10)
+    while len(listed) < 1000 and not deadline.expired():
+        listed += solutions.batch(1000 - len(listed), deadline)  # type: ignore[operator]
+    assert len(listed) == len(set(map(tuple, listed))) == 1000
+    verifier = Verifier(puzzle)  # raises on a wrong grid
+    for domains in listed[:50]:
+        verifier(colors_to_grid(puzzle.width, decided_colors(domains)))
+
+
 @pytest.mark.parametrize("threads", [0, 65])
 def test_a_listing_refuses_a_thread_count_out_of_range(threads: int) -> None:
     from satnono.formats import read_puzzle

@@ -28,6 +28,7 @@ use crate::count::listed::{Listed, Tried};
 use crate::grid::Mark;
 use crate::propagate::{past, Board, Outcome};
 use crate::search::parallel::Listing;
+use crate::search::rotation::{Rotation, ROTATE_NODES};
 use crate::search::{Event, Search};
 
 /// Nodes between two looks at the clock.
@@ -73,6 +74,9 @@ pub struct Knobs {
     /// Threads the probing search runs in once it takes the whole rest over (the parallel
     /// listing of `search::parallel`); 1: this thread alone.
     pub threads: usize,
+    /// Nodes of the probing search without a solution before it rotates the rest of its part
+    /// to the back of its queue of parts (`search::parallel`), in the first round.
+    pub rotate_nodes: u64,
 }
 
 impl Default for Knobs {
@@ -83,6 +87,7 @@ impl Default for Knobs {
             from_layers: true,
             layers_until: None,
             threads: 1,
+            rotate_nodes: ROTATE_NODES,
         }
     }
 }
@@ -105,8 +110,9 @@ pub struct Enumerator<const W: usize> {
     /// of the whole rest).
     probing: bool,
     cube: Option<Box<Search<W>>>,
-    /// The whole rest listed by several threads (`knobs.threads` above 1).
+    /// The whole rest listed by several threads (`knobs.threads` above 1), or by this one.
     parallel: Option<Listing>,
+    rotation: Option<Rotation<W>>,
     /// The domains to list the solutions of, and those listed so far while they are few.
     domains: Vec<u128>,
     listed: Option<Vec<Vec<u128>>>,
@@ -139,6 +145,7 @@ impl<const W: usize> Enumerator<W> {
             probing: false,
             cube: None,
             parallel: None,
+            rotation: None,
             domains: domains.to_vec(),
             listed: Some(Vec::new()),
         }
@@ -272,23 +279,12 @@ impl<const W: usize> Enumerator<W> {
         let Some(listed) = self.listed.take() else {
             return;
         };
+        let (domains, rotate) = (self.domains.clone(), self.knobs.rotate_nodes);
         if self.knobs.threads > 1 {
-            let domains = self.domains.clone();
-            self.parallel = Some(Listing::new::<W>(
-                puzzle,
-                domains,
-                listed,
-                self.knobs.threads,
-            ));
-            self.stack.clear();
-            return;
-        }
-        // None: the domains contradict the clues (the plain search found that at its root).
-        self.cube = probing_search(puzzle, &self.domains);
-        if let Some(search) = self.cube.as_mut() {
-            for solution in &listed {
-                search.exclude(solution);
-            }
+            let threads = self.knobs.threads;
+            self.parallel = Some(Listing::new::<W>(puzzle, domains, listed, threads, rotate));
+        } else {
+            self.rotation = Some(Rotation::new(puzzle, domains, listed, rotate));
         }
         self.stack.clear();
     }
@@ -301,8 +297,13 @@ impl<const W: usize> Enumerator<W> {
         board: &mut Board<W>,
         deadline: Option<Instant>,
     ) -> Step {
-        if let Some(listing) = self.parallel.as_mut() {
-            return match listing.next(deadline) {
+        let whole = match (self.parallel.as_mut(), self.rotation.as_mut()) {
+            (Some(listing), _) => Some(listing.next(deadline)),
+            (None, Some(rotation)) => Some(rotation.next(deadline)),
+            (None, None) => None,
+        };
+        if let Some(event) = whole {
+            return match event {
                 Event::Solution(domains) => Step::Solution(domains),
                 Event::Paused => Step::Paused,
                 Event::Exhausted | Event::Budget => {
@@ -374,13 +375,14 @@ mod tests {
             // at every point of the plain search, of the whole rest or cube by cube.
             for probe_after in [u64::MAX, 0, case as u64 % 7 + 1] {
                 for listed_cells in [LISTED_CELLS, 0] {
-                    for threads in [1, 2] {
+                    for (threads, rotate_nodes) in [(1, ROTATE_NODES), (2, ROTATE_NODES), (1, 0)] {
                         let knobs = Knobs {
                             probe_after,
                             listed_cells,
                             from_layers: false,
                             layers_until: None,
                             threads,
+                            rotate_nodes,
                         };
                         every_solution_once_when(&puzzle, knobs, case);
                     }

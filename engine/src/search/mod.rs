@@ -14,6 +14,7 @@
 
 pub mod parallel;
 mod parts;
+pub mod rotation;
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
@@ -115,6 +116,8 @@ pub struct Search<const W: usize> {
     value_first_high: bool,
     noise: f64,
     random: u64,
+    /// Node count at which `run` pauses (`pause_at`).
+    pause_at: Option<u64>,
     pub stats: Stats,
 }
 
@@ -162,6 +165,7 @@ impl<const W: usize> Search<W> {
             value_first_high: false,
             noise: 0.0,
             random: options.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            pause_at: None,
             stats: Stats::default(),
             puzzle,
         }
@@ -193,6 +197,13 @@ impl<const W: usize> Search<W> {
         }
         let key = self.key(domains);
         self.excluded.insert(key);
+    }
+
+    /// Have the next call to `run` return `Paused` once `stats.nodes` has reached `nodes`
+    /// (once; the search goes on at the next call): a budget of nodes that neither a
+    /// deadline nor the clock decides (`parallel::Lister`'s rotation).
+    pub fn pause_at(&mut self, nodes: u64) {
+        self.pause_at = Some(nodes);
     }
 
     pub fn probes(&self) -> u64 {
@@ -357,6 +368,10 @@ impl<const W: usize> Search<W> {
             };
             if let Some(domains) = self.pending.pop_front() {
                 return Event::Solution(domains);
+            }
+            if self.pause_at.is_some_and(|at| self.stats.nodes >= at) {
+                self.pause_at = None;
+                return Event::Paused;
             }
             match self.phase {
                 Phase::Done => return Event::Exhausted,

@@ -3,7 +3,8 @@
 //! from a shared queue and lists it depth first; when another thread waits for work, it gives
 //! away the rest of its part (`Search::give_away`: every color not yet tried under each of its
 //! branches, parts holding none of the solutions it reported), so nothing is searched twice
-//! and no thread idles while another has work to share. The listing ends when the queue is
+//! and no thread idles while another has work to share; a part that goes dry is rotated to
+//! the back of the queue (`rotation.rs`). The listing ends when the queue is
 //! empty and no thread is busy. A panic in a thread stops them all and is raised again in the
 //! caller's thread (which the Python surface turns into an error).
 
@@ -15,7 +16,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{Event, Search};
+use super::rotation::{room_for, Lister, Part, Stepped};
+use super::Event;
 use crate::clue::Puzzle;
 
 /// Threads a listing may run in at most (the Python surface refuses more, and says so).
@@ -27,13 +29,15 @@ const WAITING_SOLUTIONS: usize = 4_096;
 
 #[derive(Default)]
 struct Work {
-    parts: VecDeque<Vec<u128>>,
+    parts: VecDeque<Part>,
     busy: usize,
 }
 
 #[derive(Default)]
 struct Shared {
     work: Mutex<Work>,
+    /// Parts in the queue, as last changed (read without the lock).
+    queued: AtomicUsize,
     changed: Condvar,
     stop: AtomicBool,
     hungry: AtomicUsize,
@@ -43,13 +47,14 @@ struct Shared {
 impl Shared {
     /// The next part to list (the thread is busy from then on); None when nothing is left
     /// anywhere, or on stop.
-    fn take(&self) -> Option<Vec<u128>> {
+    fn take(&self) -> Option<Part> {
         let mut work = self.work.lock().ok()?;
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 return None;
             }
             if let Some(part) = work.parts.pop_front() {
+                self.queued.store(work.parts.len(), Ordering::Relaxed);
                 work.busy += 1;
                 return Some(part);
             }
@@ -65,9 +70,10 @@ impl Shared {
 
     /// A thread is done with its part, having given away `parts` (none when it listed it to
     /// the end).
-    fn finished(&self, parts: Vec<Vec<u128>>) {
+    fn finished(&self, parts: Vec<Part>) {
         if let Ok(mut work) = self.work.lock() {
             work.parts.extend(parts);
+            self.queued.store(work.parts.len(), Ordering::Relaxed);
             work.busy -= 1;
         }
         self.changed.notify_all();
@@ -91,16 +97,18 @@ pub struct Listing {
 
 impl Listing {
     /// `threads` searches (at least 1) over every line of `puzzle`, from `domains`, none
-    /// reporting a solution of `excluded`.
+    /// reporting a solution of `excluded`, each part rotated after `rotate` nodes without a
+    /// solution in its first round (ROTATE_NODES; u64::MAX: never).
     pub fn new<const W: usize>(
         puzzle: &Arc<Puzzle>,
         domains: Vec<u128>,
         excluded: Vec<Vec<u128>>,
         threads: usize,
+        rotate: u64,
     ) -> Self {
         let shared = Arc::new(Shared::default());
         if let Ok(mut work) = shared.work.lock() {
-            work.parts.push_back(domains);
+            work.parts.push_back(Part::whole(domains));
         }
         let excluded = Arc::new(excluded);
         let (sender, receiver) = sync_channel(WAITING_SOLUTIONS);
@@ -110,7 +118,7 @@ impl Listing {
                 let (excluded, sender) = (Arc::clone(&excluded), sender.clone());
                 std::thread::spawn(move || {
                     let worked = catch_unwind(AssertUnwindSafe(|| {
-                        work::<W>(&puzzle, &shared, &excluded, &sender);
+                        work::<W>(&puzzle, &shared, &excluded, &sender, rotate);
                     }));
                     if worked.is_err() {
                         shared.panicked.store(true, Ordering::Relaxed);
@@ -163,54 +171,44 @@ impl Drop for Listing {
     }
 }
 
-/// One thread's work: parts from the queue, each listed until done or given away.
+/// One thread's work: parts from the queue, each listed until done, given away to a thread
+/// that waits for work, or rotated to the back of the queue when dry.
 fn work<const W: usize>(
     puzzle: &Arc<Puzzle>,
     shared: &Shared,
     excluded: &[Vec<u128>],
     sender: &SyncSender<Vec<u128>>,
+    rotate: u64,
 ) {
     while let Some(part) = shared.take() {
-        let listed = list::<W>(puzzle, shared, excluded, sender, &part);
-        let stopped = listed.is_err();
-        shared.finished(listed.unwrap_or_default());
-        if stopped {
-            return;
-        }
-    }
-}
-
-/// List `part`'s solutions: Ok(the parts given away, none when listed to the end), Err when
-/// the listing stopped (its caller gone).
-fn list<const W: usize>(
-    puzzle: &Arc<Puzzle>,
-    shared: &Shared,
-    excluded: &[Vec<u128>],
-    sender: &SyncSender<Vec<u128>>,
-    part: &[u128],
-) -> Result<Vec<Vec<u128>>, ()> {
-    let Some(mut search) = Search::<W>::listing(puzzle, part, &[]) else {
-        return Ok(Vec::new()); // no grid fits this part
-    };
-    for solution in excluded {
-        search.exclude(solution);
-    }
-    loop {
-        if shared.stop.load(Ordering::Relaxed) {
-            return Err(());
-        }
-        if shared.hungry.load(Ordering::Relaxed) > 0 {
-            if let Some((solutions, parts)) = search.give_away() {
-                for domains in solutions {
-                    sender.send(domains).map_err(|_| ())?;
-                }
-                return Ok(parts);
+        let Some(mut lister) = Lister::<W>::new(puzzle, &part, excluded, rotate) else {
+            shared.finished(Vec::new()); // no grid fits this part
+            continue;
+        };
+        loop {
+            if shared.stop.load(Ordering::Relaxed) {
+                shared.finished(Vec::new());
+                return;
             }
-        }
-        match search.run(Some(Instant::now() + LOOK)) {
-            Event::Solution(domains) => sender.send(domains).map_err(|_| ())?,
-            Event::Exhausted | Event::Budget => return Ok(Vec::new()),
-            Event::Paused => {}
+            let hungry = shared.hungry.load(Ordering::Relaxed) > 0;
+            let room = room_for(shared.queued.load(Ordering::Relaxed), part.cells());
+            let until = Some(Instant::now() + LOOK);
+            let (solutions, parts) = match lister.step(until, hungry, room) {
+                Stepped::Solution(domains) => (vec![domains], None),
+                Stepped::Paused => (Vec::new(), None),
+                Stepped::Ended(solutions, parts) => (solutions, Some(parts)),
+            };
+            let sent = solutions
+                .into_iter()
+                .try_for_each(|domains| sender.send(domains));
+            if sent.is_err() {
+                shared.finished(Vec::new()); // the listing stopped: its caller is gone
+                return;
+            }
+            if let Some(parts) = parts {
+                shared.finished(parts);
+                break;
+            }
         }
     }
 }
@@ -221,6 +219,7 @@ mod tests {
 
     use super::*;
     use crate::count::tests::{brute_force, mixed_puzzle};
+    use crate::search::rotation::ROTATE_NODES;
 
     /// Two and three threads list every solution once, whatever is excluded.
     #[test]
@@ -230,15 +229,16 @@ mod tests {
             let puzzle = Arc::new(mixed_puzzle(case, 3, (4, 4), (3, 3), &mut seed));
             let domains = puzzle.initial_domains();
             let mut every = HashSet::new();
-            let mut single = Listing::new::<1>(&puzzle, domains.clone(), Vec::new(), 1);
+            let mut single =
+                Listing::new::<1>(&puzzle, domains.clone(), Vec::new(), 1, ROTATE_NODES);
             while let Event::Solution(found) = single.next(None) {
                 every.insert(found);
             }
             assert_eq!(every.len() as u128, brute_force(&puzzle), "case {case}");
             let excluded: Vec<Vec<u128>> = every.iter().take(case % 3).cloned().collect();
-            for threads in [2, 3] {
+            for (threads, rotate) in [(2, ROTATE_NODES), (3, ROTATE_NODES), (2, 0), (2, 1)] {
                 let mut listing =
-                    Listing::new::<1>(&puzzle, domains.clone(), excluded.clone(), threads);
+                    Listing::new::<1>(&puzzle, domains.clone(), excluded.clone(), threads, rotate);
                 let mut found = HashSet::new();
                 loop {
                     match listing.next(None) {
@@ -260,7 +260,13 @@ mod tests {
     fn a_listing_dropped_part_way_stops() {
         let mut seed = 0x5EED_0046u64;
         let puzzle = Arc::new(mixed_puzzle(0, 3, (6, 6), (3, 3), &mut seed));
-        let mut listing = Listing::new::<1>(&puzzle, puzzle.initial_domains(), Vec::new(), 2);
+        let mut listing = Listing::new::<1>(
+            &puzzle,
+            puzzle.initial_domains(),
+            Vec::new(),
+            2,
+            ROTATE_NODES,
+        );
         let _ = listing.next(None);
         drop(listing);
     }
