@@ -14,7 +14,8 @@
 //! the plain search has gone `PROBE_AFTER` nodes without a solution, the probing search takes
 //! what is left: the whole of it, from the start without the solutions already listed, while
 //! those are few enough to keep (`LISTED_CELLS`), in `Knobs::threads` threads sharing it
-//! (`search::parallel`: both cores on one listing); else cube by cube, each frame's colors
+//! (`search::parallel`: both cores on one listing), a part gone dry rotated to the back of
+//! their queue (`search::rotation`); else cube by cube, each frame's colors
 //! not yet tried under the decisions above it (cubes that partition the rest). The whole rest is
 //! better: cut into the plain search's cubes, whose first cells are poor ones to split on, the
 //! same puzzle took 62 s (each of the two cubes at the root needed almost as many nodes as the
@@ -75,7 +76,7 @@ pub struct Knobs {
     /// listing of `search::parallel`); 1: this thread alone.
     pub threads: usize,
     /// Nodes of the probing search without a solution before it rotates the rest of its part
-    /// to the back of its queue of parts (`search::parallel`), in the first round.
+    /// to the back of its queue of parts (`search::rotation`), in the first round.
     pub rotate_nodes: u64,
 }
 

@@ -201,7 +201,7 @@ impl<const W: usize> Search<W> {
 
     /// Have the next call to `run` return `Paused` once `stats.nodes` has reached `nodes`
     /// (once; the search goes on at the next call): a budget of nodes that neither a
-    /// deadline nor the clock decides (`parallel::Lister`'s rotation).
+    /// deadline nor the clock decides (`rotation::Lister`'s rotation).
     pub fn pause_at(&mut self, nodes: u64) {
         self.pause_at = Some(nodes);
     }
