@@ -13,13 +13,13 @@
 //! (probing at every node, branching on the probes' scores) lists all of them in 21 s. So once
 //! the plain search has gone `PROBE_AFTER` nodes without a solution, the probing search takes
 //! what is left: the whole of it, from the start without the solutions already listed, while
-//! those are few enough to keep (`LISTED_CELLS`), in `Knobs::threads` threads sharing it
-//! (`search::parallel`: both cores on one listing), a part gone dry rotated to the back of
-//! their queue (`search::rotation`); else cube by cube, each frame's colors
-//! not yet tried under the decisions above it (cubes that partition the rest). The whole rest is
-//! better: cut into the plain search's cubes, whose first cells are poor ones to split on, the
-//! same puzzle took 62 s (each of the two cubes at the root needed almost as many nodes as the
-//! whole search).
+//! those are few enough to keep (`LISTED_CELLS`); else the cubes the stack leaves, each
+//! frame's colors not yet tried under the decisions above it (they partition the rest). The
+//! whole rest is better: cut into the plain search's cubes, whose first cells are poor ones to
+//! split on, the same puzzle took 62 s (each of the two cubes at the root needed almost as
+//! many nodes as the whole search). Either way the parts are listed in `Knobs::threads`
+//! threads sharing them (`search::parallel`: both cores on one listing), a part gone dry
+//! rotated to the back of their queue (`search::rotation`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,7 +30,7 @@ use crate::grid::Mark;
 use crate::propagate::{past, Board, Outcome};
 use crate::search::parallel::Listing;
 use crate::search::rotation::{Rotation, ROTATE_NODES};
-use crate::search::{Event, Search};
+use crate::search::Event;
 
 /// Nodes between two looks at the clock.
 const LOOK_EVERY: u64 = 256;
@@ -107,11 +107,9 @@ pub struct Enumerator<const W: usize> {
     knobs: Knobs,
     /// The listing from the sweeps' layers, once tried (None inside: it does not apply).
     layered: Option<Option<Box<Listed>>>,
-    /// Whether the probing search has taken over, and its search of the current cube (or
-    /// of the whole rest).
+    /// Whether the probing search has taken the rest over, and its listing of it: by several
+    /// threads (`knobs.threads` above 1), or by this one.
     probing: bool,
-    cube: Option<Box<Search<W>>>,
-    /// The whole rest listed by several threads (`knobs.threads` above 1), or by this one.
     parallel: Option<Listing>,
     rotation: Option<Rotation<W>>,
     /// The domains to list the solutions of, and those listed so far while they are few.
@@ -144,7 +142,6 @@ impl<const W: usize> Enumerator<W> {
             knobs,
             layered: None,
             probing: false,
-            cube: None,
             parallel: None,
             rotation: None,
             domains: domains.to_vec(),
@@ -230,9 +227,9 @@ impl<const W: usize> Enumerator<W> {
             if self.probing || self.dry >= self.knobs.probe_after {
                 if !self.probing {
                     self.probing = true;
-                    self.take_whole(puzzle);
+                    self.take_rest(puzzle, board);
                 }
-                return self.probe(puzzle, board, deadline);
+                return self.probe(deadline);
             }
             self.nodes += 1;
             self.dry += 1;
@@ -274,74 +271,57 @@ impl<const W: usize> Enumerator<W> {
         }
     }
 
-    /// The probing search over the whole of `domains` without the solutions listed, when they
-    /// were kept: then nothing is left on the stack.
-    fn take_whole(&mut self, puzzle: &Arc<Puzzle>) {
-        let Some(listed) = self.listed.take() else {
-            return;
+    /// The probing search takes the rest over: the whole of `domains` without the solutions
+    /// listed, when they were kept; else the cubes the stack leaves (each frame's colors not
+    /// yet tried under the decisions above it, which partition the rest, the shallowest
+    /// first). In `knobs.threads` threads sharing them, or in this one, a part gone dry
+    /// rotated to the back of the queue either way; nothing is left on the stack.
+    fn take_rest(&mut self, puzzle: &Arc<Puzzle>, board: &mut Board<W>) {
+        let (parts, excluded) = match self.listed.take() {
+            Some(listed) => (vec![self.domains.clone()], listed),
+            None => (self.cubes_left(puzzle, board), Vec::new()),
         };
-        let (domains, rotate) = (self.domains.clone(), self.knobs.rotate_nodes);
+        let rotate = self.knobs.rotate_nodes;
         if self.knobs.threads > 1 {
             let threads = self.knobs.threads;
-            self.parallel = Some(Listing::new::<W>(puzzle, domains, listed, threads, rotate));
+            self.parallel = Some(Listing::new::<W>(puzzle, parts, excluded, threads, rotate));
         } else {
-            self.rotation = Some(Rotation::new(puzzle, domains, listed, rotate));
+            self.rotation = Some(Rotation::new(puzzle, parts, excluded, rotate));
         }
-        self.stack.clear();
     }
 
-    /// The probing search on each cube of what is left in turn: the deepest frame's next
-    /// color under the decisions above it (the frames' marks restore them).
-    fn probe(
-        &mut self,
-        puzzle: &Arc<Puzzle>,
-        board: &mut Board<W>,
-        deadline: Option<Instant>,
-    ) -> Step {
-        let whole = match (self.parallel.as_mut(), self.rotation.as_mut()) {
-            (Some(listing), _) => Some(listing.next(deadline)),
-            (None, Some(rotation)) => Some(rotation.next(deadline)),
-            (None, None) => None,
-        };
-        if let Some(event) = whole {
-            return match event {
-                Event::Solution(domains) => Step::Solution(domains),
-                Event::Paused => Step::Paused,
-                Event::Exhausted | Event::Budget => {
-                    self.done = true;
-                    Step::Exhausted
-                }
-            };
-        }
-        loop {
-            if let Some(cube) = self.cube.as_mut() {
-                match cube.run(deadline) {
-                    Event::Solution(domains) => return Step::Solution(domains),
-                    Event::Paused => return Step::Paused,
-                    Event::Exhausted => {
-                        self.nodes += cube.stats.nodes;
-                        self.cube = None;
-                    }
-                    Event::Budget => unreachable!("the cubes' searches have no budget"),
-                }
-            }
-            if past(deadline) {
-                return Step::Paused;
-            }
-            let Some(frame) = self.stack.last_mut() else {
-                self.done = true;
-                return Step::Exhausted;
-            };
+    /// Every frame's colors not yet tried, each as domains under the decisions above it (the
+    /// frames' marks restore them, the deepest first), the shallowest first; the stack empty.
+    fn cubes_left(&mut self, puzzle: &Puzzle, board: &mut Board<W>) -> Vec<Vec<u128>> {
+        let mut cubes = Vec::new();
+        while let Some(frame) = self.stack.pop() {
             board.undo(frame.mark);
-            if frame.left == 0 {
-                self.stack.pop();
-                continue;
+            let mut left = frame.left;
+            while left != 0 {
+                let mut cube = board.grid.domains(puzzle);
+                cube[self.order[frame.at]] = 1u128 << left.trailing_zeros();
+                left &= left - 1;
+                cubes.push(cube);
             }
-            let color = frame.left.trailing_zeros();
-            frame.left &= frame.left - 1;
-            let mut cube = board.grid.domains(puzzle);
-            cube[self.order[frame.at]] = 1u128 << color;
-            self.cube = probing_search(puzzle, &cube);
+        }
+        cubes.reverse();
+        cubes
+    }
+
+    /// The next solution of the probing search that took the rest over.
+    fn probe(&mut self, deadline: Option<Instant>) -> Step {
+        let event = match (self.parallel.as_mut(), self.rotation.as_mut()) {
+            (Some(listing), _) => listing.next(deadline),
+            (None, Some(rotation)) => rotation.next(deadline),
+            (None, None) => Event::Exhausted,
+        };
+        match event {
+            Event::Solution(domains) => Step::Solution(domains),
+            Event::Paused => Step::Paused,
+            Event::Exhausted | Event::Budget => {
+                self.done = true;
+                Step::Exhausted
+            }
         }
     }
 
@@ -350,15 +330,6 @@ impl<const W: usize> Enumerator<W> {
         let left = board.grid.domain(puzzle, self.order[at]);
         self.stack.push(Frame { mark, at, left });
     }
-}
-
-/// A probing search that lists every solution of `domains` once; None when they contradict
-/// the clues.
-fn probing_search<const W: usize>(
-    puzzle: &Arc<Puzzle>,
-    domains: &[u128],
-) -> Option<Box<Search<W>>> {
-    Search::listing(puzzle, domains, &[]).map(Box::new)
 }
 
 #[cfg(test)]

@@ -96,19 +96,20 @@ pub struct Listing {
 }
 
 impl Listing {
-    /// `threads` searches (at least 1) over every line of `puzzle`, from `domains`, none
-    /// reporting a solution of `excluded`, each part rotated after `rotate` nodes without a
-    /// solution in its first round (ROTATE_NODES; u64::MAX: never).
+    /// `threads` searches (at least 1) over every line of `puzzle`, from `parts` (domains
+    /// that partition the space to list), none reporting a solution of `excluded`, each part
+    /// rotated after `rotate` nodes without a solution in its first round (ROTATE_NODES;
+    /// u64::MAX: never).
     pub fn new<const W: usize>(
         puzzle: &Arc<Puzzle>,
-        domains: Vec<u128>,
+        parts: Vec<Vec<u128>>,
         excluded: Vec<Vec<u128>>,
         threads: usize,
         rotate: u64,
     ) -> Self {
         let shared = Arc::new(Shared::default());
         if let Ok(mut work) = shared.work.lock() {
-            work.parts.push_back(Part::whole(domains));
+            work.parts.extend(parts.into_iter().map(Part::whole));
         }
         let excluded = Arc::new(excluded);
         let (sender, receiver) = sync_channel(WAITING_SOLUTIONS);
@@ -230,15 +231,20 @@ mod tests {
             let domains = puzzle.initial_domains();
             let mut every = HashSet::new();
             let mut single =
-                Listing::new::<1>(&puzzle, domains.clone(), Vec::new(), 1, ROTATE_NODES);
+                Listing::new::<1>(&puzzle, vec![domains.clone()], Vec::new(), 1, ROTATE_NODES);
             while let Event::Solution(found) = single.next(None) {
                 every.insert(found);
             }
             assert_eq!(every.len() as u128, brute_force(&puzzle), "case {case}");
             let excluded: Vec<Vec<u128>> = every.iter().take(case % 3).cloned().collect();
             for (threads, rotate) in [(2, ROTATE_NODES), (3, ROTATE_NODES), (2, 0), (2, 1)] {
-                let mut listing =
-                    Listing::new::<1>(&puzzle, domains.clone(), excluded.clone(), threads, rotate);
+                let mut listing = Listing::new::<1>(
+                    &puzzle,
+                    vec![domains.clone()],
+                    excluded.clone(),
+                    threads,
+                    rotate,
+                );
                 let mut found = HashSet::new();
                 loop {
                     match listing.next(None) {
@@ -262,7 +268,7 @@ mod tests {
         let puzzle = Arc::new(mixed_puzzle(0, 3, (6, 6), (3, 3), &mut seed));
         let mut listing = Listing::new::<1>(
             &puzzle,
-            puzzle.initial_domains(),
+            vec![puzzle.initial_domains()],
             Vec::new(),
             2,
             ROTATE_NODES,

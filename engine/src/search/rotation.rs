@@ -147,18 +147,18 @@ pub struct Rotation<const W: usize> {
 }
 
 impl<const W: usize> Rotation<W> {
-    /// Every solution of `domains` but those `excluded` (`rotate`: ROTATE_NODES, or u64::MAX for
-    /// never).
+    /// Every solution of `parts` (domains that partition the space to list) but those
+    /// `excluded` (`rotate`: ROTATE_NODES, or u64::MAX for never).
     pub fn new(
         puzzle: &Arc<Puzzle>,
-        domains: Vec<u128>,
+        parts: Vec<Vec<u128>>,
         excluded: Vec<Vec<u128>>,
         rotate: u64,
     ) -> Self {
         Self {
             puzzle: Arc::clone(puzzle),
-            cells: domains.len(),
-            parts: VecDeque::from([Part { domains, round: 0 }]),
+            cells: puzzle.cells(),
+            parts: parts.into_iter().map(Part::whole).collect(),
             lister: None,
             excluded,
             rotate,
@@ -228,7 +228,7 @@ mod tests {
             let mut excluded = Vec::new();
             for rotate in [0, 1, 3, u64::MAX] {
                 let mut rotation =
-                    Rotation::<1>::new(&puzzle, domains.clone(), excluded.clone(), rotate);
+                    Rotation::<1>::new(&puzzle, vec![domains.clone()], excluded.clone(), rotate);
                 let mut found = HashSet::new();
                 loop {
                     match rotation.next(None) {
@@ -249,7 +249,7 @@ mod tests {
                     "case {case}, rotate {rotate}"
                 );
                 let mut listing =
-                    Listing::new::<1>(&puzzle, domains.clone(), excluded.clone(), 2, rotate);
+                    Listing::new::<1>(&puzzle, vec![domains.clone()], excluded.clone(), 2, rotate);
                 let mut twice = HashSet::new();
                 while let Event::Solution(solution) = listing.next(None) {
                     assert!(twice.insert(solution), "case {case}: a solution twice");
