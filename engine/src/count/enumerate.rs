@@ -93,6 +93,12 @@ impl Default for Knobs {
     }
 }
 
+/// The probing search's listing of the rest: in several threads, or on the caller's.
+enum Rest<const W: usize> {
+    Threads(Listing),
+    Here(Rotation<W>),
+}
+
 pub struct Enumerator<const W: usize> {
     /// None when the domains contradict the clues.
     board: Option<Board<W>>,
@@ -107,11 +113,8 @@ pub struct Enumerator<const W: usize> {
     knobs: Knobs,
     /// The listing from the sweeps' layers, once tried (None inside: it does not apply).
     layered: Option<Option<Box<Listed>>>,
-    /// Whether the probing search has taken the rest over, and its listing of it: by several
-    /// threads (`knobs.threads` above 1), or by this one.
-    probing: bool,
-    parallel: Option<Listing>,
-    rotation: Option<Rotation<W>>,
+    /// The probing search's listing of the rest, once it has taken the rest over.
+    rest: Option<Rest<W>>,
     /// The domains to list the solutions of, and those listed so far while they are few.
     domains: Vec<u128>,
     listed: Option<Vec<Vec<u128>>>,
@@ -141,9 +144,7 @@ impl<const W: usize> Enumerator<W> {
             dry: 0,
             knobs,
             layered: None,
-            probing: false,
-            parallel: None,
-            rotation: None,
+            rest: None,
             domains: domains.to_vec(),
             listed: Some(Vec::new()),
         }
@@ -224,10 +225,9 @@ impl<const W: usize> Enumerator<W> {
         }
         loop {
             // Here what is left to explore is exactly every frame's colors not yet tried.
-            if self.probing || self.dry >= self.knobs.probe_after {
-                if !self.probing {
-                    self.probing = true;
-                    self.take_rest(puzzle, board);
+            if self.rest.is_some() || self.dry >= self.knobs.probe_after {
+                if self.rest.is_none() {
+                    self.rest = Some(self.take_rest(puzzle, board));
                 }
                 return self.probe(deadline);
             }
@@ -276,17 +276,15 @@ impl<const W: usize> Enumerator<W> {
     /// yet tried under the decisions above it, which partition the rest, the shallowest
     /// first). In `knobs.threads` threads sharing them, or in this one, a part gone dry
     /// rotated to the back of the queue either way; nothing is left on the stack.
-    fn take_rest(&mut self, puzzle: &Arc<Puzzle>, board: &mut Board<W>) {
+    fn take_rest(&mut self, puzzle: &Arc<Puzzle>, board: &mut Board<W>) -> Rest<W> {
         let (parts, excluded) = match self.listed.take() {
             Some(listed) => (vec![self.domains.clone()], listed),
             None => (self.cubes_left(puzzle, board), Vec::new()),
         };
         let rotate = self.knobs.rotate_nodes;
-        if self.knobs.threads > 1 {
-            let threads = self.knobs.threads;
-            self.parallel = Some(Listing::new::<W>(puzzle, parts, excluded, threads, rotate));
-        } else {
-            self.rotation = Some(Rotation::new(puzzle, parts, excluded, rotate));
+        match self.knobs.threads {
+            0 | 1 => Rest::Here(Rotation::new(puzzle, parts, excluded, rotate)),
+            threads => Rest::Threads(Listing::new::<W>(puzzle, parts, excluded, threads, rotate)),
         }
     }
 
@@ -310,10 +308,10 @@ impl<const W: usize> Enumerator<W> {
 
     /// The next solution of the probing search that took the rest over.
     fn probe(&mut self, deadline: Option<Instant>) -> Step {
-        let event = match (self.parallel.as_mut(), self.rotation.as_mut()) {
-            (Some(listing), _) => listing.next(deadline),
-            (None, Some(rotation)) => rotation.next(deadline),
-            (None, None) => Event::Exhausted,
+        let event = match self.rest.as_mut() {
+            Some(Rest::Threads(listing)) => listing.next(deadline),
+            Some(Rest::Here(rotation)) => rotation.next(deadline),
+            None => Event::Exhausted,
         };
         match event {
             Event::Solution(domains) => Step::Solution(domains),

@@ -32,7 +32,7 @@ pub struct Part {
 }
 
 impl Part {
-    /// The whole space, before any rotation.
+    /// A part never rotated: the whole space, or one of the cubes it starts as.
     pub fn whole(domains: Vec<u128>) -> Self {
         Self { domains, round: 0 }
     }
@@ -140,7 +140,6 @@ pub struct Rotation<const W: usize> {
     lister: Option<Lister<W>>,
     excluded: Vec<Vec<u128>>,
     rotate: u64,
-    cells: usize,
     pending: VecDeque<Vec<u128>>,
     /// Parts rotated to the back of the queue so far.
     pub rotations: u64,
@@ -157,7 +156,6 @@ impl<const W: usize> Rotation<W> {
     ) -> Self {
         Self {
             puzzle: Arc::clone(puzzle),
-            cells: puzzle.cells(),
             parts: parts.into_iter().map(Part::whole).collect(),
             lister: None,
             excluded,
@@ -186,7 +184,7 @@ impl<const W: usize> Rotation<W> {
                     continue;
                 }
             };
-            let room = room_for(self.parts.len(), self.cells);
+            let room = room_for(self.parts.len(), self.puzzle.cells());
             match lister.step(deadline, false, room) {
                 Stepped::Solution(domains) => return Event::Solution(domains),
                 Stepped::Paused => {}
