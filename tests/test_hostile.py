@@ -35,7 +35,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from satnono.serve import CONNECTIONS
-from satnono.serve.connection import HEAD_TIMEOUT, SEND_STALL, WATCH_EVERY
+from satnono.serve.connection import HEAD_TIMEOUT, WATCH_EVERY
 
 DUCK = (EXAMPLES / "duck.non").read_bytes()
 
@@ -47,6 +47,16 @@ IMPATIENT = 2.0
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     with running_server() as (url, _):
+        yield url
+
+
+#: The send limit of `stall_server`, shorter than SEND_STALL's 10 s so its test waits less.
+STALL = 3.0
+
+
+@pytest.fixture(scope="module")
+def stall_server() -> Iterator[str]:
+    with running_server(options=("--send-stall", str(STALL))) as (url, _):
         yield url
 
 
@@ -104,14 +114,17 @@ def test_idle_and_trickling_connections_lock_nobody_out(server: str) -> None:
 
 
 @pytest.mark.serial  # its timing drifted past the bound beside a second test worker
-def test_a_client_that_never_reads_holds_no_slot_past_its_deadline(server: str) -> None:
+def test_a_client_that_never_reads_holds_no_slot_past_its_deadline(stall_server: str) -> None:
     """Two streams whose clients read nothing held both run slots long after their deadline
     (the last events waited on them): now the slots come back at the deadline, and the
-    connections are cut SEND_STALL seconds after the client stopped reading. The stall was
+    connections are cut `--send-stall` seconds after the client stopped reading. The stall was
     timed from when the server's buffers filled, so the cut came 7 to 32 s after the start
     (a clean-clone CI run failed at 32.2 s); now it is timed from the client's last read.
     A client that reads its answer slowly is not cut meanwhile: the next head's limit cut it
-    HEAD_TIMEOUT after the server had written the answer, not after the client had it."""
+    HEAD_TIMEOUT after the server had written the answer, not after the client had it.
+    (Against a server whose send limit is STALL, 3 s, rather than SEND_STALL's 10: the same
+    code, a shorter wait.)"""
+    server = stall_server
     started = time.monotonic()
     stalled = open_stream(server, timeout=2, receive_buffer=4096)
     slow = open_stream(server, timeout=2, receive_buffer=4096)
@@ -130,10 +143,10 @@ def test_a_client_that_never_reads_holds_no_slot_past_its_deadline(server: str) 
         waited = solve_quickly(server)  # waits for a slot: at the deadline, not after
         assert time.monotonic() - started < 2 + 2.5, waited
         while _open(stalled):
-            assert time.monotonic() - started < SEND_STALL + WATCH_EVERY + 4, "a stall lives on"
+            assert time.monotonic() - started < STALL + WATCH_EVERY + 4, "a stall lives on"
             time.sleep(0.25)
         cut = time.monotonic() - started
-        assert cut > SEND_STALL - 0.5, f"cut {cut:.1f} s after a stall began, not {SEND_STALL}"
+        assert cut > STALL - 0.5, f"cut {cut:.1f} s after a stall began, not {STALL}"
         assert _open(slow) and reader.is_alive(), f"a client still reading was cut by {cut:.1f} s"
     finally:
         reading.clear()

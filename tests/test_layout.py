@@ -5,6 +5,7 @@ no import cycle, no library module importing a front end, thin front ends, no mo
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "satnono"
@@ -56,7 +57,11 @@ def _imports(name: str, path: Path) -> set[str]:
     return found
 
 
-GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """Every module's satnono imports, parsed once, when a test first asks (not at collection,
+    which every pytest process does: 0.8 s of each)."""
+    return {name: _imports(name, path) for name, path in MODULES.items()}
 
 
 def _inside(name: str, front: str) -> bool:
@@ -68,7 +73,7 @@ def test_no_import_cycle() -> None:
         seen, todo = set(), [start]
         while todo:
             current = todo.pop()
-            for nxt in GRAPH[current]:
+            for nxt in _graph()[current]:
                 if nxt == goal:
                     return True
                 if nxt not in seen:
@@ -76,12 +81,12 @@ def test_no_import_cycle() -> None:
                     todo.append(nxt)
         return False
 
-    cycles = [name for name in GRAPH if reaches(name, name)]
+    cycles = [name for name in _graph() if reaches(name, name)]
     assert cycles == []
 
 
 def test_no_library_module_imports_a_front_end() -> None:
-    for name, imported in GRAPH.items():
+    for name, imported in _graph().items():
         if any(_inside(name, front) for front in FRONT_ENDS):
             continue
         fronts = [m for m in imported if any(_inside(m, front) for front in FRONT_ENDS)]
@@ -91,7 +96,7 @@ def test_no_library_module_imports_a_front_end() -> None:
 def test_front_ends_are_thin() -> None:
     for front in FRONT_ENDS:
         outside = set()
-        for name, imported in GRAPH.items():
+        for name, imported in _graph().items():
             if _inside(name, front):
                 outside |= {m for m in imported if not _inside(m, front)}
         assert len(outside) <= 6, f"{front} imports {sorted(outside)}"
@@ -122,7 +127,8 @@ def test_star_import_gives_every_public_name() -> None:
 def test_only_satnono_native_imports_the_engine() -> None:
     """The native engine's boundary is one module (satnono.logic.native): nothing else reaches the
     extension, so its narrow interface stays the only one."""
-    users = sorted(name for name, imported in GRAPH.items() if "satnono.logic._engine" in imported)
+    graph = _graph()
+    users = sorted(name for name, imported in graph.items() if "satnono.logic._engine" in imported)
     assert users == ["satnono.logic.native"]
 
 
@@ -163,7 +169,7 @@ def _layer(name: str) -> int:
 def test_every_import_goes_down_the_layers() -> None:
     upward = [
         f"{name} ({LAYERS[_layer(name)][0]}) imports {target} ({LAYERS[_layer(target)][0]})"
-        for name, imported in GRAPH.items()
+        for name, imported in _graph().items()
         for target in imported
         if _layer(target) > _layer(name)
     ]
@@ -176,7 +182,7 @@ def test_the_python_reference_is_apart_from_the_live_path() -> None:
     reaches line logic only through the engine."""
     users = sorted(
         name
-        for name, imported in GRAPH.items()
+        for name, imported in _graph().items()
         if not _inside(name, "satnono.reference")
         and any(_inside(target, "satnono.reference") for target in imported)
     )

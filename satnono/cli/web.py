@@ -33,9 +33,17 @@ def serve(
             help="Seconds a request's body may take to arrive before 408; 10 unless given.",
         ),
     ] = None,
+    send_stall: Annotated[
+        float | None,
+        typer.Option(
+            "--send-stall", min=0.1, max=3600, show_default=False,
+            help="Seconds an answer may wait on a client that reads none of it before the "
+            "connection is cut; 10 unless given.",
+        ),
+    ] = None,
 ) -> None:  # fmt: skip
     """Start the web page: open, solve, watch and author puzzles in a browser."""
     from satnono.serve import serve as run_server
 
     announce = lambda url: say(f"satnono: serving on {url} (Ctrl-C stops)")  # noqa: E731
-    run_server(host, port, open_browser, announce, queue_wait, body_timeout)
+    run_server(host, port, open_browser, announce, queue_wait, body_timeout, send_stall)

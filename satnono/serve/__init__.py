@@ -151,6 +151,7 @@ def serve(
     on_ready: Callable[[str], None] | None = None,
     queue_wait: float | None = None,
     body_timeout: float | None = None,
+    send_stall: float | None = None,
 ) -> None:
     """Run the app until Ctrl-C or SIGTERM (both stop it within SHUTDOWN_WAIT seconds).
 
@@ -158,7 +159,8 @@ def serve(
     announced; `on_ready(url)` is told the address then (port 0 picks a free port).
     `queue_wait` and `body_timeout` (seconds; None: guard's QUEUE_WAIT and BODY_TIMEOUT) are
     how long a request waits for a run slot before its 503, and how long its body may take to
-    arrive before its 408.
+    arrive before its 408; `send_stall` (None: connection's SEND_STALL) how long an answer may
+    wait on a client that reads none of it before the connection is cut.
     """
     from satnono.core.extras import require
 
@@ -191,7 +193,7 @@ def serve(
     config = uvicorn.Config(
         create_app(host, port, slots, bodies), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
         limit_concurrency=CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_WAIT,
-        http=GuardedProtocol,
+        http=GuardedProtocol.with_send_stall(send_stall),
     )  # fmt: skip
     Server(config).run(sockets=[listening])
 

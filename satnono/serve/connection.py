@@ -35,7 +35,17 @@ WATCH_EVERY = 1.0
 
 
 class GuardedProtocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with the head and send limits above."""
+    """uvicorn's HTTP/1.1 protocol with the head and send limits above (`stalled_after`: the
+    send limit)."""
+
+    stalled_after = SEND_STALL
+
+    @classmethod
+    def with_send_stall(cls, seconds: float | None) -> type[GuardedProtocol]:
+        """The protocol of a server whose send limit is `seconds` (None: SEND_STALL)."""
+        if seconds is None:
+            return cls
+        return type("GuardedProtocol", (cls,), {"stalled_after": seconds})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -81,7 +91,7 @@ class GuardedProtocol(H11Protocol):
     def pause_writing(self) -> None:
         super().pause_writing()
         if self.stall_timer is None and self.acked is None:  # else the watch times stalls
-            self.stall_timer = self.loop.call_later(SEND_STALL, self._cut_off)
+            self.stall_timer = self.loop.call_later(self.stalled_after, self._cut_off)
 
     def resume_writing(self) -> None:
         if self.stall_timer is not None:
@@ -105,7 +115,7 @@ class GuardedProtocol(H11Protocol):
 
     def _watch(self) -> None:
         """Every WATCH_EVERY seconds: note whether the client received anything since the
-        last look; cut it off once it has received nothing for SEND_STALL seconds while part
+        last look; cut it off once it has received nothing for `stalled_after` seconds while part
         of an answer waits for it."""
         self.watch_timer = None
         acked = _acked(self.transport.get_extra_info("socket"))
@@ -114,7 +124,7 @@ class GuardedProtocol(H11Protocol):
             return
         if acked != self.acked or not self._unread():
             self.acked, self.read_at = acked, now
-        elif now - self.read_at >= SEND_STALL:
+        elif now - self.read_at >= self.stalled_after:
             self._cut_off()
             return
         self.watch_timer = self.loop.call_later(WATCH_EVERY, self._watch)
