@@ -267,6 +267,47 @@ def test_one_thread_s_listing_leaves_a_barren_subtree_for_another_part() -> None
         verifier(colors_to_grid(puzzle.width, decided_colors(domains)))
 
 
+def test_the_stream_is_guided_by_a_solution_when_the_listing_finds_none() -> None:
+    """On this random 30x30 the engine's listing found no solution in 10 s, one thread or
+    two (the stream of `solve --max-solutions 0` gave none before handing over after 30 s).
+    After GUIDE_AFTER without one, a solution found by the sat backend guides it (each branch
+    tries that solution's color first): 300 verified solutions in about 3 s."""
+    import random
+
+    import satnono
+    from satnono.formats.generate import random_grid
+
+    puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(307)), keep_goal=False)
+    found = [tuple(rows) for rows in satnono.iter_solutions(puzzle, max_solutions=300, timeout=8)]
+    assert len(found) == len(set(found)) == 300
+
+
+def test_a_guide_orders_the_listing_and_changes_nothing_else() -> None:
+    """Guided by any colors (a solution's or not), the listing gives the same solutions; a
+    guide of the wrong length or with a color outside the palette is refused."""
+    from satnono.formats.generate import switch_board
+
+    puzzle = puzzle_from_grid(switch_board(3, 3), keep_goal=False)  # 512 solutions
+    domains = prepare(puzzle).domains
+
+    def listed(guide: list[int] | None, threads: int) -> set[tuple[int, ...]]:
+        solutions = Engine(puzzle).solutions(domains, threads, layers=False, guide=guide)
+        found: set[tuple[int, ...]] = set()
+        while not solutions.done:
+            found.update(map(tuple, solutions.batch(4096, Deadline(10))))
+        return found
+
+    every = listed(None, 1)
+    cells = puzzle.width * puzzle.height
+    assert len(every) == 512
+    for guide in ([1] * cells, [(cell * 5) % 2 for cell in range(cells)]):
+        for threads in (1, 2):
+            assert listed(guide, threads) == every
+    for bad in ([1] * (cells - 1), [2] * cells):
+        with pytest.raises(ValueError, match="guide"):
+            Engine(puzzle).solutions(domains, guide=bad)
+
+
 @pytest.mark.parametrize("threads", [0, 65])
 def test_a_listing_refuses_a_thread_count_out_of_range(threads: int) -> None:
     from satnono.formats import read_puzzle

@@ -13,7 +13,7 @@ use crate::line::{self, Workspace};
 use crate::lookahead::{split as lookahead_split, Split};
 use crate::probe::{Limits, Prober, Sweep};
 use crate::propagate::{Board, Outcome};
-use crate::search::{Event, Options, Search, Stats};
+use crate::search::{Event, Guide, Options, Search, Stats};
 
 /// How a propagation or a probing ended, with the state it reached.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,19 +248,22 @@ impl Engine {
     /// Every solution of `domains` in turn, the probing search in `threads` threads once it
     /// takes the whole rest over; with `from_layers`, from the sweeps' layers first where
     /// every component is swept (a count beside it sweeps them already: it goes without),
-    /// their setup ending by `layers_until` (the caller's deadline) at the latest.
+    /// their setup ending by `layers_until` (the caller's deadline) at the latest; the probing
+    /// search guided by `guide` (`Search::guide`) when given.
     pub fn enumerate(
         &self,
         domains: &[u128],
         threads: usize,
         from_layers: bool,
         layers_until: Option<Instant>,
+        guide: Option<Guide>,
     ) -> AnyEnumerator {
         let puzzle = Arc::clone(&self.puzzle);
         let knobs = Knobs {
             threads,
             from_layers,
             layers_until,
+            guide,
             ..Knobs::default()
         };
         let (p, d) = (&puzzle, domains);

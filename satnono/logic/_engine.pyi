@@ -154,4 +154,5 @@ def solutions(
     threads: int = 1,
     layers: bool = True,
     seconds: float | None = None,
+    guide: Sequence[int] | None = None,
 ) -> Solutions: ...

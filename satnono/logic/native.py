@@ -224,15 +224,18 @@ class Engine:
 
     def solutions(
         self, domains: Sequence[int], threads: int = 1, layers: bool = True,
-        deadline: Deadline | None = None,
+        deadline: Deadline | None = None, guide: Sequence[int] | None = None,
     ) -> Solutions:  # fmt: skip
         """Every solution of `domains` in turn, each once; once the probing search takes the
         rest over, in `threads` threads sharing it (engine/src/search/parallel.rs). With
         `layers`, from the sweeps' layers first where every component sweeps (up to 0.5 s of
-        setup in the first batch, whatever its slice, but not past `deadline`)."""
+        setup in the first batch, whatever its slice, but not past `deadline`). `guide`, a
+        color a cell (a known solution's), is the color the probing search tries first at
+        each branch: the same solutions, sooner where it lists around a solution."""
         seconds = None if deadline is None else deadline.remaining()
         wire = self._wire(domains)
-        return Solutions(_engine.solutions(self._engine, wire, threads, layers, seconds))
+        listed = _engine.solutions(self._engine, wire, threads, layers, seconds, guide)
+        return Solutions(listed)
 
     def search(
         self,

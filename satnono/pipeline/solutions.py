@@ -259,9 +259,11 @@ def _stream(
 ) -> SolveResult:
     """Every solution (up to the limit) from the engine's enumeration, each verified before
     anything sees it: a batch at once by `verify.all_right` (a black-and-white puzzle's),
-    else each by `accept`; `searched` (the backend's search) takes over when the engine has
-    found none within NATIVE_FIRST_SOLUTION seconds."""
+    else each by `accept`. Where the engine has found none within GUIDE_AFTER seconds, it
+    starts again guided by one solution of the sat backend's (`guide`); `searched` (the
+    backend's search) takes over when it has found none within NATIVE_FIRST_SOLUTION."""
     from satnono.logic.native import MAX_THREADS, Engine
+    from satnono.pipeline.guide import GUIDE_AFTER, guide_for
 
     puzzle, width = prepared.puzzle, prepared.puzzle.width
     rows: RowCache[bytes, tuple[int, ...]] = RowCache()  # the grids' rows made so far
@@ -272,13 +274,22 @@ def _stream(
     progress.phase = "search"
     found = 0
     first = deadline.sooner(NATIVE_FIRST_SOLUTION)
+    unguided, sought = deadline.sooner(GUIDE_AFTER), False
     while not solutions.done:
+        if found == 0 and not sought and unguided.expired() and not deadline.expired():
+            sought = True  # once
+            guide = guide_for(prepared, first)
+            if guide is not None and not first.expired():  # nothing was handed out yet
+                solutions = Engine(puzzle).solutions(
+                    prepared.domains, threads=threads, deadline=deadline, guide=guide
+                )
+            continue
         if found == 0 and first.expired() and not deadline.expired():
             return searched()  # nothing was handed out: the backend starts afresh
         if deadline.expired():
             status = Status.TIMEOUT if found < 2 else Status.MULTIPLE
             return finish(status, False, solver=NATIVE_SOLVER)
-        until = first if found == 0 else deadline
+        until = deadline if found else first if sought else unguided
         batch = [decided_colors(domains) for domains in solutions.batch(STREAM_BATCH, until)]
         checked = verify.all_right(batch)
         for colors in batch:

@@ -30,7 +30,7 @@ use crate::grid::Mark;
 use crate::propagate::{past, Board, Outcome};
 use crate::search::parallel::Listing;
 use crate::search::rotation::{Rotation, ROTATE_NODES};
-use crate::search::Event;
+use crate::search::{Event, Guide};
 
 /// Nodes between two looks at the clock.
 const LOOK_EVERY: u64 = 256;
@@ -61,7 +61,7 @@ pub enum Step {
 }
 
 /// How an enumeration goes about it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Knobs {
     /// Dry nodes of the plain search before the probing search takes over.
     pub probe_after: u64,
@@ -78,6 +78,8 @@ pub struct Knobs {
     /// Nodes of the probing search without a solution before it rotates the rest of its part
     /// to the back of its queue of parts (`search::rotation`), in the first round.
     pub rotate_nodes: u64,
+    /// A solution whose colors the probing search tries first (`Search::guide`).
+    pub guide: Option<Guide>,
 }
 
 impl Default for Knobs {
@@ -89,6 +91,7 @@ impl Default for Knobs {
             layers_until: None,
             threads: 1,
             rotate_nodes: ROTATE_NODES,
+            guide: None,
         }
     }
 }
@@ -282,9 +285,10 @@ impl<const W: usize> Enumerator<W> {
             None => (self.cubes_left(puzzle, board), Vec::new()),
         };
         let rotate = self.knobs.rotate_nodes;
+        let told = (excluded, self.knobs.guide.clone());
         match self.knobs.threads {
-            0 | 1 => Rest::Here(Rotation::new(puzzle, parts, excluded, rotate)),
-            threads => Rest::Threads(Listing::new::<W>(puzzle, parts, excluded, threads, rotate)),
+            0 | 1 => Rest::Here(Rotation::new(puzzle, parts, told, rotate)),
+            threads => Rest::Threads(Listing::new::<W>(puzzle, parts, told, threads, rotate)),
         }
     }
 
@@ -353,6 +357,7 @@ mod tests {
                             layers_until: None,
                             threads,
                             rotate_nodes,
+                            guide: None,
                         };
                         every_solution_once_when(&puzzle, knobs, case);
                     }
@@ -366,13 +371,29 @@ mod tests {
                 ..Knobs::default()
             };
             every_solution_once_when(&puzzle, past, case);
+            // Guided by colors that need not be a solution's: the order changes, not the
+            // solutions listed.
+            let colors = puzzle.colors as u8;
+            let guide: Guide = (0..puzzle.cells())
+                .map(|cell| (cell * 7 + case) as u8 % colors)
+                .collect();
+            for threads in [1, 2] {
+                let guided = Knobs {
+                    probe_after: 0,
+                    from_layers: false,
+                    threads,
+                    guide: Some(Arc::clone(&guide)),
+                    ..Knobs::default()
+                };
+                every_solution_once_when(&puzzle, guided, case);
+            }
         }
     }
 
     fn every_solution_once_when(puzzle: &Arc<Puzzle>, knobs: Knobs, case: usize) {
         let domains = puzzle.initial_domains();
         let mut found = HashSet::new();
-        let mut enumerator = Enumerator::<1>::with(puzzle, &domains, knobs);
+        let mut enumerator = Enumerator::<1>::with(puzzle, &domains, knobs.clone());
         loop {
             match enumerator.next(puzzle, None) {
                 Step::Solution(domains) => {

@@ -21,6 +21,7 @@ use crate::count::enumerate::Step;
 use crate::count::{self as counting, Ambiguity, Control, Counted, Method};
 use crate::engine::{AnyEnumerator, Engine};
 use crate::search::parallel::MAX_THREADS;
+use crate::search::Guide;
 
 /// What a job came to.
 enum Outcome {
@@ -352,15 +353,17 @@ impl PySolutions {
 /// Every solution of `domains` in turn (see `Solutions`); the probing search, once it takes
 /// the whole rest over, in `threads` threads (1 to `MAX_THREADS`); with `layers`, from the
 /// sweeps' layers first where every component is swept, their setup within `seconds` from
-/// now at the latest (None: no bound but the setup's own).
+/// now at the latest (None: no bound but the setup's own); the probing search guided by
+/// `guide` (a color a cell, a known solution's: each branch tries it first) when given.
 #[pyfunction]
-#[pyo3(signature = (engine, domains, threads=1, layers=true, seconds=None))]
+#[pyo3(signature = (engine, domains, threads=1, layers=true, seconds=None, guide=None))]
 pub fn solutions(
     engine: PyRef<'_, PyEngine>,
     domains: DomainsIn<'_>,
     threads: usize,
     layers: bool,
     seconds: Option<f64>,
+    guide: Option<Vec<u8>>,
 ) -> PyResult<PySolutions> {
     let until = deadline_in(seconds)?;
     let (domains, as_bytes) = domains.read();
@@ -370,8 +373,21 @@ pub fn solutions(
             "{threads} threads: from 1 to {MAX_THREADS}"
         )));
     }
+    let puzzle = engine.engine.puzzle();
+    if let Some(guide) = &guide {
+        if guide.len() != puzzle.cells() || guide.iter().any(|&c| usize::from(c) >= puzzle.colors) {
+            return Err(PyValueError::new_err(format!(
+                "a guide is a color below {} for each of the {} cells",
+                puzzle.colors,
+                puzzle.cells()
+            )));
+        }
+    }
+    let guide = guide.map(Guide::from);
     Ok(PySolutions {
-        enumerator: engine.engine.enumerate(&domains, threads, layers, until),
+        enumerator: engine
+            .engine
+            .enumerate(&domains, threads, layers, until, guide),
         as_bytes,
         done: false,
     })

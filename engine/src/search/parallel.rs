@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::rotation::{room_for, Lister, Part, Stepped};
-use super::Event;
+use super::{Event, Guide};
 use crate::clue::Puzzle;
 
 /// Threads a listing may run in at most (the Python surface refuses more, and says so).
@@ -103,7 +103,7 @@ impl Listing {
     pub fn new<const W: usize>(
         puzzle: &Arc<Puzzle>,
         parts: Vec<Vec<u128>>,
-        excluded: Vec<Vec<u128>>,
+        (excluded, guide): (Vec<Vec<u128>>, Option<Guide>),
         threads: usize,
         rotate: u64,
     ) -> Self {
@@ -117,9 +117,11 @@ impl Listing {
             .map(|_| {
                 let (puzzle, shared) = (Arc::clone(puzzle), Arc::clone(&shared));
                 let (excluded, sender) = (Arc::clone(&excluded), sender.clone());
+                let guide = guide.clone();
                 std::thread::spawn(move || {
                     let worked = catch_unwind(AssertUnwindSafe(|| {
-                        work::<W>(&puzzle, &shared, &excluded, &sender, rotate);
+                        let told = (&excluded[..], guide.as_ref());
+                        work::<W>(&puzzle, &shared, told, &sender, rotate);
                     }));
                     if worked.is_err() {
                         shared.panicked.store(true, Ordering::Relaxed);
@@ -177,12 +179,12 @@ impl Drop for Listing {
 fn work<const W: usize>(
     puzzle: &Arc<Puzzle>,
     shared: &Shared,
-    excluded: &[Vec<u128>],
+    told: (&[Vec<u128>], Option<&Guide>),
     sender: &SyncSender<Vec<u128>>,
     rotate: u64,
 ) {
     while let Some(part) = shared.take() {
-        let Some(mut lister) = Lister::<W>::new(puzzle, &part, excluded, rotate) else {
+        let Some(mut lister) = Lister::<W>::new(puzzle, &part, told, rotate) else {
             shared.finished(Vec::new()); // no grid fits this part
             continue;
         };
@@ -230,8 +232,13 @@ mod tests {
             let puzzle = Arc::new(mixed_puzzle(case, 3, (4, 4), (3, 3), &mut seed));
             let domains = puzzle.initial_domains();
             let mut every = HashSet::new();
-            let mut single =
-                Listing::new::<1>(&puzzle, vec![domains.clone()], Vec::new(), 1, ROTATE_NODES);
+            let mut single = Listing::new::<1>(
+                &puzzle,
+                vec![domains.clone()],
+                (Vec::new(), None),
+                1,
+                ROTATE_NODES,
+            );
             while let Event::Solution(found) = single.next(None) {
                 every.insert(found);
             }
@@ -241,7 +248,7 @@ mod tests {
                 let mut listing = Listing::new::<1>(
                     &puzzle,
                     vec![domains.clone()],
-                    excluded.clone(),
+                    (excluded.clone(), None),
                     threads,
                     rotate,
                 );
@@ -269,7 +276,7 @@ mod tests {
         let mut listing = Listing::new::<1>(
             &puzzle,
             vec![puzzle.initial_domains()],
-            Vec::new(),
+            (Vec::new(), None),
             2,
             ROTATE_NODES,
         );

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{Event, Search};
+use super::{Event, Guide, Search};
 use crate::clue::Puzzle;
 
 /// Search nodes a part is listed for without a solution before it is rotated to the back of
@@ -73,12 +73,15 @@ impl<const W: usize> Lister<W> {
     pub fn new(
         puzzle: &Arc<Puzzle>,
         part: &Part,
-        excluded: &[Vec<u128>],
+        (excluded, guide): (&[Vec<u128>], Option<&Guide>),
         rotate: u64,
     ) -> Option<Self> {
         let mut search = Box::new(Search::<W>::listing(puzzle, &part.domains, &[])?);
         for solution in excluded {
             search.exclude(solution);
+        }
+        if let Some(guide) = guide {
+            search.guide(guide);
         }
         Some(Self {
             search,
@@ -139,6 +142,7 @@ pub struct Rotation<const W: usize> {
     parts: VecDeque<Part>,
     lister: Option<Lister<W>>,
     excluded: Vec<Vec<u128>>,
+    guide: Option<Guide>,
     rotate: u64,
     pending: VecDeque<Vec<u128>>,
     /// Parts rotated to the back of the queue so far.
@@ -147,11 +151,12 @@ pub struct Rotation<const W: usize> {
 
 impl<const W: usize> Rotation<W> {
     /// Every solution of `parts` (domains that partition the space to list) but those
-    /// `excluded` (`rotate`: ROTATE_NODES, or u64::MAX for never).
+    /// `excluded`, each part's search guided by `guide` (`Search::guide`) when given
+    /// (`rotate`: ROTATE_NODES, or u64::MAX for never).
     pub fn new(
         puzzle: &Arc<Puzzle>,
         parts: Vec<Vec<u128>>,
-        excluded: Vec<Vec<u128>>,
+        (excluded, guide): (Vec<Vec<u128>>, Option<Guide>),
         rotate: u64,
     ) -> Self {
         Self {
@@ -159,6 +164,7 @@ impl<const W: usize> Rotation<W> {
             parts: parts.into_iter().map(Part::whole).collect(),
             lister: None,
             excluded,
+            guide,
             rotate,
             pending: VecDeque::new(),
             rotations: 0,
@@ -180,7 +186,8 @@ impl<const W: usize> Rotation<W> {
                     let Some(part) = self.parts.pop_front() else {
                         return Event::Exhausted;
                     };
-                    self.lister = Lister::new(&self.puzzle, &part, &self.excluded, self.rotate);
+                    let told = (&self.excluded[..], self.guide.as_ref());
+                    self.lister = Lister::new(&self.puzzle, &part, told, self.rotate);
                     continue;
                 }
             };
@@ -225,8 +232,12 @@ mod tests {
             assert!(counted.exact);
             let mut excluded = Vec::new();
             for rotate in [0, 1, 3, u64::MAX] {
-                let mut rotation =
-                    Rotation::<1>::new(&puzzle, vec![domains.clone()], excluded.clone(), rotate);
+                let mut rotation = Rotation::<1>::new(
+                    &puzzle,
+                    vec![domains.clone()],
+                    (excluded.clone(), None),
+                    rotate,
+                );
                 let mut found = HashSet::new();
                 loop {
                     match rotation.next(None) {
@@ -246,8 +257,13 @@ mod tests {
                     counted.count,
                     "case {case}, rotate {rotate}"
                 );
-                let mut listing =
-                    Listing::new::<1>(&puzzle, vec![domains.clone()], excluded.clone(), 2, rotate);
+                let mut listing = Listing::new::<1>(
+                    &puzzle,
+                    vec![domains.clone()],
+                    (excluded.clone(), None),
+                    2,
+                    rotate,
+                );
                 let mut twice = HashSet::new();
                 while let Event::Solution(solution) = listing.next(None) {
                     assert!(twice.insert(solution), "case {case}: a solution twice");

@@ -1,0 +1,41 @@
+"""One solution for the engine's listing to go around: found by the sat backend (the native
+search under its budget, then CaDiCaL), as the color of each cell.
+
+The engine's listing is a depth-first probing search, each branch trying the background
+first. On some puzzles it finds no solution for tens of seconds where CDCL finds one in under
+one (a random 30x30 none in 10 s; webpbn's Sierp none in 20 s). Told a solution, each branch
+tries that solution's color first: the search goes straight to it and lists around it, where
+the others are (that 30x30 222,521 solutions in 10 s, Sierp 161,157; BENCHMARKS.md, round 30).
+The guide orders the colors tried, nothing else: the listing still gives every solution once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from satnono.backends import SearchOptions
+from satnono.core.grids import decided_colors
+from satnono.pipeline.prepare import Prepared
+from satnono.runtime.deadline import Deadline
+
+#: Seconds the engine's listing may go without a first solution before a guide is sought
+#: (the listing goes on meanwhile, and is started again guided when one is found).
+GUIDE_AFTER = 1.0
+
+
+def guide_for(prepared: Prepared, deadline: Deadline) -> list[int] | None:
+    """One solution's colors, a color a cell, by the sat backend within `deadline`; None when
+    it found none (no solution, or none in time)."""
+    from satnono.backends.sat import SatBackend
+
+    found: list[Sequence[int]] = []
+
+    def first(decided: Sequence[int]) -> bool:
+        found.append(decided)
+        return False  # one is enough
+
+    residual = prepared.residual()
+    SatBackend().search_excluding(residual, SearchOptions(limit=1), deadline, first)
+    if not found or len(found[0]) != prepared.puzzle.width * prepared.puzzle.height:
+        return None
+    return list(decided_colors(found[0]))
