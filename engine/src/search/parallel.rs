@@ -97,9 +97,9 @@ pub struct Listing {
 
 impl Listing {
     /// `threads` searches (at least 1) over every line of `puzzle`, from `parts` (domains
-    /// that partition the space to list), none reporting a solution of `excluded`, each part
-    /// rotated after `rotate` nodes without a solution in its first round (ROTATE_NODES;
-    /// u64::MAX: never).
+    /// that partition the space to list), none reporting a solution of `excluded`, each
+    /// guided by `guide` (`Search::guide`) when given, each part rotated after `rotate` nodes
+    /// without a solution in its first round (ROTATE_NODES; u64::MAX: never).
     pub fn new<const W: usize>(
         puzzle: &Arc<Puzzle>,
         parts: Vec<Vec<u128>>,

@@ -69,6 +69,7 @@ pub struct Lister<const W: usize> {
 }
 
 impl<const W: usize> Lister<W> {
+    /// The part's search, reporting no solution of `excluded`, guided by `guide` when given;
     /// None when no grid fits the part.
     pub fn new(
         puzzle: &Arc<Puzzle>,
