@@ -377,15 +377,31 @@ mod tests {
             let guide: Guide = (0..puzzle.cells())
                 .map(|cell| (cell * 7 + case) as u8 % colors)
                 .collect();
-            for threads in [1, 2] {
-                let guided = Knobs {
-                    probe_after: 0,
-                    from_layers: false,
-                    threads,
-                    guide: Some(Arc::clone(&guide)),
-                    ..Knobs::default()
-                };
-                every_solution_once_when(&puzzle, guided, case);
+            // And by a solution's (the part that holds it dives to it, never rotated on the
+            // way), rotating after every node or never.
+            let domains = puzzle.initial_domains();
+            let mut first = Enumerator::<1>::with(&puzzle, &domains, Knobs::default());
+            let solution: Option<Guide> = match first.next(&puzzle, None) {
+                Step::Solution(found) => Some(
+                    found
+                        .iter()
+                        .map(|domain| domain.trailing_zeros() as u8)
+                        .collect(),
+                ),
+                _ => None,
+            };
+            for guide in [Some(guide), solution].into_iter().flatten() {
+                for (threads, rotate_nodes) in [(1, 0), (2, 0), (1, ROTATE_NODES), (2, u64::MAX)] {
+                    let guided = Knobs {
+                        probe_after: 0,
+                        from_layers: false,
+                        threads,
+                        rotate_nodes,
+                        guide: Some(Arc::clone(&guide)),
+                        ..Knobs::default()
+                    };
+                    every_solution_once_when(&puzzle, guided, case);
+                }
             }
         }
     }

@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::rotation::{room_for, Lister, Part, Stepped};
+use super::rotation::{enqueue, room_for, Lister, Part, Stepped};
 use super::{Event, Guide};
 use crate::clue::Puzzle;
 
@@ -72,7 +72,7 @@ impl Shared {
     /// the end).
     fn finished(&self, parts: Vec<Part>) {
         if let Ok(mut work) = self.work.lock() {
-            work.parts.extend(parts);
+            enqueue(&mut work.parts, parts);
             self.queued.store(work.parts.len(), Ordering::Relaxed);
             work.busy -= 1;
         }
@@ -109,7 +109,8 @@ impl Listing {
     ) -> Self {
         let shared = Arc::new(Shared::default());
         if let Ok(mut work) = shared.work.lock() {
-            work.parts.extend(parts.into_iter().map(Part::whole));
+            let parts = parts.into_iter().map(|d| Part::new(d, 0, guide.as_ref()));
+            enqueue(&mut work.parts, parts.collect());
         }
         let excluded = Arc::new(excluded);
         let (sender, receiver) = sync_channel(WAITING_SOLUTIONS);
