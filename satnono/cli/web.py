@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from satnono.cli.process import handles_errors, say
 from satnono.cli.shell import app
+
+
+def _seconds(flag: str, what: str) -> Any:
+    """A limit in seconds the server has a default of 10 for (0.1 s to an hour)."""
+    return typer.Option(
+        flag, min=0.1, max=3600, show_default=False, help=f"Seconds {what}; 10 unless given."
+    )
 
 
 @app.command()
@@ -20,25 +27,16 @@ def serve(
     ] = False,
     queue_wait: Annotated[
         float | None,
-        typer.Option(
-            "--queue-wait", min=0.1, max=3600, show_default=False,
-            help="Seconds a request waits for a free run slot before 503 (server busy); 10 "
-            "unless given.",
-        ),
+        _seconds("--queue-wait", "a request waits for a free run slot before 503 (server busy)"),
     ] = None,
     body_timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--body-timeout", min=0.1, max=3600, show_default=False,
-            help="Seconds a request's body may take to arrive before 408; 10 unless given.",
-        ),
+        float | None, _seconds("--body-timeout", "a request's body may take to arrive before 408")
     ] = None,
     send_stall: Annotated[
         float | None,
-        typer.Option(
-            "--send-stall", min=0.1, max=3600, show_default=False,
-            help="Seconds an answer may wait on a client that reads none of it before the "
-            "connection is cut; 10 unless given.",
+        _seconds(
+            "--send-stall",
+            "an answer may wait on a client that reads none of it before the connection is cut",
         ),
     ] = None,
 ) -> None:  # fmt: skip

@@ -29,7 +29,7 @@ use crate::count::listed::{Listed, Tried};
 use crate::grid::Mark;
 use crate::propagate::{past, Board, Outcome};
 use crate::search::parallel::Listing;
-use crate::search::rotation::{Rotation, ROTATE_NODES};
+use crate::search::rotation::{Rotation, Told, ROTATE_NODES};
 use crate::search::{Event, Guide};
 
 /// Nodes between two looks at the clock.
@@ -285,7 +285,8 @@ impl<const W: usize> Enumerator<W> {
             None => (self.cubes_left(puzzle, board), Vec::new()),
         };
         let rotate = self.knobs.rotate_nodes;
-        let told = (excluded, self.knobs.guide.clone());
+        let guide = self.knobs.guide.clone();
+        let told = Told { excluded, guide };
         match self.knobs.threads {
             0 | 1 => Rest::Here(Rotation::new(puzzle, parts, told, rotate)),
             threads => Rest::Threads(Listing::new::<W>(puzzle, parts, told, threads, rotate)),

@@ -16,8 +16,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::rotation::{enqueue, room_for, Lister, Part, Stepped};
-use super::{Event, Guide};
+use super::rotation::{enqueue, room_for, Lister, Part, Stepped, Told};
+use super::Event;
 use crate::clue::Puzzle;
 
 /// Threads a listing may run in at most (the Python surface refuses more, and says so).
@@ -97,32 +97,29 @@ pub struct Listing {
 
 impl Listing {
     /// `threads` searches (at least 1) over every line of `puzzle`, from `parts` (domains
-    /// that partition the space to list), none reporting a solution of `excluded`, each
-    /// guided by `guide` (`Search::guide`) when given, each part rotated after `rotate` nodes
-    /// without a solution in its first round (ROTATE_NODES; u64::MAX: never).
+    /// that partition the space to list), each part's search as `told`, each part rotated
+    /// after `rotate` nodes without a solution in its first round (ROTATE_NODES; u64::MAX:
+    /// never).
     pub fn new<const W: usize>(
         puzzle: &Arc<Puzzle>,
         parts: Vec<Vec<u128>>,
-        (excluded, guide): (Vec<Vec<u128>>, Option<Guide>),
+        told: Told,
         threads: usize,
         rotate: u64,
     ) -> Self {
         let shared = Arc::new(Shared::default());
         if let Ok(mut work) = shared.work.lock() {
-            let parts = parts.into_iter().map(|d| Part::new(d, 0, guide.as_ref()));
-            enqueue(&mut work.parts, parts.collect());
+            work.parts = told.queue(parts);
         }
-        let excluded = Arc::new(excluded);
+        let told = Arc::new(told);
         let (sender, receiver) = sync_channel(WAITING_SOLUTIONS);
         let threads = (0..threads.max(1))
             .map(|_| {
                 let (puzzle, shared) = (Arc::clone(puzzle), Arc::clone(&shared));
-                let (excluded, sender) = (Arc::clone(&excluded), sender.clone());
-                let guide = guide.clone();
+                let (told, sender) = (Arc::clone(&told), sender.clone());
                 std::thread::spawn(move || {
                     let worked = catch_unwind(AssertUnwindSafe(|| {
-                        let told = (&excluded[..], guide.as_ref());
-                        work::<W>(&puzzle, &shared, told, &sender, rotate);
+                        work::<W>(&puzzle, &shared, &told, &sender, rotate);
                     }));
                     if worked.is_err() {
                         shared.panicked.store(true, Ordering::Relaxed);
@@ -180,7 +177,7 @@ impl Drop for Listing {
 fn work<const W: usize>(
     puzzle: &Arc<Puzzle>,
     shared: &Shared,
-    told: (&[Vec<u128>], Option<&Guide>),
+    told: &Told,
     sender: &SyncSender<Vec<u128>>,
     rotate: u64,
 ) {
@@ -236,7 +233,7 @@ mod tests {
             let mut single = Listing::new::<1>(
                 &puzzle,
                 vec![domains.clone()],
-                (Vec::new(), None),
+                Told::default(),
                 1,
                 ROTATE_NODES,
             );
@@ -249,7 +246,10 @@ mod tests {
                 let mut listing = Listing::new::<1>(
                     &puzzle,
                     vec![domains.clone()],
-                    (excluded.clone(), None),
+                    Told {
+                        excluded: excluded.clone(),
+                        guide: None,
+                    },
                     threads,
                     rotate,
                 );
@@ -277,7 +277,7 @@ mod tests {
         let mut listing = Listing::new::<1>(
             &puzzle,
             vec![puzzle.initial_domains()],
-            (Vec::new(), None),
+            Told::default(),
             2,
             ROTATE_NODES,
         );

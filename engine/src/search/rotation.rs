@@ -58,6 +58,26 @@ impl Part {
     }
 }
 
+/// What every part's search is told: the solutions it must not report, and the guide it
+/// follows (`Search::guide`), if any.
+#[derive(Default)]
+pub struct Told {
+    pub excluded: Vec<Vec<u128>>,
+    pub guide: Option<Guide>,
+}
+
+impl Told {
+    /// The queue a listing of `parts` (domains that partition the space) starts from.
+    pub fn queue(&self, parts: Vec<Vec<u128>>) -> VecDeque<Part> {
+        let mut queue = VecDeque::new();
+        let parts = parts
+            .into_iter()
+            .map(|domains| Part::new(domains, 0, self.guide.as_ref()));
+        enqueue(&mut queue, parts.collect());
+        queue
+    }
+}
+
 /// Put `parts` into `queue`: the one that holds the guide first, the others at the back.
 pub fn enqueue(queue: &mut VecDeque<Part>, parts: Vec<Part>) {
     for part in parts {
@@ -93,25 +113,20 @@ pub struct Lister<const W: usize> {
     /// Nodes without a solution before the part is rotated, in round 0.
     rotate: u64,
     dry_since: u64,
+    /// The guide the parts it gives away are checked against.
     guide: Option<Guide>,
     /// The part holds the guide, and no solution has come yet: it is not rotated.
     diving: bool,
 }
 
 impl<const W: usize> Lister<W> {
-    /// The part's search, reporting no solution of `excluded`, guided by `guide` when given;
-    /// None when no grid fits the part.
-    pub fn new(
-        puzzle: &Arc<Puzzle>,
-        part: &Part,
-        (excluded, guide): (&[Vec<u128>], Option<&Guide>),
-        rotate: u64,
-    ) -> Option<Self> {
+    /// The part's search, as `told`; None when no grid fits the part.
+    pub fn new(puzzle: &Arc<Puzzle>, part: &Part, told: &Told, rotate: u64) -> Option<Self> {
         let mut search = Box::new(Search::<W>::listing(puzzle, &part.domains, &[])?);
-        for solution in excluded {
+        for solution in &told.excluded {
             search.exclude(solution);
         }
-        if let Some(guide) = guide {
+        if let Some(guide) = &told.guide {
             search.guide(guide);
         }
         Some(Self {
@@ -119,7 +134,7 @@ impl<const W: usize> Lister<W> {
             round: part.round,
             rotate,
             dry_since: 0,
-            guide: guide.cloned(),
+            guide: told.guide.clone(),
             diving: part.guided,
         })
     }
@@ -177,8 +192,7 @@ pub struct Rotation<const W: usize> {
     puzzle: Arc<Puzzle>,
     parts: VecDeque<Part>,
     lister: Option<Lister<W>>,
-    excluded: Vec<Vec<u128>>,
-    guide: Option<Guide>,
+    told: Told,
     rotate: u64,
     pending: VecDeque<Vec<u128>>,
     /// Parts rotated to the back of the queue so far.
@@ -186,26 +200,14 @@ pub struct Rotation<const W: usize> {
 }
 
 impl<const W: usize> Rotation<W> {
-    /// Every solution of `parts` (domains that partition the space to list) but those
-    /// `excluded`, each part's search guided by `guide` (`Search::guide`) when given
-    /// (`rotate`: ROTATE_NODES, or u64::MAX for never).
-    pub fn new(
-        puzzle: &Arc<Puzzle>,
-        parts: Vec<Vec<u128>>,
-        (excluded, guide): (Vec<Vec<u128>>, Option<Guide>),
-        rotate: u64,
-    ) -> Self {
+    /// Every solution of `parts` (domains that partition the space to list), each part's
+    /// search as `told` (`rotate`: ROTATE_NODES, or u64::MAX for never).
+    pub fn new(puzzle: &Arc<Puzzle>, parts: Vec<Vec<u128>>, told: Told, rotate: u64) -> Self {
         Self {
             puzzle: Arc::clone(puzzle),
-            parts: {
-                let mut queue = VecDeque::new();
-                let parts = parts.into_iter().map(|d| Part::new(d, 0, guide.as_ref()));
-                enqueue(&mut queue, parts.collect());
-                queue
-            },
+            parts: told.queue(parts),
             lister: None,
-            excluded,
-            guide,
+            told,
             rotate,
             pending: VecDeque::new(),
             rotations: 0,
@@ -227,8 +229,7 @@ impl<const W: usize> Rotation<W> {
                     let Some(part) = self.parts.pop_front() else {
                         return Event::Exhausted;
                     };
-                    let told = (&self.excluded[..], self.guide.as_ref());
-                    self.lister = Lister::new(&self.puzzle, &part, told, self.rotate);
+                    self.lister = Lister::new(&self.puzzle, &part, &self.told, self.rotate);
                     continue;
                 }
             };
@@ -273,12 +274,12 @@ mod tests {
             assert!(counted.exact);
             let mut excluded = Vec::new();
             for rotate in [0, 1, 3, u64::MAX] {
-                let mut rotation = Rotation::<1>::new(
-                    &puzzle,
-                    vec![domains.clone()],
-                    (excluded.clone(), None),
-                    rotate,
-                );
+                let told = || Told {
+                    excluded: excluded.clone(),
+                    guide: None,
+                };
+                let mut rotation =
+                    Rotation::<1>::new(&puzzle, vec![domains.clone()], told(), rotate);
                 let mut found = HashSet::new();
                 loop {
                     match rotation.next(None) {
@@ -298,13 +299,8 @@ mod tests {
                     counted.count,
                     "case {case}, rotate {rotate}"
                 );
-                let mut listing = Listing::new::<1>(
-                    &puzzle,
-                    vec![domains.clone()],
-                    (excluded.clone(), None),
-                    2,
-                    rotate,
-                );
+                let mut listing =
+                    Listing::new::<1>(&puzzle, vec![domains.clone()], told(), 2, rotate);
                 let mut twice = HashSet::new();
                 while let Event::Solution(solution) = listing.next(None) {
                     assert!(twice.insert(solution), "case {case}: a solution twice");
