@@ -86,10 +86,14 @@ def arrangements(clue: tuple[Block, ...], length: int, colors: int) -> list[tupl
 def brute_force_line(
     clue: tuple[Block, ...], domains: tuple[int, ...], colors: int
 ) -> tuple[int, ...] | None:
+    """Every coloring the domains allow, kept where it matches the clue: the union of the kept
+    ones' colors, cell by cell (None: none kept)."""
+    want = [(b.length, b.color) for b in clue]
+    allowed = [[c for c in range(colors) if domain >> c & 1] for domain in domains]
     narrowed = [0] * len(domains)
     found = False
-    for line in arrangements(clue, len(domains), colors):
-        if all(domains[i] >> c & 1 for i, c in enumerate(line)):
+    for line in itertools.product(*allowed):
+        if runs(line) == want:
             found = True
             for i, c in enumerate(line):
                 narrowed[i] |= 1 << c

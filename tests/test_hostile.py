@@ -35,13 +35,16 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from satnono.serve import CONNECTIONS
-from satnono.serve.connection import HEAD_TIMEOUT, WATCH_EVERY
+from satnono.serve.connection import WATCH_EVERY
 
 DUCK = (EXAMPLES / "duck.non").read_bytes()
 
 #: The waits of `impatient_server`, set by `serve --queue-wait/--body-timeout` (10 s each by
 #: default: two tests waited 20 s of the suite on them).
 IMPATIENT = 2.0
+#: The head limit of `impatient_server`, set by `serve --head-timeout` (HEAD_TIMEOUT, 5 s, by
+#: default: the idle connections' test waited on it).
+HEAD_LIMIT = 3.0
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +66,7 @@ def stall_server() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def impatient_server() -> Iterator[str]:
     waits = ("--queue-wait", str(IMPATIENT), "--body-timeout", str(IMPATIENT))
+    waits += ("--head-timeout", str(HEAD_LIMIT))
     with running_server(options=waits) as (url, _):
         yield url
 
@@ -77,12 +81,14 @@ def _open(sock: socket.socket) -> bool:
 # --- clients that do nothing, or very little ---------------------------------------------------
 
 
-def test_idle_and_trickling_connections_lock_nobody_out(server: str) -> None:
+def test_idle_and_trickling_connections_lock_nobody_out(impatient_server: str) -> None:
     """70 idle connections made every other request 503 (uvicorn counts them all, and closed
     an idle one never), and 70 sending a header byte a second did the same. Now each must send
     its whole request head within HEAD_TIMEOUT, and there is room for all of them meanwhile.
     A kept-alive connection that sends its next head a byte at a time after an answer is
-    closed too (uvicorn's keep-alive timer stops at the first byte): checked alongside."""
+    closed too (uvicorn's keep-alive timer stops at the first byte): checked alongside.
+    (Against a server whose head limit is HEAD_LIMIT, 3 s: the same code, a shorter wait.)"""
+    server = impatient_server
     kept_alive = connect(server)
     kept_alive.sendall(f"GET /favicon.ico HTTP/1.1\r\nHost: {host_of(server)}\r\n\r\n".encode())
     assert kept_alive.recv(12) == b"HTTP/1.1 200"
@@ -105,7 +111,7 @@ def test_idle_and_trickling_connections_lock_nobody_out(server: str) -> None:
         time.sleep(0.5)
         assert solve_quickly(server) < 5  # served while all of them hang on
         for sock in [*idle, *trickling, kept_alive]:
-            left = opened + HEAD_TIMEOUT + 1 - time.monotonic()
+            left = opened + HEAD_LIMIT + 1 - time.monotonic()
             assert closed_by_server(sock, max(0.0, left)), "a connection outlived its head limit"
     finally:
         for sock in [*idle, *trickling, kept_alive]:

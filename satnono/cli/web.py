@@ -39,9 +39,19 @@ def serve(
             "an answer may wait on a client that reads none of it before the connection is cut",
         ),
     ] = None,
+    head_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--head-timeout", min=0.1, max=3600, show_default=False,
+            help="Seconds a connection has to send a whole request head before it is closed;"
+            " 5 unless given.",
+        ),
+    ] = None,
 ) -> None:  # fmt: skip
     """Start the web page: open, solve, watch and author puzzles in a browser."""
     from satnono.serve import serve as run_server
 
     announce = lambda url: say(f"satnono: serving on {url} (Ctrl-C stops)")  # noqa: E731
-    run_server(host, port, open_browser, announce, queue_wait, body_timeout, send_stall)
+    run_server(
+        host, port, open_browser, announce, queue_wait, body_timeout, send_stall, head_timeout
+    )

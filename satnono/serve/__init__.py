@@ -152,6 +152,7 @@ def serve(
     queue_wait: float | None = None,
     body_timeout: float | None = None,
     send_stall: float | None = None,
+    head_timeout: float | None = None,
 ) -> None:
     """Run the app until Ctrl-C or SIGTERM (both stop it within SHUTDOWN_WAIT seconds).
 
@@ -160,7 +161,8 @@ def serve(
     `queue_wait` and `body_timeout` (seconds; None: guard's QUEUE_WAIT and BODY_TIMEOUT) are
     how long a request waits for a run slot before its 503, and how long its body may take to
     arrive before its 408; `send_stall` (None: connection's SEND_STALL) how long an answer may
-    wait on a client that reads none of it before the connection is cut.
+    wait on a client that reads none of it before the connection is cut; `head_timeout` (None:
+    connection's HEAD_TIMEOUT) how long a connection has to send a whole request head.
     """
     from satnono.core.extras import require
 
@@ -193,7 +195,7 @@ def serve(
     config = uvicorn.Config(
         create_app(host, port, slots, bodies), log_level="warning", timeout_keep_alive=KEEP_ALIVE,
         limit_concurrency=CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_WAIT,
-        http=GuardedProtocol.with_send_stall(send_stall),
+        http=GuardedProtocol.with_limits(send_stall, head_timeout),
     )  # fmt: skip
     Server(config).run(sockets=[listening])
 

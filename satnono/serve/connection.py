@@ -35,17 +35,21 @@ WATCH_EVERY = 1.0
 
 
 class GuardedProtocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with the head and send limits above (`stalled_after`: the
-    send limit)."""
+    """uvicorn's HTTP/1.1 protocol with the head and send limits above (`head_within`: the
+    head limit; `stalled_after`: the send limit)."""
 
+    head_within = HEAD_TIMEOUT
     stalled_after = SEND_STALL
 
     @classmethod
-    def with_send_stall(cls, seconds: float | None) -> type[GuardedProtocol]:
-        """The protocol of a server whose send limit is `seconds` (None: SEND_STALL)."""
-        if seconds is None:
-            return cls
-        return type("GuardedProtocol", (cls,), {"stalled_after": seconds})
+    def with_limits(
+        cls, send_stall: float | None = None, head_timeout: float | None = None
+    ) -> type[GuardedProtocol]:
+        """The protocol of a server with these limits in seconds (None: SEND_STALL,
+        HEAD_TIMEOUT)."""
+        limits = {"stalled_after": send_stall, "head_within": head_timeout}
+        given = {name: seconds for name, seconds in limits.items() if seconds is not None}
+        return type("GuardedProtocol", (cls,), given) if given else cls
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -102,11 +106,11 @@ class GuardedProtocol(H11Protocol):
     def _wait_for_head(self) -> None:
         if self.head_timer is not None:
             self.head_timer.cancel()
-        self.head_timer = self.loop.call_later(HEAD_TIMEOUT, self._head_due)
+        self.head_timer = self.loop.call_later(self.head_within, self._head_due)
 
     def _head_due(self) -> None:
         """No request head in time: cut off, unless the client is still receiving the previous
-        answer (then its next head has HEAD_TIMEOUT more; the watch cuts it if it stalls)."""
+        answer (then its next head has `head_within` more; the watch cuts it if it stalls)."""
         self.head_timer = None
         if self._receiving():
             self._wait_for_head()
