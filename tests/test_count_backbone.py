@@ -158,7 +158,7 @@ def test_a_count_s_listing_gathers_the_colors_its_solutions_take() -> None:
         for grid in brute_force_solutions(puzzle):
             for cell, color in enumerate(color for row in grid for color in row):
                 seen[cell] |= 1 << color
-        listing = NativeListing(Engine(puzzle), prepare(puzzle).domains)
+        listing = NativeListing(Engine(puzzle), prepare(puzzle))
         listing.seeing = True
         while listing.going:
             listing.step(Deadline(5))

@@ -11,6 +11,7 @@ import math
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import given, settings
 
 from satnono.backends import share_cores, usable_cores
 from satnono.core.grids import colors_to_grid, decided_colors, palette_domains
-from satnono.core.model import Grid, Puzzle
+from satnono.core.model import Block, Grid, Puzzle
 from satnono.core.verify import VerificationError, Verifier
 from satnono.formats.generate import puzzle_from_grid
 from satnono.logic.counted import CountKnobs
@@ -280,6 +281,62 @@ def test_the_stream_is_guided_by_a_solution_when_the_listing_finds_none() -> Non
     puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(307)), keep_goal=False)
     found = [tuple(rows) for rows in satnono.iter_solutions(puzzle, max_solutions=300, timeout=8)]
     assert len(found) == len(set(found)) == 300
+
+
+def _unsolvable_30x30() -> Puzzle:
+    """A random 30x30 with one number of a row and one of a column made one longer: the same
+    number of black cells both ways, and line logic leaves 895 cells open. CaDiCaL proves it
+    unsolvable in 0.4 s; the engine's listing takes 7 s to find nothing."""
+    import random
+
+    from satnono.formats.generate import random_grid
+
+    puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(333)), keep_goal=False)
+    rows, columns = list(puzzle.rows), list(puzzle.columns)
+    rows[10] = (*rows[10][:2], Block(rows[10][2].length + 1, 1), *rows[10][3:])
+    columns[12] = (Block(columns[12][0].length + 1, 1), *columns[12][1:])
+    return replace(puzzle, rows=tuple(rows), columns=tuple(columns))
+
+
+def test_the_stream_ends_where_the_guide_s_search_proves_there_is_no_solution() -> None:
+    """`solve` proves `_unsolvable_30x30` unsolvable in 0.4 s, but the stream of `solve
+    --max-solutions 0` took 7.8 s, the listing going on though the search for its guide had
+    proved there was nothing to list. It ends with that proof now."""
+    import time
+
+    import satnono
+
+    started = time.monotonic()
+    result = satnono.solve(_unsolvable_30x30(), max_solutions=0, timeout=30)
+    assert result.status == "unsolvable" and result.complete and not result.grids
+    assert time.monotonic() - started < 5
+
+
+def test_a_count_s_listing_is_guided_and_ends_where_its_guide_proves_there_is_none() -> None:
+    """The listing beside a count (and a sample) is guided as the stream is: on the random
+    30x30 whose listing finds no solution in 10 s, a count's lower bound after 10 s was the
+    SAT side's 64 (now 143,649; after 5 s here, over 1,000), and its listing of
+    `_unsolvable_30x30` ends with the guide's proof that there is nothing to list rather than
+    after 7 s of finding nothing."""
+    import random
+    import time
+
+    from satnono.formats.generate import random_grid
+    from satnono.pipeline.counting.listing import NativeListing
+
+    puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(307)), keep_goal=False)
+    counted = count_solutions(puzzle, deadline=Deadline(5))
+    assert not counted.exact and counted.count > 1000
+    unsolvable = _unsolvable_30x30()
+    listing = NativeListing(Engine(unsolvable), prepare(unsolvable))
+    started = time.monotonic()
+    try:
+        while listing.going and time.monotonic() - started < 20:
+            listing.step(Deadline(20))
+    finally:
+        listing.close()
+    assert listing.exhausted and listing.found == 0
+    assert time.monotonic() - started < 5
 
 
 def test_a_guide_orders_the_listing_and_changes_nothing_else() -> None:

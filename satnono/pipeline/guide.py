@@ -12,6 +12,7 @@ The guide orders the colors tried, nothing else: the listing still gives every s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from satnono.backends import SearchOptions
 from satnono.core.grids import decided_colors
@@ -23,9 +24,20 @@ from satnono.runtime.deadline import Deadline
 GUIDE_AFTER = 1.0
 
 
-def guide_for(prepared: Prepared, deadline: Deadline) -> list[int] | None:
-    """One solution's colors, a color a cell, by the sat backend within `deadline`; None when
-    it found none (no solution, or none in time)."""
+@dataclass(frozen=True)
+class Sought:
+    """What the search for a guide came to: one solution's colors (a color a cell), or the
+    proof that there is none (`unsolvable`: the search was exhausted without one; a listing
+    that has found none need not go on), or neither within its deadline. `solver` names the
+    search that decided."""
+
+    colors: tuple[int, ...] | None
+    unsolvable: bool = False
+    solver: str | None = None
+
+
+def guide_for(prepared: Prepared, deadline: Deadline) -> Sought:
+    """One solution's colors, or that there is none, by the sat backend within `deadline`."""
     from satnono.backends.sat import SatBackend
 
     found: list[Sequence[int]] = []
@@ -35,7 +47,10 @@ def guide_for(prepared: Prepared, deadline: Deadline) -> list[int] | None:
         return False  # one is enough
 
     residual = prepared.residual()
-    SatBackend().search_excluding(residual, SearchOptions(limit=1), deadline, first)
-    if not found or len(found[0]) != prepared.puzzle.width * prepared.puzzle.height:
-        return None
-    return list(decided_colors(found[0]))
+    report = SatBackend().search_excluding(residual, SearchOptions(limit=1), deadline, first)
+    solver = report.stats.get("solver")
+    if not found:
+        return Sought(None, report.exhausted and not report.timed_out, solver)
+    if len(found[0]) != prepared.puzzle.width * prepared.puzzle.height:
+        return Sought(None)
+    return Sought(tuple(decided_colors(found[0])), False, solver)

@@ -145,40 +145,46 @@ class Sampling:
         same solutions, drawn from as exactly: satnono.pipeline.counting.narrowing)."""
         deadline = self.deadline
         listing: NativeListing | None = None
-        while True:
-            searching = sampler.ended is None and not sampler.sweeping()
-            narrowed = settling.step(prepared, deadline, started, searching)
-            if narrowed is not None and sampler.ended is None:
-                sampler.cancel()
-                sampler = engine.sampler(narrowed.prepared.domains, self.seed, deadline)
-            # Past the budget, a sweep goes on while the caller's deadline leaves the samplers
-            # as long again, should it not end.
-            left = deadline.remaining()
-            going_on = sampler.sweeping() and (left is None or left > EXACT_BUDGET)
-            over = budget.expired() and not going_on
-            within = deadline if budget.expired() else budget
-            if listing is None and listing_due(started, sampler.nodes):
-                listing = NativeListing(engine, prepared.domains, keep=True)
-            if listing is not None and listing.going:
-                listing.step(within)  # on this thread, while the engine counts on its own
-                total = sampler.total(Deadline(0), cancel=False)
-            elif sampler.ended is None:
-                total = sampler.total(within.sooner(SLICE), cancel=False)
-            else:
-                total = None
-            if total is not None:
-                self.methods.append(ComponentSampling(prepared.cells_left, total, "exact"))
-                return self._drawn_exactly(sampler)
-            if sampler.ended == "zero" or (listing is not None and listing.exhausted):
-                sampler.cancel()
-                if sampler.ended == "zero" or listing is None or not listing.kept:
-                    raise Contradiction(NO_GRID)
-                self.methods.append(ComponentSampling(prepared.cells_left, listing.found, "exact"))
-                return self._drawn_from(listing.kept)
-            going = sampler.ended is None or (listing is not None and listing.going)
-            if over or not going:
-                sampler.cancel()
-                return None
+        try:
+            while True:
+                searching = sampler.ended is None and not sampler.sweeping()
+                narrowed = settling.step(prepared, deadline, started, searching)
+                if narrowed is not None and sampler.ended is None:
+                    sampler.cancel()
+                    sampler = engine.sampler(narrowed.prepared.domains, self.seed, deadline)
+                # Past the budget, a sweep goes on while the caller's deadline leaves the samplers
+                # as long again, should it not end.
+                left = deadline.remaining()
+                going_on = sampler.sweeping() and (left is None or left > EXACT_BUDGET)
+                over = budget.expired() and not going_on
+                within = deadline if budget.expired() else budget
+                if listing is None and listing_due(started, sampler.nodes):
+                    listing = NativeListing(engine, prepared, keep=True)
+                if listing is not None and listing.going:
+                    listing.step(within)  # on this thread, while the engine counts on its own
+                    total = sampler.total(Deadline(0), cancel=False)
+                elif sampler.ended is None:
+                    total = sampler.total(within.sooner(SLICE), cancel=False)
+                else:
+                    total = None
+                if total is not None:
+                    self.methods.append(ComponentSampling(prepared.cells_left, total, "exact"))
+                    return self._drawn_exactly(sampler)
+                if sampler.ended == "zero" or (listing is not None and listing.exhausted):
+                    sampler.cancel()
+                    if sampler.ended == "zero" or listing is None or not listing.kept:
+                        raise Contradiction(NO_GRID)
+                    self.methods.append(
+                        ComponentSampling(prepared.cells_left, listing.found, "exact")
+                    )
+                    return self._drawn_from(listing.kept)
+                going = sampler.ended is None or (listing is not None and listing.going)
+                if over or not going:
+                    sampler.cancel()
+                    return None
+        finally:
+            if listing is not None:
+                listing.close()  # its search for a guide, if one is going
 
     def _drawn_from(self, listed: list[bytes] | list[list[int]]) -> Iterator[Grid]:
         """Draws from every solution, listed: each with probability exactly 1/len(listed)."""

@@ -260,8 +260,9 @@ def _stream(
     """Every solution (up to the limit) from the engine's enumeration, each verified before
     anything sees it: a batch at once by `verify.all_right` (a black-and-white puzzle's),
     else each by `accept`. Where the engine has found none within GUIDE_AFTER seconds, it
-    starts again guided by one solution of the sat backend's (`guide`); `searched` (the
-    backend's search) takes over when it has found none within NATIVE_FIRST_SOLUTION."""
+    starts again guided by one solution of the sat backend's (`guide`), or ends where that
+    search proved there is none; `searched` (the backend's search) takes over when it has
+    found none within NATIVE_FIRST_SOLUTION."""
     from satnono.logic.native import MAX_THREADS, Engine
     from satnono.pipeline.guide import GUIDE_AFTER, guide_for
 
@@ -279,9 +280,11 @@ def _stream(
         if found == 0 and not sought and unguided.expired() and not deadline.expired():
             sought = True  # once
             guide = guide_for(prepared, first)
-            if guide is not None and not first.expired():  # nothing was handed out yet
+            if guide.unsolvable:  # the listing would only go on to find none
+                return finish(Status.UNSOLVABLE, True, NO_GRID, guide.solver)
+            if guide.colors is not None and not first.expired():  # nothing was handed out yet
                 solutions = Engine(puzzle).solutions(
-                    prepared.domains, threads=threads, deadline=deadline, guide=guide
+                    prepared.domains, threads=threads, deadline=deadline, guide=guide.colors
                 )
             continue
         if found == 0 and first.expired() and not deadline.expired():

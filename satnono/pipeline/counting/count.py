@@ -235,7 +235,7 @@ class _Race:
                 race.start()
             while True:
                 if listing is None and ENUMERATE in methods and listing_due(self.started, nodes):
-                    listing = NativeListing(self.engine, prepared.domains)
+                    listing = NativeListing(self.engine, prepared)
                     listing.seeing = True  # till the backbone starts: it need not flip those
                 if listing is not None and listing.going:
                     listing.step(deadline)  # a slice on this thread while the job counts
@@ -266,6 +266,10 @@ class _Race:
                     break
         finally:
             race.close()
+            if listing is not None:
+                listing.close()
+                if listing.guide_error is not None:
+                    self.stats["guide_error"] = listing.guide_error
             if race.errors:
                 self.stats["counter_errors"] = race.errors
         if listing is not None and answer is None:

@@ -10,16 +10,24 @@ solutions listed in 0.7 s, counted by neither the engine (past 15 s) nor Ganak (
 (BENCHMARKS.md, "Counting by listing"). Past LISTING_LIMIT solutions (KEPT_BYTES of them
 when they are kept to draw from) the listing gives up: a count that large is the counters'
 work.
+
+Where it has listed none after GUIDE_AFTER seconds, it is guided as the solution stream is
+(satnono.pipeline.guide): one solution is sought on a thread of its own, and the listing
+starts again trying that solution's colors first; where that search proves there is none,
+the listing is over (a count of 0).
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from satnono.logic.native import Engine
+from satnono.pipeline.guide import GUIDE_AFTER, Sought, guide_for
+from satnono.pipeline.prepare import Prepared
+from satnono.runtime.background import Background
 from satnono.runtime.deadline import Deadline
 
 #: Solutions listed at most before the listing gives up: 8-16 s of a core on a random 25x25
@@ -36,6 +44,8 @@ BATCH = 4096
 #: Seconds of listing between two looks at the count beside it: a count that ends first
 #: (most do, in milliseconds) waits no longer than this for its answer to be taken.
 STEP = 0.02
+#: Seconds `close` waits for the search for a guide: its solver is interrupted at once.
+CLOSE_SECONDS = 2.0
 
 
 def listing_due(started: float, nodes: Callable[[], int] | None) -> bool:
@@ -51,21 +61,31 @@ def listing_due(started: float, nodes: Callable[[], int] | None) -> bool:
 
 
 class NativeListing:
-    """Every solution of `domains`, counted as the engine lists them, a slice at a time; with
-    `keep`, each kept as the engine gives it (its domains, decided: bytes up to 8 colors) to
-    draw from."""
+    """Every solution of `prepared`, counted as the engine lists them, a slice at a time;
+    with `keep`, each kept as the engine gives it (its domains, decided: bytes up to 8 colors)
+    to draw from. `close()` stops the search for a guide, if one is going."""
 
-    __slots__ = ("_seen", "_solutions", "first", "found", "kept", "limit", "seeing")
+    __slots__ = (
+        "_engine", "_none", "_prepared", "_seeking", "_seen", "_solutions", "_started", "_taken",
+        "first", "found", "guide_error", "kept", "limit", "seeing",
+    )  # fmt: skip
 
     def __init__(
-        self, engine: Engine, domains: Sequence[int], limit: int | None = None, keep: bool = False
+        self, engine: Engine, prepared: Prepared, limit: int | None = None, keep: bool = False
     ):
+        self._engine, self._prepared = engine, prepared
         # Not from the sweeps' layers: where the count sweeps every component it ends first,
         # and the layers' setup would take the first slice past its end (1.2 s on Faase).
-        self._solutions = engine.solutions(list(domains), layers=False)
+        self._solutions = engine.solutions(list(prepared.domains), layers=False)
+        self._started = time.perf_counter()
+        self._seeking: Background[Sought] | None = None
+        self._taken = False  # the search for a guide has ended and its answer was taken
+        self._none = False  # the guide's search proved there is no solution
+        #: What went wrong in the search for a guide, if anything (for the stats).
+        self.guide_error: str | None = None
         self.limit = LISTING_LIMIT if limit is None else limit
         if keep:
-            self.limit = min(self.limit, max(1, KEPT_BYTES // max(1, len(domains))))
+            self.limit = min(self.limit, max(1, KEPT_BYTES // max(1, len(prepared.domains))))
         #: Solutions listed so far, each once, and the first of them (its domains, decided).
         self.found = 0
         self.first: list[int] | None = None
@@ -78,15 +98,19 @@ class NativeListing:
     @property
     def exhausted(self) -> bool:
         """Every solution listed: `found` is the count."""
-        return self._solutions.done
+        return self._solutions.done or self._none
 
     @property
     def going(self) -> bool:
         """Neither exhausted nor past its limit."""
-        return not self._solutions.done and self.found < self.limit
+        return not self.exhausted and self.found < self.limit
 
     def step(self, deadline: Deadline) -> None:
         """List for STEP seconds at most (or to the deadline)."""
+        if self.found == 0:
+            self._guide(deadline)
+            if self._none:
+                return
         most = min(BATCH, self.limit - self.found)
         batch: list[Any] = self._solutions.batch(most, deadline.sooner(STEP))
         if batch and self.first is None:
@@ -96,6 +120,38 @@ class NativeListing:
             self.kept += batch
         if self.seeing:
             self._see(batch)
+
+    def _guide(self, deadline: Deadline) -> None:
+        """Seek a guide once the listing has gone GUIDE_AFTER seconds without a solution;
+        once found, list again guided by it (nothing was counted yet, so nothing twice)."""
+        if self._seeking is None:
+            if time.perf_counter() - self._started >= GUIDE_AFTER and not deadline.expired():
+                own = deadline.sooner(None)  # cancelled alone by `close`
+                prepared = self._prepared
+                self._seeking = Background(
+                    lambda: guide_for(prepared, own), own.cancel, "satnono-guide"
+                )
+            return
+        if self._taken or not self._seeking.done():
+            return
+        self._taken = True
+        try:
+            sought = self._seeking.result()
+        except Exception as error:  # a guide only helps: the listing goes on unguided
+            self.guide_error = f"{type(error).__name__}: {error}"
+            return
+        if sought.unsolvable:
+            self._none = True
+        elif sought.colors is not None:
+            domains = list(self._prepared.domains)
+            self._solutions = self._engine.solutions(domains, layers=False, guide=sought.colors)
+
+    def close(self) -> None:
+        """Stop the search for a guide, if one is going, and wait for it (a moment: its
+        solver is interrupted)."""
+        if self._seeking is not None:
+            self._seeking.cancel()
+            self._seeking.wait(CLOSE_SECONDS)
 
     def _see(self, batch: list[Any]) -> None:
         """Gather the colors of `batch`'s solutions: a byte a cell ORed as one integer, else
