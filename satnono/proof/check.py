@@ -183,7 +183,7 @@ class _Rup:
     implied by the formula, so keeping it is sound)."""
 
     def __init__(self, clauses: Iterable[Sequence[int]]) -> None:
-        self.value: dict[int, int] = {}  # variable -> 1 (true) or -1 (false)
+        self.true: set[int] = set()  # the literals true now (their negations are false)
         self.trail: list[int] = []
         self.head = 0
         self.clauses: list[list[int]] = []
@@ -220,11 +220,11 @@ class _Rup:
             self.refuted = True
 
     def _value(self, literal: int) -> int:
-        value = self.value.get(abs(literal), 0)
-        return value if literal > 0 else -value
+        """1 true, -1 false, 0 unassigned."""
+        return 1 if literal in self.true else -1 if -literal in self.true else 0
 
     def _assign(self, literal: int) -> None:
-        self.value[abs(literal)] = 1 if literal > 0 else -1
+        self.true.add(literal)
         self.trail.append(literal)
 
     def add(self, clause: Sequence[int]) -> None:
@@ -241,9 +241,9 @@ class _Rup:
             return
         # Watch two literals that are not false, when there are two: move the first two such
         # literals to the front.
-        free, value = 0, self.value
+        free, true = 0, self.true
         for index, literal in enumerate(literals):
-            if value.get(literal, 0) != -1 if literal > 0 else value.get(-literal, 0) != 1:
+            if -literal not in true:
                 literals[free], literals[index] = literal, literals[free]
                 free += 1
                 if free == 2:
@@ -283,8 +283,7 @@ class _Rup:
                 self._assign(-literal)
         if not conflict:
             conflict = not self._propagate()
-        for literal in self.trail[mark:]:
-            del self.value[abs(literal)]
+        self.true.difference_update(self.trail[mark:])
         del self.trail[mark:]
         self.head = mark
         return conflict
@@ -292,8 +291,9 @@ class _Rup:
     def _propagate(self) -> bool:
         """Propagate the trail; False on a conflict."""
         clauses, alive, watches = self.clauses, self.alive, self.watches
-        while self.head < len(self.trail):
-            false = -self.trail[self.head]
+        true, trail = self.true, self.trail
+        while self.head < len(trail):
+            false = -trail[self.head]
             self.head += 1
             watching = watches[false]
             kept: list[int] = []
@@ -304,21 +304,23 @@ class _Rup:
                 if literals[0] == false:
                     literals[0], literals[1] = literals[1], literals[0]
                 other = literals[0]
-                if self._value(other) == 1:
+                if other in true:
                     kept.append(number)
                     continue
                 for index in range(2, len(literals)):
-                    if self._value(literals[index]) != -1:
-                        literals[1], literals[index] = literals[index], literals[1]
-                        watches[literals[1]].append(number)
+                    literal = literals[index]
+                    if -literal not in true:  # not false: watch it instead
+                        literals[1], literals[index] = literal, false
+                        watches[literal].append(number)
                         break
                 else:
                     kept.append(number)
-                    if self._value(other) == -1:
+                    if -other in true:
                         kept.extend(watching[position + 1 :])
                         watches[false] = kept
                         return False
-                    self._assign(other)
+                    true.add(other)
+                    trail.append(other)
             watches[false] = kept
         return True
 
