@@ -342,6 +342,26 @@ def test_a_count_s_listing_is_guided_and_ends_where_its_guide_proves_there_is_no
     assert listing.exhausted and listing.found == 0 and seconds < 5
 
 
+def test_a_closed_listing_s_threads_stop_searching() -> None:
+    """The stream's two listing threads went on searching while the sat backend sought a
+    guide (and after it had taken the stream over): frontier-4500001-45 gave no solution in
+    150 s where `solve` alone finds one in 58-114 s. Closed, the listing's threads end: no
+    CPU is spent after."""
+    import random
+    import time
+
+    from satnono.formats.generate import random_grid
+
+    puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(307)), keep_goal=False)
+    solutions = Engine(puzzle).solutions(prepare(puzzle).domains, threads=2, layers=False)
+    assert solutions.batch(1, Deadline(0.5)) == []  # both threads searching, none found
+    solutions.close()
+    assert solutions.batch(1, Deadline(0.5)) == []
+    spent = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - spent < 0.15
+
+
 def test_a_guide_orders_the_listing_and_changes_nothing_else() -> None:
     """Guided by any colors (a solution's or not), the listing gives the same solutions; a
     guide of the wrong length or with a color outside the palette is refused."""

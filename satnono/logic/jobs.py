@@ -161,5 +161,12 @@ class Solutions:
         deadline; `done` once there are no more."""
         remaining = deadline.remaining()
         seconds = SLICE if remaining is None else min(SLICE, remaining)
+        if self._solutions is None:
+            return []
         found, self.done = self._solutions.next_batch(most, seconds)
         return found  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Stop the listing now: its threads end (they would go on searching beside whatever
+        runs next, while no one asks them for anything); `batch` gives nothing more."""
+        self._solutions = None

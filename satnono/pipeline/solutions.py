@@ -259,10 +259,11 @@ def _stream(
 ) -> SolveResult:
     """Every solution (up to the limit) from the engine's enumeration, each verified before
     anything sees it: a batch at once by `verify.all_right` (a black-and-white puzzle's),
-    else each by `accept`. Where the engine has found none within GUIDE_AFTER seconds, it
-    starts again guided by one solution of the sat backend's (`guide`), or ends where that
-    search proved there is none; `searched` (the backend's search) takes over when it has
-    found none within NATIVE_FIRST_SOLUTION."""
+    else each by `accept`. Where the engine has found none within GUIDE_AFTER seconds, the
+    sat backend seeks one (`guide_for`, within the whole deadline: the listing waits, so the
+    search has the cores): found, the listing starts again guided by it; proven not to exist,
+    the stream ends. `searched` (the backend's search) takes over when neither has found one
+    within NATIVE_FIRST_SOLUTION."""
     from satnono.logic.native import MAX_THREADS, Engine
     from satnono.pipeline.guide import GUIDE_AFTER, guide_for
 
@@ -274,25 +275,30 @@ def _stream(
     solutions = Engine(puzzle).solutions(prepared.domains, threads=threads, deadline=deadline)
     progress.phase = "search"
     found = 0
-    first = deadline.sooner(NATIVE_FIRST_SOLUTION)
-    unguided, sought = deadline.sooner(GUIDE_AFTER), False
+    first, unguided = deadline.sooner(NATIVE_FIRST_SOLUTION), deadline.sooner(GUIDE_AFTER)
+    sought = guided = False
     while not solutions.done:
         if found == 0 and not sought and unguided.expired() and not deadline.expired():
             sought = True  # once
-            guide = guide_for(prepared, first)
+            # Its threads would take the cores from the search (frontier-4500001-45: no
+            # solution in 150 s beside them, the first in 58 s alone).
+            solutions.close()
+            guide = guide_for(prepared, deadline)
             if guide.unsolvable:  # the listing would only go on to find none
                 return finish(Status.UNSOLVABLE, True, NO_GRID, guide.solver)
-            if guide.colors is not None and not first.expired():  # nothing was handed out yet
-                solutions = Engine(puzzle).solutions(
-                    prepared.domains, threads=threads, deadline=deadline, guide=guide.colors
-                )
+            # Nothing was handed out yet: the listing starts again, guided if it can be.
+            solutions = Engine(puzzle).solutions(
+                prepared.domains, threads=threads, deadline=deadline, guide=guide.colors
+            )
+            guided = guide.colors is not None
             continue
-        if found == 0 and first.expired() and not deadline.expired():
+        if found == 0 and not guided and first.expired() and not deadline.expired():
+            solutions.close()
             return searched()  # nothing was handed out: the backend starts afresh
         if deadline.expired():
             status = Status.TIMEOUT if found < 2 else Status.MULTIPLE
             return finish(status, False, solver=NATIVE_SOLVER)
-        until = deadline if found else first if sought else unguided
+        until = deadline if found or guided else first if sought else unguided
         batch = [decided_colors(domains) for domains in solutions.batch(STREAM_BATCH, until)]
         checked = verify.all_right(batch)
         for colors in batch:

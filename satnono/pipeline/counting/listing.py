@@ -25,9 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 from satnono.logic.native import Engine
-from satnono.pipeline.guide import GUIDE_AFTER, Sought, guide_for
+from satnono.pipeline.guide import GUIDE_AFTER, GuideSearch
 from satnono.pipeline.prepare import Prepared
-from satnono.runtime.background import Background
 from satnono.runtime.deadline import Deadline
 
 #: Solutions listed at most before the listing gives up: 8-16 s of a core on a random 25x25
@@ -44,8 +43,6 @@ BATCH = 4096
 #: Seconds of listing between two looks at the count beside it: a count that ends first
 #: (most do, in milliseconds) waits no longer than this for its answer to be taken.
 STEP = 0.02
-#: Seconds `close` waits for the search for a guide: its solver is interrupted at once.
-CLOSE_SECONDS = 2.0
 
 
 def listing_due(started: float, nodes: Callable[[], int] | None) -> bool:
@@ -66,7 +63,7 @@ class NativeListing:
     to draw from. `close()` stops the search for a guide, if one is going."""
 
     __slots__ = (
-        "_engine", "_none", "_prepared", "_seeking", "_seen", "_solutions", "_started", "_taken",
+        "_asked", "_engine", "_none", "_prepared", "_seeking", "_seen", "_solutions", "_started",
         "first", "found", "guide_error", "kept", "limit", "seeing",
     )  # fmt: skip
 
@@ -78,8 +75,8 @@ class NativeListing:
         # and the layers' setup would take the first slice past its end (1.2 s on Faase).
         self._solutions = engine.solutions(list(prepared.domains), layers=False)
         self._started = time.perf_counter()
-        self._seeking: Background[Sought] | None = None
-        self._taken = False  # the search for a guide has ended and its answer was taken
+        self._seeking: GuideSearch | None = None  # None again once its answer was taken
+        self._asked = False  # a guide was sought (once at most)
         self._none = False  # the guide's search proved there is no solution
         #: What went wrong in the search for a guide, if anything (for the stats).
         self.guide_error: str | None = None
@@ -111,10 +108,15 @@ class NativeListing:
             self._guide(deadline)
             if self._none:
                 return
+            if self._seeking is not None:  # the search for a guide has the cores meanwhile
+                left = deadline.remaining()
+                self._seeking.wait(STEP if left is None else min(STEP, left))
+                return
         most = min(BATCH, self.limit - self.found)
         batch: list[Any] = self._solutions.batch(most, deadline.sooner(STEP))
         if batch and self.first is None:
             self.first = list(batch[0])
+            self.close()  # found without a guide: its search need not go on
         self.found += len(batch)
         if self.kept is not None:
             self.kept += batch
@@ -125,21 +127,15 @@ class NativeListing:
         """Seek a guide once the listing has gone GUIDE_AFTER seconds without a solution;
         once found, list again guided by it (nothing was counted yet, so nothing twice)."""
         if self._seeking is None:
-            if time.perf_counter() - self._started >= GUIDE_AFTER and not deadline.expired():
-                own = deadline.sooner(None)  # cancelled alone by `close`
-                prepared = self._prepared
-                self._seeking = Background(
-                    lambda: guide_for(prepared, own), own.cancel, "satnono-guide"
-                )
+            due = time.perf_counter() - self._started >= GUIDE_AFTER
+            if due and not self._asked and not deadline.expired():
+                self._asked = True
+                self._seeking = GuideSearch(self._prepared, deadline)
             return
-        if self._taken or not self._seeking.done():
+        sought = self._seeking.answer()
+        if sought is None:
             return
-        self._taken = True
-        try:
-            sought = self._seeking.result()
-        except Exception as error:  # a guide only helps: the listing goes on unguided
-            self.guide_error = f"{type(error).__name__}: {error}"
-            return
+        self.guide_error, self._seeking = self._seeking.error, None
         if sought.unsolvable:
             self._none = True
         elif sought.colors is not None:
@@ -150,8 +146,8 @@ class NativeListing:
         """Stop the search for a guide, if one is going, and wait for it (a moment: its
         solver is interrupted)."""
         if self._seeking is not None:
-            self._seeking.cancel()
-            self._seeking.wait(CLOSE_SECONDS)
+            self._seeking.close()
+            self._seeking = None
 
     def _see(self, batch: list[Any]) -> None:
         """Gather the colors of `batch`'s solutions: a byte a cell ORed as one integer, else
