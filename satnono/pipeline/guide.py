@@ -8,9 +8,12 @@ tries that solution's color first: the search goes straight to it and lists arou
 the others are (that 30x30 222,521 solutions in 10 s, Sierp 161,157; BENCHMARKS.md, round 30).
 The guide orders the colors tried, nothing else: the listing still gives every solution once.
 
-The search for it runs on a thread of its own (`GuideSearch`) while the unguided listing goes
-on: whichever finds a solution first wins, and where the search proves there is none, the
-listing need not go on.
+While the search for it runs, the listing waits: the stream closes its listing's threads
+and calls `guide_for`; the listing beside a count runs on the count's thread, which asks
+`GuideSearch` (the search on a thread of its own) between its other work. Either way the search
+has the cores: beside the stream's threads, a random 45x45 gave no solution in 150 s where
+`solve` finds one in 58-114 s (BENCHMARKS.md, round 31). Where the search proves there is no
+solution, the listing need not go on.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from satnono.runtime.background import Background
 from satnono.runtime.deadline import Deadline
 
 #: Seconds the engine's listing may go without a first solution before a guide is sought
-#: (the listing goes on meanwhile, and is started again guided when one is found).
+#: (the listing waits meanwhile, and starts again guided when one is found).
 GUIDE_AFTER = 1.0
 #: Seconds `GuideSearch.close` waits for its thread: its solver is interrupted at once.
 CLOSE_SECONDS = 2.0

@@ -12,9 +12,10 @@ when they are kept to draw from) the listing gives up: a count that large is the
 work.
 
 Where it has listed none after GUIDE_AFTER seconds, it is guided as the solution stream is
-(satnono.pipeline.guide): one solution is sought on a thread of its own, and the listing
-starts again trying that solution's colors first; where that search proves there is none,
-the listing is over (a count of 0).
+(satnono.pipeline.guide): one solution is sought on a thread of its own while the listing
+waits (it lists on the caller's thread: the search has the core), and the listing starts
+again trying that solution's colors first; where that search proves there is none, the
+listing is over (a count of 0).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def listing_due(started: float, nodes: Callable[[], int] | None) -> bool:
 class NativeListing:
     """Every solution of `prepared`, counted as the engine lists them, a slice at a time;
     with `keep`, each kept as the engine gives it (its domains, decided: bytes up to 8 colors)
-    to draw from. `close()` stops the search for a guide, if one is going."""
+    to draw from. `close()` stops its search for a guide, if one is going."""
 
     __slots__ = (
         "_asked", "_engine", "_none", "_prepared", "_seeking", "_seen", "_solutions", "_started",
@@ -116,7 +117,6 @@ class NativeListing:
         batch: list[Any] = self._solutions.batch(most, deadline.sooner(STEP))
         if batch and self.first is None:
             self.first = list(batch[0])
-            self.close()  # found without a guide: its search need not go on
         self.found += len(batch)
         if self.kept is not None:
             self.kept += batch
