@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "satnono"
@@ -194,3 +195,16 @@ def test_the_top_level_holds_only_the_faces() -> None:
     keeps the package's faces: the public calls and puzzles, errors, the version, `-m`."""
     top = sorted(path.stem for path in PACKAGE.glob("*.py"))
     assert top == ["__init__", "__main__", "calls", "errors", "puzzles", "version"]
+
+
+def test_the_serial_run_collects_every_file_with_a_serial_test() -> None:
+    """`make test` runs the tests marked serial from the files SERIAL_TESTS names only: a
+    serial test in another file would never run."""
+    tests = Path(__file__).resolve().parent
+    makefile = (tests.parent / "Makefile").read_text()
+    line = next(line for line in makefile.splitlines() if line.startswith("SERIAL_TESTS :="))
+    listed = {Path(name).name for name in line.split(":=", 1)[1].split()}
+    decorator = re.compile(r"^@pytest\.mark\.serial\b", re.MULTILINE)
+    marked = {path.name for path in tests.glob("test_*.py")
+              if decorator.search(path.read_text())}  # fmt: skip
+    assert marked and marked <= listed, f"serial tests in {sorted(marked - listed)}"
