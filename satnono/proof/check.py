@@ -191,7 +191,7 @@ class _Rup:
         self.watches: defaultdict[int, list[int]] = defaultdict(list)
         self.by_key: defaultdict[frozenset[int], list[int]] = defaultdict(list)
         self.refuted = False  # the top level holds a conflict: everything follows
-        # The formula's clauses all at once (as many `add`s would, in a quarter of the time):
+        # The formula's clauses all at once (as many `add`s would, in half the time):
         # watch each clause's first two literals, then assign the unit clauses and propagate.
         units: list[int] = []
         for clause in clauses:
