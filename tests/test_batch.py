@@ -456,7 +456,9 @@ def test_each_result_keeps_at_most_in_flight_tasks_and_takes_arguments_as_result
             pending_when_taken.append(number - len(seen))
             yield (number,)
 
-    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as dask:
+    # ":0", a free port: with None its HTTP server took 8787, and warned when the other test
+    # worker's cluster had it (distributed's UserWarning in a clean-clone run).
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as dask:
 
         def on_result(number: int, future: Any) -> bool:
             assert future.result() == number * number
