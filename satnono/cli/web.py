@@ -10,11 +10,12 @@ from satnono.cli.process import handles_errors, say
 from satnono.cli.shell import app
 
 
-def _seconds(flag: str, what: str) -> Any:
-    """A limit in seconds the server has a default of 10 for (0.1 s to an hour)."""
+def _seconds(flag: str, what: str, default: int = 10) -> Any:
+    """A limit in seconds the server has a default of its own for (0.1 s to an hour)."""
     return typer.Option(
-        flag, min=0.1, max=3600, show_default=False, help=f"Seconds {what}; 10 unless given."
-    )
+        flag, min=0.1, max=3600, show_default=False,
+        help=f"Seconds {what}; {default} unless given.",
+    )  # fmt: skip
 
 
 @app.command()
@@ -41,10 +42,10 @@ def serve(
     ] = None,
     head_timeout: Annotated[
         float | None,
-        typer.Option(
-            "--head-timeout", min=0.1, max=3600, show_default=False,
-            help="Seconds a connection has to send a whole request head before it is closed;"
-            " 5 unless given.",
+        _seconds(
+            "--head-timeout",
+            "a connection has to send a whole request head before it is closed",
+            default=5,
         ),
     ] = None,
 ) -> None:  # fmt: skip

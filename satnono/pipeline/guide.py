@@ -9,11 +9,11 @@ the others are (that 30x30 222,521 solutions in 10 s, Sierp 161,157; BENCHMARKS.
 The guide orders the colors tried, nothing else: the listing still gives every solution once.
 
 While the search for it runs, the listing waits: the stream closes its listing's threads
-and calls `guide_for`; the listing beside a count runs on the count's thread, which asks
-`GuideSearch` (the search on a thread of its own) between its other work. Either way the search
-has the cores: beside the stream's threads, a random 45x45 gave no solution in 150 s where
-`solve` finds one in 58-114 s (BENCHMARKS.md, round 31). Where the search proves there is no
-solution, the listing need not go on.
+and calls `guide_for`; the listing beside a count runs on the count's thread, which looks at
+the search (`guide_for` on a `runtime.background.Helper` thread) between its other work.
+Either way the search has the cores: beside the stream's threads, a random 45x45 gave no
+solution in 150 s where `solve` finds one in 58-114 s (BENCHMARKS.md, round 31). Where the
+search proves there is no solution, the listing need not go on.
 """
 
 from __future__ import annotations
@@ -24,14 +24,11 @@ from dataclasses import dataclass
 from satnono.backends import SearchOptions
 from satnono.core.grids import decided_colors
 from satnono.pipeline.prepare import Prepared
-from satnono.runtime.background import Background
 from satnono.runtime.deadline import Deadline
 
 #: Seconds the engine's listing may go without a first solution before a guide is sought
 #: (the listing waits meanwhile, and starts again guided when one is found).
 GUIDE_AFTER = 1.0
-#: Seconds `GuideSearch.close` waits for its thread: its solver is interrupted at once.
-CLOSE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -64,36 +61,3 @@ def guide_for(prepared: Prepared, deadline: Deadline) -> Sought:
     if len(found[0]) != prepared.puzzle.width * prepared.puzzle.height:
         return Sought(None)
     return Sought(tuple(decided_colors(found[0])), False, solver)
-
-
-class GuideSearch:
-    """`guide_for` on a thread of its own, started at once, within `deadline`: `answer()` is
-    None while it runs, then what it found (an error in it is Sought(None), with `error`
-    saying what went wrong: a guide only helps). `close()` stops it (its solver is
-    interrupted) and waits a moment for it."""
-
-    def __init__(self, prepared: Prepared, deadline: Deadline) -> None:
-        own = deadline.sooner(None)  # cancelled alone by `close`
-        self._work = Background(lambda: guide_for(prepared, own), own.cancel, "satnono-guide")
-        self.error: str | None = None
-
-    @property
-    def running(self) -> bool:
-        return not self._work.done()
-
-    def answer(self) -> Sought | None:
-        if self.running:
-            return None
-        try:
-            return self._work.result()
-        except Exception as error:
-            self.error = f"{type(error).__name__}: {error}"
-            return Sought(None)
-
-    def wait(self, seconds: float) -> None:
-        """Wait until it has ended, `seconds` at most."""
-        self._work.wait(seconds)
-
-    def close(self) -> None:
-        self._work.cancel()
-        self._work.wait(CLOSE_SECONDS)

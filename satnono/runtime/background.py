@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
+from satnono.runtime.deadline import Deadline
+
 T = TypeVar("T")
 
 #: Longest wait in one piece while the main thread waits for work (seconds).
@@ -70,6 +72,45 @@ class Background(Generic[T]):
             error, self._error = self._error, None
             raise error
         return self._value  # type: ignore[return-value]
+
+
+#: Seconds `Helper.close` waits for its thread: its solver is interrupted within a moment.
+HELPER_CLOSE = 2.0
+
+
+class Helper(Generic[T]):
+    """`work(deadline)` on a thread of its own, started at once, within a deadline of its own
+    that passes with `deadline` or when `close()` cancels it: work that helps the caller's (a
+    backbone beside a count, a guide for a listing) and must not outlive it. `answer()` is
+    what it returned once it has ended (None before; None too where it raised, and `error`
+    says what, for the caller's stats: a helper's bug must not end the work it helps).
+    `close()` stops it and waits HELPER_CLOSE seconds at most."""
+
+    def __init__(self, work: Callable[[Deadline], T], deadline: Deadline, name: str) -> None:
+        own = deadline.sooner(None)  # cancelled alone by `close`
+        self._work = Background(lambda: work(own), own.cancel, name)
+        self.error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return not self._work.done()
+
+    def answer(self) -> T | None:
+        if self.running:
+            return None
+        try:
+            return self._work.result()
+        except Exception as error:
+            self.error = f"{type(error).__name__}: {error}"
+            return None
+
+    def wait(self, seconds: float) -> None:
+        """Wait until it has ended, `seconds` at most."""
+        self._work.wait(seconds)
+
+    def close(self) -> None:
+        self._work.cancel()
+        self._work.wait(HELPER_CLOSE)
 
 
 def run_off_main_thread(work: Callable[[], T], cancel: Callable[[], None], name: str) -> T:

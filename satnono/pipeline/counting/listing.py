@@ -26,8 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from satnono.logic.native import Engine
-from satnono.pipeline.guide import GUIDE_AFTER, GuideSearch
+from satnono.pipeline.guide import GUIDE_AFTER, Sought, guide_for
 from satnono.pipeline.prepare import Prepared
+from satnono.runtime.background import Helper
 from satnono.runtime.deadline import Deadline
 
 #: Solutions listed at most before the listing gives up: 8-16 s of a core on a random 25x25
@@ -76,7 +77,7 @@ class NativeListing:
         # and the layers' setup would take the first slice past its end (1.2 s on Faase).
         self._solutions = engine.solutions(list(prepared.domains), layers=False)
         self._started = time.perf_counter()
-        self._seeking: GuideSearch | None = None  # None again once its answer was taken
+        self._seeking: Helper[Sought] | None = None  # None again once its answer was taken
         self._asked = False  # a guide was sought (once at most)
         self._none = False  # the guide's search proved there is no solution
         #: What went wrong in the search for a guide, if anything (for the stats).
@@ -130,12 +131,17 @@ class NativeListing:
             due = time.perf_counter() - self._started >= GUIDE_AFTER
             if due and not self._asked and not deadline.expired():
                 self._asked = True
-                self._seeking = GuideSearch(self._prepared, deadline)
+                prepared = self._prepared
+                self._seeking = Helper(
+                    lambda until: guide_for(prepared, until), deadline, "satnono-guide"
+                )
+            return
+        if self._seeking.running:
             return
         sought = self._seeking.answer()
-        if sought is None:
-            return
         self.guide_error, self._seeking = self._seeking.error, None
+        if sought is None:  # its search went wrong: the listing goes on unguided
+            return
         if sought.unsolvable:
             self._none = True
         elif sought.colors is not None:

@@ -14,14 +14,13 @@ where before Ganak's answer came after 27 s); Marley's lower bound after 30 s ri
 The backbone costs SAT calls (Marley 1.4 s, Lion 6 s, Sierp over 20 s, where it finds
 nothing), so a count asks for it only once its own search has had a head start
 (`BACKBONE_AFTER`) and is still going (every example, the corpus and all but seven survey and
-corpus puzzles are counted before then), and settles it on a thread of its own (`Beside`)
+corpus puzzles are counted before then), and settles it on a thread of its own (`Settling`)
 while the count, its listing and the counters go on: where it fixes nothing, they have lost
 only the share of the cores it took.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -29,6 +28,7 @@ from dataclasses import dataclass, replace
 from satnono.core.model import Grid
 from satnono.pipeline.backbone import backbone
 from satnono.pipeline.prepare import Prepared, prepare
+from satnono.runtime.background import Helper
 from satnono.runtime.deadline import Deadline, Timeout
 
 #: Seconds the engine's count runs before the backbone is settled beside it, as long as it
@@ -63,7 +63,7 @@ def narrowed_by_backbone(
     fixes no cell line logic left open (or the deadline passes first). `known` are verified
     solutions (each saves a SAT call), `seen` the colors each cell took in solutions listed
     before (a domain bitmask a cell: no SAT call flips those it shows in two colors). One
-    solver, in this process (it runs beside the count, on a thread: `Beside`).
+    solver, in this process (it runs beside the count, on a thread: `Settling`).
     A partial backbone (the deadline passed) fixes only the cells it settled: each of those
     is proven."""
     started = time.perf_counter()
@@ -90,50 +90,14 @@ def narrowed_by_backbone(
     return Narrowed(again, fixed, time.perf_counter() - started, found.exact)
 
 
-class Beside:
-    """`narrowed_by_backbone` on a thread of its own, started at once: `ready()` once it has
-    ended, then `narrowed` (None: nothing fixed) or `error` (what went wrong, for the stats:
-    the count goes on without it). `close()` stops it within a moment (its solver is
-    interrupted) and waits for it."""
-
-    def __init__(
-        self,
-        prepared: Prepared,
-        deadline: Deadline,
-        known: Sequence[Grid] = (),
-        seen: Sequence[int] = (),
-    ) -> None:
-        self.narrowed: Narrowed | None = None
-        self.error: str | None = None
-        self._deadline = deadline.sooner(None)  # cancelled alone by `close`
-        self._thread = threading.Thread(
-            target=self._run, args=(prepared, self._deadline, tuple(known), tuple(seen)),
-            name="satnono-backbone", daemon=True,
-        )  # fmt: skip
-        self._thread.start()
-
-    def _run(
-        self, prepared: Prepared, deadline: Deadline, known: Sequence[Grid], seen: Sequence[int]
-    ) -> None:
-        try:
-            self.narrowed = narrowed_by_backbone(prepared, deadline, known, seen=seen)
-        except Exception as error:  # a bug here must not end the count it only helps
-            self.error = f"{type(error).__name__}: {error}"
-
-    def ready(self) -> bool:
-        return not self._thread.is_alive()
-
-    def close(self) -> None:
-        self._deadline.cancel()
-        self._thread.join(CLOSE_SECONDS)
-
-
 class Settling:
     """The backbone beside one count (or a sampler's count), from start to end: started once
-    due, its narrowing taken once settled, closed with the count."""
+    due (`narrowed_by_backbone` on a thread of its own, its solver interrupted when closed),
+    its narrowing taken once settled (None: nothing fixed; `error`: what went wrong, for the
+    stats, the count going on without it), closed with the count."""
 
     def __init__(self) -> None:
-        self.beside: Beside | None = None
+        self.beside: Helper[Narrowed | None] | None = None
         self.taken = False
 
     @property
@@ -160,17 +124,17 @@ class Settling:
         `known` and `seen()` (asked when it starts): see `narrowed_by_backbone`."""
         if self.beside is None:
             if searching and time.perf_counter() - started >= BACKBONE_AFTER:
-                self.beside = Beside(prepared, deadline, known, seen())
+                known, colors = tuple(known), tuple(seen())
+                self.beside = Helper(
+                    lambda until: narrowed_by_backbone(prepared, until, known, colors),
+                    deadline, "satnono-backbone",
+                )  # fmt: skip
             return None
-        if self.taken or not self.beside.ready():
+        if self.taken or self.beside.running:
             return None
         self.taken = True
-        return self.beside.narrowed
+        return self.beside.answer()
 
     def close(self) -> None:
         if self.beside is not None:
             self.beside.close()
-
-
-#: Seconds `Beside.close` waits for the thread: its solver is interrupted within a moment.
-CLOSE_SECONDS = 2.0
