@@ -55,13 +55,16 @@ pub struct BlocksCnf {
 
 /// The blocks formula of `scope`'s lines under `domains`; None when one of them has a
 /// blotted number (the Python encoder takes those); stopped when `deadline` passes (looked at
-/// before each line).
+/// first, for the cells' literals take a while on a large grid, and before each line).
 pub fn residual(
     puzzle: &Puzzle,
     domains: &[u128],
     scope: &[usize],
     deadline: Option<Instant>,
 ) -> Result<Option<BlocksCnf>, Stopped> {
+    if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+        return Err(Stopped::Timeout);
+    }
     let lines = unfinished(puzzle, domains, scope.iter().copied());
     if lines
         .iter()

@@ -32,8 +32,12 @@ use crate::search::parallel::Listing;
 use crate::search::rotation::{Rotation, Told, ROTATE_NODES};
 use crate::search::{Event, Guide};
 
-/// Nodes between two looks at the clock.
+/// Nodes between two looks at the clock, at most; fewer on a large board, whose nodes take
+/// longer (`look_every`).
 const LOOK_EVERY: u64 = 256;
+/// Cells times nodes between two looks at the clock: a node's line logic takes time about in
+/// proportion to the board's size (a random 1000x1000: 256 nodes took seconds).
+const LOOK_CELLS: u64 = 1 << 17;
 /// Nodes of the plain search without a solution after which the probing search takes over
 /// (a few milliseconds of line logic; see the module's comment).
 pub const PROBE_AFTER: u64 = 4_096;
@@ -111,6 +115,8 @@ pub struct Enumerator<const W: usize> {
     started: bool,
     done: bool,
     pub nodes: u64,
+    /// Nodes between two looks at the clock (LOOK_EVERY, fewer on a large board).
+    look_every: u64,
     /// Plain nodes since the last solution (or the start), and how many make it dry.
     dry: u64,
     knobs: Knobs,
@@ -144,6 +150,7 @@ impl<const W: usize> Enumerator<W> {
             started: false,
             done: false,
             nodes: 0,
+            look_every: (LOOK_CELLS / puzzle.cells().max(1) as u64).clamp(1, LOOK_EVERY),
             dry: 0,
             knobs,
             layered: None,
@@ -236,7 +243,7 @@ impl<const W: usize> Enumerator<W> {
             }
             self.nodes += 1;
             self.dry += 1;
-            if self.nodes.is_multiple_of(LOOK_EVERY) && past(deadline) {
+            if self.nodes.is_multiple_of(self.look_every) && past(deadline) {
                 return Step::Paused;
             }
             let Some(frame) = self.stack.last_mut() else {
@@ -252,6 +259,9 @@ impl<const W: usize> Enumerator<W> {
             let color = left.trailing_zeros();
             frame.left &= left - 1;
             board.assign(puzzle, self.order[at], 1u128 << color);
+            // Not stopped midway by the deadline: a node's line logic, however long, is
+            // one step (stopped and taken again, one longer than the caller's slice would
+            // never end); the clock is looked at between nodes instead (`look_every`).
             if board.propagate(puzzle, None) != Outcome::Fixpoint {
                 continue;
             }
@@ -338,8 +348,9 @@ impl<const W: usize> Enumerator<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::tests::{brute_force, mixed_puzzle};
+    use crate::count::tests::{brute_force, mixed_puzzle, random_puzzle};
     use std::collections::HashSet;
+    use std::time::Duration;
 
     #[test]
     fn every_solution_once() {
@@ -405,6 +416,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_large_board_is_paused_near_its_deadline() {
+        // A random 300x300: a node's line logic takes about a millisecond there, and looking
+        // at the clock every 256 nodes overran a 10 ms slice by a tenth of a second (a
+        // stream of a 1000x1000 overran its whole deadline by 2 s).
+        let mut seed = 0x5EED_0011u64;
+        let puzzle = Arc::new(random_puzzle(300, 300, 2, 45, false, &mut seed));
+        assert_eq!(crate::engine::words_for(300), 8);
+        let knobs = Knobs {
+            from_layers: false,
+            probe_after: u64::MAX, // the plain search, whose clock this is
+            ..Knobs::default()
+        };
+        let mut enumerator = Enumerator::<8>::with(&puzzle, &puzzle.initial_domains(), knobs);
+        let _ = enumerator.next(&puzzle, Some(Instant::now())); // the root's line logic
+        let mut worst = Duration::ZERO;
+        for _ in 0..20 {
+            let slice = Instant::now() + Duration::from_millis(10);
+            assert!(matches!(
+                enumerator.next(&puzzle, Some(slice)),
+                Step::Paused
+            ));
+            worst = worst.max(Instant::now().saturating_duration_since(slice));
+        }
+        assert!(worst < Duration::from_millis(80), "{worst:?} past a slice");
     }
 
     fn every_solution_once_when(puzzle: &Arc<Puzzle>, knobs: Knobs, case: usize) {
