@@ -75,6 +75,26 @@ def test_a_deadline_leaves_only_proven_answers() -> None:
         assert exact.colors[cell] & ~colors == 0
 
 
+def test_a_deadline_passed_while_the_formula_is_made_or_loaded_leaves_it_unsettled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A wide residual's formula takes seconds to make and to load (a random 300x300's 16
+    million clauses, 33 s into Glucose): both keep the deadline, and the backbone then reports
+    the component unsettled instead of raising (a sample's backbone overran by 2.5 s)."""
+    board = puzzle_from_grid(switch_board(2, 3))
+    prepared = prepare(board)
+    for place in ("encode_puzzle", "SatSolver"):
+
+        def late(*_: object, **__: object) -> None:
+            raise satnono.pipeline.backbone.Timeout
+
+        monkeypatch.setattr(satnono.pipeline.backbone, place, late)
+        found = backbone(prepared, workers=1)
+        monkeypatch.undo()
+        assert found is not None and not found.exact, place
+        assert set(found.unsettled) == set(prepared.residual().cells()), place
+
+
 def test_cells_flipped_before_the_deadline_stay_settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """A deadline (or Ctrl-C) keeps the cells already seen in both colors as ambiguous: an
     interrupted analyze of Sierp reported 349 settled cells after its progress showed 531."""

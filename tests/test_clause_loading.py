@@ -159,3 +159,15 @@ def test_loading_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("cadical195", "glucose3"):
         with Solver(name=name) as solver, pytest.raises(Timeout):
             add_clauses(solver, formula.clauses, Deadline(0))
+
+
+def test_a_solver_is_loaded_within_its_deadline() -> None:
+    """`SatSolver` hands its deadline to the loading (a backbone's Glucose took 33 s to load a
+    300x300's clauses, past every deadline): Timeout once it has passed, the solver freed."""
+    from satnono.runtime.sat_solvers import SatSolver
+
+    clauses = [[1, 2], [-1, 2]] * (2 * clause_loading.LOAD_CHUNK)
+    with pytest.raises(Timeout):
+        SatSolver("glucose42", Deadline(0), clauses)
+    with SatSolver("glucose42", Deadline(None), clauses) as sat:
+        assert sat.solve() is True

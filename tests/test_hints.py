@@ -228,6 +228,18 @@ def test_cli_line_only(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "--proof" in refused.stderr
 
 
+def test_a_hint_keeps_its_deadline_while_it_solves_the_lines() -> None:
+    """The lines are solved in batches with a look at the deadline between them, and each
+    line's reason after one (a 1000x1000 grid's hint overran its deadline by a second)."""
+    from satnono.runtime.deadline import Deadline, Timeout
+
+    puzzle = read_puzzle(EXAMPLES / "duck.non")
+    domains = partial_domains(puzzle, None)
+    assert hint(puzzle, domains).kind == "line"
+    with pytest.raises(Timeout):
+        hint(puzzle, domains, Deadline(0))
+
+
 def test_an_interrupted_hint_gives_the_steps_it_found(tmp_path: Path) -> None:
     """Ctrl-C during `hint --steps N` printed only 'satnono: interrupted': now the steps found
     so far, the grid after them, and how many there were."""

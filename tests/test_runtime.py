@@ -16,7 +16,7 @@ import pytest
 import satnono
 from satnono.runtime.background import Background, HandOver, run_off_main_thread
 from satnono.runtime.child import Send
-from satnono.runtime.deadline import Deadline
+from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.race import Race
 from support import EXAMPLES, children
 
@@ -208,8 +208,11 @@ def test_a_deadline_passed_by_its_own_rule_stops_a_solve_before_it_starts(name: 
     0.25 s, the listing 0.5 s more, 64 solves of 7 ms each, each too short to be stopped)."""
     from satnono.runtime.sat_solvers import SatSolver
 
-    with SatSolver(name, _EndedByItsRule(), [[1, 2], [-1]]) as solver:
+    with SatSolver(name, Deadline(None), [[1, 2], [-1]]) as solver:
+        solver.deadline = _EndedByItsRule()  # passed once loaded (loading looks at it too)
         assert solver.solve() is None
+    with pytest.raises(Timeout):  # a formula is never left loaded in part
+        SatSolver(name, _EndedByItsRule(), [[1, 2], [-1]])
     with SatSolver(name, Deadline(None), [[1, 2], [-1]]) as solver:
         assert solver.solve() is True
 

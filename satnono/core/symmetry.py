@@ -12,6 +12,7 @@ images show as well: the backbone settles a cell and its images with one SAT cal
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from satnono.core.model import Clue, Puzzle
@@ -52,26 +53,36 @@ def symmetries(puzzle: Puzzle) -> dict[str, tuple[int, ...]]:
 
 
 def _keeps_clues(puzzle: Puzzle, move: _Move) -> bool:
-    """Whether every line of the image has the clue of the line it comes from."""
+    """Whether every line of the image has the clue of the line it comes from. A flip or turn
+    takes a whole line to a whole line, so its two ends say which (and which way): a check
+    per line, not per cell (a 1000 x 1000 grid's cells took seconds)."""
     height, width = puzzle.height, puzzle.width
-    lines = [
-        (puzzle.rows[row], [move(row, column, height, width) for column in range(width)])
+    rows = (
+        (puzzle.rows[row], move(row, 0, height, width), move(row, width - 1, height, width))
         for row in range(height)
-    ] + [
-        (puzzle.columns[column], [move(row, column, height, width) for row in range(height)])
+    )
+    columns = (
+        (
+            puzzle.columns[column],
+            move(0, column, height, width),
+            move(height - 1, column, height, width),
+        )
         for column in range(width)
-    ]
-    return all(_source_clue(puzzle, cells) == clue for clue, cells in lines)
+    )
+    return all(
+        _source_clue(puzzle, first, last) == clue
+        for clue, first, last in itertools.chain(rows, columns)
+    )
 
 
-def _source_clue(puzzle: Puzzle, cells: list[tuple[int, int]]) -> Clue | None:
-    """The clue of the original line that `cells` (in the image line's order) run along, as
-    read in that order; None when they are not one whole line."""
-    (first_row, first_column), (last_row, last_column) = cells[0], cells[-1]
-    if all(row == first_row for row, _ in cells) and len(cells) == puzzle.width:
+def _source_clue(puzzle: Puzzle, first: tuple[int, int], last: tuple[int, int]) -> Clue | None:
+    """The clue of the original line that runs from cell `first` to cell `last` (the ends of a
+    line of the image, in its order), as read that way; None when it is not a whole line."""
+    (first_row, first_column), (last_row, last_column) = first, last
+    if first_row == last_row and abs(last_column - first_column) == puzzle.width - 1:
         clue = puzzle.rows[first_row]
         backwards = first_column > last_column
-    elif all(column == first_column for _, column in cells) and len(cells) == puzzle.height:
+    elif first_column == last_column and abs(last_row - first_row) == puzzle.height - 1:
         clue = puzzle.columns[first_column]
         backwards = first_row > last_row
     else:

@@ -38,15 +38,27 @@ def components(
     for line in scope:
         if line >= height:
             continue  # every undecided cell is seen from its row
-        for cell in geometry.cells[line]:
-            domain = domains[cell]
-            if domain & (domain - 1):
-                column = height + cell % width
-                active.add(line)
-                active.add(column)
-                a, b = find(line), find(column)
-                if a != b:
-                    parent[a] = b
+        start = line * width
+        columns = [
+            height + column
+            for column, domain in enumerate(domains[start : start + width])
+            if domain & (domain - 1)
+        ]
+        if not columns:
+            continue
+        # The row's component is hung under its columns' (a row at a time, the common case
+        # without a call: a 1000 x 1000 grid's cells one by one took a second). On a large
+        # component its root then stays put, and each column points at it.
+        active.add(line)
+        active.update(columns)
+        root = find(line)
+        for column in columns:
+            other = parent[column]
+            if parent[other] != other:
+                other = find(column)
+            if other != root:
+                parent[root] = other
+                root = other
     groups: dict[int, list[int]] = {}
     for line in sorted(active):
         groups.setdefault(find(line), []).append(line)

@@ -29,6 +29,9 @@ Grade = Literal["line-solvable", "needs probing", "needs search", "no solution",
 
 #: A probe of every color of a cell (Hint.probe), as an "either way" step has.
 EVERY_COLOR = -1
+#: Cells of the lines solved in one call of the engine's line solver, between two looks at
+#: the deadline.
+SOLVED_AT_ONCE = 50_000
 #: The reasons a line forces cells, simplest first (the order a person meets them).
 LINE_REASONS = ("empty line", "full line", "overlap", "complete", "edge", "placements")
 
@@ -139,15 +142,28 @@ class _Lines:
         self.cells = [tuple(puzzle.line_cells(line)) for line in range(puzzle.line_count)]
         self.clues = [_pairs(puzzle.line_clue(line)) for line in range(puzzle.line_count)]
         self.colors = len(puzzle.palette)
-        #: What each line's clue alone forces (computed once).
-        blank = [full_domain(puzzle)]
-        self.alone = self.solve([(line, blank * len(self.cells[line])) for line in self.lines()])
 
     def lines(self) -> range:
         return range(self.puzzle.line_count)
 
-    def solve(self, asked: Sequence[tuple[int, list[int]]]) -> list[list[int] | None]:
-        return solve_lines(self.colors, [(self.clues[line], doms) for line, doms in asked])
+    def solve(
+        self, asked: Sequence[tuple[int, list[int]]], deadline: Deadline | None = None
+    ) -> list[list[int] | None]:
+        """Each line asked solved on its cells' domains; Timeout when `deadline` passes
+        first, looked at between batches of SOLVED_AT_ONCE cells (a 1000 x 1000 grid's
+        lines take a second in all)."""
+        solved: list[list[int] | None] = []
+        batch: list[tuple[Sequence[tuple[int, int]], list[int]]] = []
+        cells = 0
+        for number, (line, doms) in enumerate(asked):
+            batch.append((self.clues[line], doms))
+            cells += len(doms)
+            if cells >= SOLVED_AT_ONCE or number == len(asked) - 1:
+                if deadline is not None and deadline.expired():
+                    raise Timeout
+                solved += solve_lines(self.colors, batch)
+                batch, cells = [], 0
+        return solved
 
     def reason(self, line: int, before: list[int], after: list[int]) -> str:
         """Why the line forces what it does (LINE_REASONS), by re-solving with less known."""
@@ -181,8 +197,6 @@ class _Lines:
         """What the clue alone forces in the cells between the known empty ends."""
         lead = next((p for p, d in enumerate(before) if d != 1), len(before))
         open_cells = self.open(before)
-        if lead == 0 and open_cells == len(before):
-            return self.alone[line]
         trimmed = self.solve([(line, [full_domain(self.puzzle)] * open_cells)])[0]
         if trimmed is None:
             return None
@@ -216,7 +230,7 @@ def hint(puzzle: Puzzle, domains: Sequence[int], deadline: Deadline | None = Non
     lines = _Lines(puzzle)
     state = list(domains)
     asked = [(line, [state[c] for c in lines.cells[line]]) for line in lines.lines()]
-    solved = lines.solve(asked)
+    solved = lines.solve(asked, deadline)
     best: tuple[tuple[int, int, int], Hint] | None = None
     for (line, before), after in zip(asked, solved, strict=True):
         clue = puzzle.clue_text(puzzle.line_clue(line))
@@ -238,6 +252,8 @@ def hint(puzzle: Puzzle, domains: Sequence[int], deadline: Deadline | None = Non
         changed = [(p, d) for p, (b, d) in enumerate(zip(before, after, strict=True)) if b != d]
         if not changed:
             continue
+        if deadline.expired():  # each line's reason solves it again: a wide grid's take long
+            raise Timeout
         reason = lines.reason(line, before, after)
         rank = (LINE_REASONS.index(reason), -len(changed), line)
         if best is not None and rank >= best[0]:

@@ -177,7 +177,13 @@ class SatSolver(Stoppable):
         self.own_name = name
         self.solver: Any = configured_solver(name, options, with_proof)
         if clauses:
-            add_clauses(self.solver, clauses)
+            # Within the deadline (Timeout when it passes): a wide formula takes seconds to
+            # load (16 million clauses, 33 s into Glucose).
+            try:
+                add_clauses(self.solver, clauses, deadline)
+            except BaseException:
+                self.solver.delete()
+                raise
 
     def replace(self, solver: Any) -> None:
         """Use `solver` from now on; the previous one is deleted."""
