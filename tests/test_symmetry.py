@@ -138,3 +138,22 @@ def test_a_component_that_is_the_image_of_another_takes_no_call(
     assert list(symmetries(board)) == ["turn half"] and len(prepare(board).parts()) == 2
     assert _settled(board, monkeypatch, True)[0] == tuple(brute_force_colors(board) or ())
     _fewer_calls(board, monkeypatch)
+
+
+def test_where_each_cell_goes_is_the_move_undone_cell_by_cell() -> None:
+    """The destinations are made a row at a time from the inverse move; held to the definition
+    (cell `c` of a solution is cell `moved[c]` of its image), cell by cell, on every shape."""
+    from satnono.core.symmetry import _INVERSE, _destinations
+
+    for height in range(1, 7):
+        for width in range(1, 7):
+            for name, (move, square) in _MOVES.items():
+                if square and height != width:
+                    continue
+                expected = [0] * (height * width)
+                for row in range(height):
+                    for column in range(width):
+                        source_row, source_column = move(row, column, height, width)
+                        expected[source_row * width + source_column] = row * width + column
+                inverse = _MOVES[_INVERSE.get(name, name)][0]
+                assert _destinations(inverse, height, width) == tuple(expected), name
