@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pytest
+from pytest import MonkeyPatch
 from typer.testing import CliRunner
 
 from satnono.cli import app
@@ -89,3 +91,33 @@ def test_render_the_json_of_solve_from_a_pipe(tmp_path: Path) -> None:
     text = (EXAMPLES / "duck.non").read_text(encoding="utf-8")
     done = run_satnono("render", "-", "-o", str(tmp_path / "y.svg"), input=text)
     assert done.returncode == 0 and "unique solution" in done.stderr + done.stdout
+
+
+def test_a_picture_is_drawn_within_the_timeout(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    """Drawing keeps the deadline too, with PICTURE_GRACE past what solving left (a 1000x1000's
+    PNG took 71 s past `solve --png --timeout 3`): Timeout from `render`, no file; on the
+    command line exit 3 and one line on stderr. Here the grace is taken away, so even the duck
+    is late."""
+    import satnono
+    import satnono.puzzles
+
+    duck = satnono.read_puzzle(EXAMPLES / "duck.non")
+    svg = tmp_path / "duck.svg"
+    monkeypatch.setattr(satnono.puzzles, "PICTURE_GRACE", 0.0)
+    with pytest.raises(satnono.Timeout):
+        satnono.render(duck, None, svg, show="blank", timeout=0)
+    assert not svg.exists()
+    monkeypatch.undo()
+    satnono.render(duck, None, svg, show="blank", timeout=0)  # within the grace
+    assert svg.exists()
+    svg.unlink()
+
+    def late(*_: object, **__: object) -> str:
+        raise satnono.Timeout
+
+    monkeypatch.setattr(satnono, "render", late)
+    for command in (["render", str(EXAMPLES / "duck.non"), "-o", str(svg)],
+                    ["solve", str(EXAMPLES / "duck.non"), "--svg", str(svg), "-q"],
+                    ["analyze", str(EXAMPLES / "duck.non"), "--picture", str(svg)]):  # fmt: skip
+        code, _, err = run(*command)
+        assert code == 3 and "not drawn" in err and not svg.exists(), command

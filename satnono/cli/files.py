@@ -209,7 +209,8 @@ def render(
     ] = None,
     backend: BackendOpt = satnono.DEFAULT_BACKEND,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0, help="Time allowed for solving each puzzle.")
+        float,
+        typer.Option("--timeout", min=0, help="Time allowed for solving and drawing each puzzle."),
     ] = 60.0,
     fmt: FormatOpt = None,
     index: IndexOpt = 1,
@@ -222,7 +223,11 @@ def render(
     )
     if recorded:
         puzzle, grid, caption = satnono.read_recorded_solution(sources[0])
-        _draw(output, to, lambda path: satnono.render(puzzle, grid, path, caption))
+        try:
+            _draw(output, to, lambda p: satnono.render(puzzle, grid, p, caption, timeout=timeout))
+        except satnono.Timeout:
+            say(printable(present.not_drawn_line(str(output))))
+            raise SystemExit(EXIT_TIMEOUT) from None
         return
     where = OutputFolder(output, sources, "--output")
 
@@ -231,10 +236,14 @@ def render(
     ) -> int:
         target = where.path_for(source, f".{to or 'svg'}") or output
         name = puzzle.title or "puzzle"
-        _draw(target, to, lambda path: satnono.render(
-            puzzle, None, path, name if what is Show.blank else None, show=what.value,
-            backend=backend, timeout=within.remaining(),
-        ))  # fmt: skip
+        try:
+            _draw(target, to, lambda path: satnono.render(
+                puzzle, None, path, name if what is Show.blank else None, show=what.value,
+                backend=backend, timeout=within.remaining(),
+            ))  # fmt: skip
+        except satnono.Timeout:  # solving and drawing keep --timeout
+            say(printable(present.not_drawn_line(str(target), label)))
+            return EXIT_TIMEOUT
         return EXIT_SOLVED
 
     raise SystemExit(each_puzzle(sources, fmt, index, timeout, None, render_one))

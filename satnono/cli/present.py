@@ -246,3 +246,13 @@ def certificate_line(result: Any) -> str:
     return (f"certificate of {made.verdict} in {made.folder} ({made.encoding} CNF{steps}, "
             f"{made.seconds:.2f} s), {checked}; check it again with: "
             f"satnono check-proof {made.folder}")  # fmt: skip
+
+
+def not_drawn_line(what: str, label: str | None = None) -> str:
+    """Said on stderr when a picture (`what`: its file, or the puzzle) was not drawn because
+    --timeout passed first (satnono.render keeps it, with a grace for the drawing)."""
+    start = f"{label}: " if label else ""
+    return (
+        f"satnono: {start}{what}: not drawn: the picture took longer than --timeout left it "
+        "(give a longer one)"
+    )

@@ -15,6 +15,7 @@ from satnono.cli import present
 from satnono.cli.each import SearchArgs, check_search_options, each_puzzle, several
 from satnono.cli.process import (
     EXIT_INTERRUPTED,
+    EXIT_TIMEOUT,
     ctrl_c_once,
     exit_code,
     print_json,
@@ -134,11 +135,11 @@ def _solve_one(
                 text.interrupted(progress.domains, describe(progress), label)
             raise SystemExit(EXIT_INTERRUPTED) from None
     first = text.first if text.first is not None else (found[0] if found else None)
-    for picture in (args.svg, args.png):
-        if picture is not None:
-            caption = f"{puzzle.title}: {result.verdict}" if puzzle.title else result.verdict
-            partial = None if first is not None else progress.domains
-            satnono.render(puzzle, first, picture, caption, partial=partial)
+    undrawn = [
+        picture
+        for picture in (args.svg, args.png)
+        if picture is not None and not _drawn(puzzle, result, first, progress, picture, within)
+    ]
     if json_output or json_lines:
         every = None if json_lines else contract.Listed(tuple(listed))
         print_json(contract.solve_object(source, result, None, every))
@@ -153,7 +154,28 @@ def _solve_one(
         if wrong:
             say(printable(f"satnono: note: {label + ': ' if label else ''}the goal stored in "
                           "the file is not a solution of its clues"))  # fmt: skip
-    return exit_code(result.status, result.solutions_found)
+    return EXIT_TIMEOUT if undrawn else exit_code(result.status, result.solutions_found)
+
+
+def _drawn(
+    puzzle: satnono.Puzzle,
+    result: satnono.SolveResult,
+    first: satnono.Grid | None,
+    progress: satnono.Progress,
+    picture: Path,
+    within: satnono.Deadline,
+) -> bool:
+    """--svg or --png: the first solution (else what the search decided) drawn into `picture`
+    within the puzzle's deadline (and `render`'s grace past it); False, said on stderr, when
+    it could not be drawn in time (a 1000 x 1000's PNG took 71 s past --timeout 3)."""
+    caption = f"{puzzle.title}: {result.verdict}" if puzzle.title else result.verdict
+    partial = None if first is not None else progress.domains
+    try:
+        satnono.render(puzzle, first, picture, caption, partial=partial, timeout=within.remaining())
+    except satnono.Timeout:
+        say(printable(present.not_drawn_line(str(picture))))
+        return False
+    return True
 
 
 def _check_line_only(args: SolveArgs) -> None:

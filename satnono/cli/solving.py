@@ -32,6 +32,7 @@ from satnono.cli.options import (
 )
 from satnono.cli.process import (
     EXIT_INTERRUPTED,
+    EXIT_TIMEOUT,
     console,
     exit_code,
     handles_errors,
@@ -327,11 +328,18 @@ def analyze(
                 deadline=within,
                 progress=progress,
             )
+        drawn = picture is None
         with reporting(pressed.is_set()):
             if picture is not None:
-                satnono.render(loaded, None, picture, analysis=analysis)
+                try:
+                    satnono.render(
+                        loaded, None, picture, analysis=analysis, timeout=within.remaining()
+                    )
+                    drawn = True
+                except satnono.Timeout:
+                    say(printable(present.not_drawn_line(str(picture), label)))
             if json_output:
-                where = None if picture is None else str(picture)
+                where = None if picture is None or not drawn else str(picture)
                 print_json(contract.analysis_object(source, analysis, where))
             else:
                 if label is not None:
@@ -343,6 +351,8 @@ def analyze(
         if pressed.is_set() and analysis.timed_out:
             say("satnono: interrupted: the analysis above is what was found so far")
             raise SystemExit(EXIT_INTERRUPTED)
+        if not drawn:  # the picture asked for is missing: the timeout's code
+            return EXIT_TIMEOUT
         unknown = analysis.difficulty == "unknown"
         return exit_code("timeout" if unknown else "", analysis.solutions)
 

@@ -70,8 +70,10 @@ def write_picture(
     path: str | Path,
     highlight: Collection[int] = (),
     caption: str | None = None,
+    deadline: Deadline | None = None,
 ) -> None:
-    """Write an SVG or a PNG picture, chosen by the suffix of `path`.
+    """Write an SVG or a PNG picture, chosen by the suffix of `path`, drawn within `deadline`
+    (see `picture_bytes`: Timeout when it passes first, and nothing is written).
 
     Raises InputError for another suffix or when the file cannot be written.
     """
@@ -81,7 +83,7 @@ def write_picture(
             f"cannot tell the picture format from {suffix or 'no suffix'!r}: use .svg or .png",
             path,
         )
-    data = picture_bytes(puzzle, domains, highlight, caption, suffix[1:])
+    data = picture_bytes(puzzle, domains, highlight, caption, suffix[1:], deadline)
     try:
         Path(path).write_bytes(data)
     except OSError as error:
