@@ -64,3 +64,30 @@ def test_corpus_sample_agrees_with_sat(backend: str, path: Path) -> None:
         pytest.skip(f"{backend} is known to need more than 60 s on {path.stem}")
     for puzzle in read_puzzles(path):
         _agree(puzzle, backend, limit=3)
+
+
+def test_a_deadline_passed_before_the_search_starts_no_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A deadline that passes in line logic or while a wide grid's components are found (a
+    third of a second on a 1000x1000) ends the solve as a timeout before any backend is loaded
+    and given the residual (which took 0.6 s more there)."""
+    import time
+
+    import satnono.pipeline.prepare
+    import satnono.pipeline.solutions
+    from satnono.formats import read_puzzle
+    from satnono.logic import components as found_by
+
+    def slow(*args: object, **kwargs: object) -> list[tuple[int, ...]]:
+        time.sleep(0.3)
+        return found_by.components(*args, **kwargs)  # type: ignore[arg-type]
+
+    def no_backend(name: str) -> None:
+        raise AssertionError(f"backend {name} loaded after the deadline")
+
+    monkeypatch.setattr(satnono.pipeline.prepare, "components", slow)
+    monkeypatch.setattr(satnono.pipeline.solutions, "load_backend", no_backend)
+    puzzle = read_puzzle(EXAMPLES / "needs-search-25.non")
+    result = solve(puzzle, backend="sat", timeout=0.2)
+    assert result.status == "timeout" and not result.complete

@@ -11,6 +11,8 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from satnono.backends import Residual
+from satnono.core.geometry import Geometry
 from satnono.core.grids import full_domain
 from satnono.core.model import Puzzle
 from satnono.logic.components import components
@@ -38,3 +40,9 @@ def test_components_are_the_connected_components(puzzle: Puzzle, data: st.DataOb
     # A component found earlier is closed: searching inside it finds it whole again.
     for part in found:
         assert components(propagator, domains, part) == [part]
+    # Its cells, as a backend's residual reads them (a row's pass, not the lines' cells).
+    geometry = Geometry(puzzle)
+    for part in found:
+        on_its_lines = {cell for line in part for cell in geometry.cells[line] if undecided[cell]}
+        residual = Residual(puzzle, geometry, tuple(domains), part)
+        assert residual.cells() == sorted(on_its_lines)

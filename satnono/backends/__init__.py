@@ -91,15 +91,10 @@ class Residual:
         domains = self.domains
         if self.lines is None:
             return [cell for cell, d in enumerate(domains) if d & (d - 1)]
-        cells = self.geometry.cells
-        return sorted(
-            {
-                cell
-                for line in self.lines
-                for cell in cells[line]
-                if domains[cell] & (domains[cell] - 1)
-            }
-        )
+        # Every undecided cell of a component is on one of its rows: one pass over the grid,
+        # where a set of the lines' cells took a third of a second on a 1000 x 1000.
+        rows, width = set(self.lines), self.puzzle.width
+        return [cell for cell, d in enumerate(domains) if d & (d - 1) and cell // width in rows]
 
     @property
     def unknown(self) -> int:

@@ -181,12 +181,14 @@ def solve(
     searched = replace(options or SearchOptions(), limit=limit)
 
     def search_phase(name: str = backend) -> SolveResult:
-        chosen_backend = load_backend(name)
-        search = chosen_backend.search
         # Small components first (a contradiction there ends the search early); the largest one
         # last, streaming: each of its solutions combines with every solution of the others.
         parts = prepared.parts()
         stats["components"] = len(parts)
+        if deadline.expired():  # passed in line logic, or in finding a wide grid's components
+            return finish(Status.TIMEOUT, False)
+        chosen_backend = load_backend(name)
+        search = chosen_backend.search
         chosen: list[list[Assignment]] = []
         exhausted = True
         solver: str | None = None
