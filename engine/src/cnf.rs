@@ -148,13 +148,7 @@ pub(crate) fn single(domain: u128) -> bool {
 }
 
 fn colors_of(domain: u128) -> Vec<u8> {
-    let mut colors = Vec::with_capacity(domain.count_ones() as usize);
-    let mut left = domain;
-    while left != 0 {
-        colors.push(left.trailing_zeros() as u8);
-        left &= left - 1;
-    }
-    colors
+    (0..128u8).filter(|&c| domain >> c & 1 == 1).collect()
 }
 
 /// The formula being built, as satnono.encode.cnf.CnfFormula builds it.

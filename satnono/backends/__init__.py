@@ -91,10 +91,15 @@ class Residual:
         domains = self.domains
         if self.lines is None:
             return [cell for cell, d in enumerate(domains) if d & (d - 1)]
-        # Every undecided cell of a component is on one of its rows: one pass over the grid,
-        # where a set of the lines' cells took a third of a second on a 1000 x 1000.
-        rows, width = set(self.lines), self.puzzle.width
-        return [cell for cell, d in enumerate(domains) if d & (d - 1) and cell // width in rows]
+        # Every undecided cell of a component is on one of its rows: a pass over those rows,
+        # where a set of all its lines' cells took a third of a second on a 1000 x 1000.
+        height, width = self.puzzle.height, self.puzzle.width
+        return [
+            cell
+            for row in sorted(line for line in self.lines if line < height)
+            for cell in range(row * width, (row + 1) * width)
+            if domains[cell] & (domains[cell] - 1)
+        ]
 
     @property
     def unknown(self) -> int:

@@ -228,15 +228,8 @@ def backbone(
 
 
 def _cells_of(prepared: Prepared, parts: Sequence[tuple[int, ...]]) -> list[int]:
-    """The undecided cells of the components `parts` (left unsettled by the deadline): each
-    undecided cell is in its row's component, so one pass over the grid finds them."""
-    rows = {line for lines in parts for line in lines}
-    width = prepared.puzzle.width
-    return [
-        cell
-        for cell, domain in enumerate(prepared.domains)
-        if domain & (domain - 1) and cell // width in rows
-    ]
+    """The undecided cells of the components `parts` (left unsettled by the deadline)."""
+    return [cell for lines in parts for cell in prepared.residual(lines).cells()]
 
 
 class _Settle:
