@@ -8,6 +8,7 @@
 use crate::bits::Bits;
 use crate::clue::Puzzle;
 use crate::count::segments::{Analysis, Machine};
+use crate::count::store::free_apart;
 use crate::grid::Grid;
 
 /// Every line's automaton and, per line, its last analysis with the state it was made for.
@@ -35,6 +36,8 @@ struct Slot<const W: usize> {
 /// of the budget holds empty, within these.
 const ANALYSES: usize = 1 << 16;
 const FEWEST: usize = 1 << 8;
+/// Bytes of analyses from which the table is freed on a thread of its own when dropped.
+const FREED_APART_BYTES: usize = 16 << 20;
 
 impl<const W: usize> Slot<W> {
     fn empty() -> Self {
@@ -113,15 +116,24 @@ impl<const W: usize> Lines<W> {
         slot.fits.then_some((&self.machines[line], &slot.analysis))
     }
 
-    /// Empty every slot but `kept` (their memory given back), for the budget.
+    /// Empty every slot but `kept` (their memory given back apart, as the store's: up to
+    /// 256 MB of analyses, 0.15 s to free on Sierp), for the budget.
     fn clear_but(&mut self, kept: usize) {
-        for (index, slot) in self.slots.iter_mut().enumerate() {
-            if index != kept {
-                *slot = Slot::empty();
-            }
-        }
+        let empty = (0..self.slots.len()).map(|_| Slot::empty()).collect();
+        let mut old = std::mem::replace(&mut self.slots, empty);
+        std::mem::swap(&mut self.slots[kept], &mut old[kept]);
+        free_apart(old);
         self.held = self.slots.len() * std::mem::size_of::<Slot<W>>() + self.slots[kept].bytes();
         self.clears += 1;
+    }
+}
+
+impl<const W: usize> Drop for Lines<W> {
+    /// The analyses freed apart when they hold much (see `clear_but`), else here.
+    fn drop(&mut self) {
+        if self.held >= FREED_APART_BYTES {
+            free_apart(std::mem::take(&mut self.slots));
+        }
     }
 }
 
