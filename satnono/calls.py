@@ -209,7 +209,8 @@ def count(
     the count so far (`solutions`, a lower bound). `memory` (megabytes, default 2048) bounds
     what the engine's count keeps: its store of sub-counts and its lines' analyses (an
     eighth, at most 256 MB) are emptied when full (the count goes on, slower), and a sweep
-    that would pass it gives way to the search.
+    that would pass it gives way to the search; each counter beside it (Ganak, ApproxMC) in
+    its child as much again, at least 64 MB (past it the counter drops out).
     """
     from satnono.pipeline.solutions import count as run
 

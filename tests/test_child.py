@@ -168,3 +168,22 @@ def test_two_threads_killing_a_child_at_once_close_its_pipes_once(
         for thread in threads:
             thread.join(10)
     assert errors == []
+
+
+def test_a_child_keeps_within_its_memory_beyond_what_it_was_forked_with(
+    no_children_left: None,
+) -> None:
+    """A counter's child held as much as it liked (Ganak's cache has no bound: Marley's child
+    527 MB after 240 s under `count --memory 64`). Bounded, an allocation past the bound fails
+    in the child, which says so; the same allocation within it goes through."""
+    from satnono.runtime.child import ForkedChild
+
+    def allocate(send: Send) -> None:
+        send(len(bytearray(200 << 20)))
+
+    with ForkedChild(allocate, "test", memory=400 << 20) as roomy:
+        assert roomy.receive(30) == 200 << 20
+    tight = ForkedChild(allocate, "test", memory=50 << 20)
+    with tight, pytest.raises(RuntimeError) as error:
+        tight.receive(30)
+    assert "the test process failed: out of memory: past its 50 MB (MemoryError" in str(error.value)

@@ -357,6 +357,37 @@ def test_ganak_wins_where_it_is_ahead_and_leaves_no_process() -> None:
     assert children() == []
 
 
+def test_a_counter_keeps_within_the_count_s_memory_and_the_count_goes_on(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Ganak, in its child, runs out of the count's memory (its C++ allocation fails, past the
+    bound its child is given): the count says why in its stats, prints nothing of Ganak's,
+    and the engine's count beside it is the answer."""
+    from satnono.pipeline.counting import race
+
+    monkeypatch.setattr(race, "COUNTER_MEMORY", 0)
+    puzzle = read_puzzle(EXAMPLES / "permutation-9.non")
+    knobs = CountKnobs(memory=4 << 20)
+    alone = count_solutions(puzzle, methods=("ganak",), knobs=knobs, deadline=Deadline(30))
+    assert not alone.exact
+    assert alone.stats["counter_errors"] == [
+        "the Ganak counter process failed: out of memory: past its 4 MB "
+        "(RuntimeError: std::bad_alloc)"
+    ]
+    both = count_solutions(puzzle, methods=("search", "ganak"), knobs=knobs, head_start=0)
+    assert (both.count, both.exact) == (PERMUTATION_9, True)
+    assert children() == []
+    assert capfd.readouterr() == ("", "")
+    # `count --json` says why a counter dropped out.
+    from satnono.output import contract
+
+    counted = count(puzzle)
+    assert "counter_errors" not in contract.count_object("p.non", counted)
+    counted.result.stats["counter_errors"] = alone.stats["counter_errors"]
+    said = contract.count_object("p.non", counted)["counter_errors"]
+    assert said == alone.stats["counter_errors"]
+
+
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/puzzles is absent")
 def test_a_frame_is_swept_band_by_band() -> None:
     """Center's residual is a frame of bands three and four cells wide: swept row by row or

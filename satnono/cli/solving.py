@@ -157,7 +157,8 @@ def count(
             min=16,
             max=2**20,
             help="Megabytes the count may keep (its store of sub-counts and line analyses, a "
-            "sweep's states).",
+            "sweep's states); each counter beside it (Ganak, ApproxMC) as many again, at "
+            "least 64.",
         ),
     ] = _COUNT.memory,
     backend: BackendOpt = _COUNT.backend,

@@ -264,6 +264,9 @@ def count_object(source: str, counted: CountResult) -> dict[str, Any]:
     backbone = counted.result.stats.get("backbone")
     if backbone is not None:  # the cells SAT proved backbone, fixed before the count went on
         data["backbone"] = backbone
+    dropped = counted.result.stats.get("counter_errors")
+    if dropped:  # why a counter in the race gave no answer (out of its memory, say)
+        data["counter_errors"] = dropped
     return data
 
 

@@ -54,17 +54,25 @@ class ForkedChild:
 
     The one primitive behind every process satnono starts for a solver or counter: the child
     dies with its parent (even one killed outright), ignores Ctrl-C (the parent handles it and
-    kills the child), optionally sends its C libraries' chatter on stdout to /dev/null, and
-    reports a failure as a message rather than a traceback. Leaving the `with` block (or
+    kills the child), optionally sends its C libraries' chatter on stdout and stderr to
+    /dev/null, may be given a memory bound, and reports a failure as a message rather than a
+    traceback. Leaving the `with` block (or
     `kill()`) kills and reaps it: no orphan, no zombie.
     """
 
     def __init__(
-        self, run: Callable[..., None], what: str, quiet: bool = False, inbox: bool = False
+        self,
+        run: Callable[..., None],
+        what: str,
+        quiet: bool = False,
+        inbox: bool = False,
+        memory: int | None = None,
     ) -> None:
         """`inbox` True gives the child a second pipe: `run(send, receive)`, where receive()
         waits for the next item the parent `post`s (a long-lived worker serving requests), and
-        receive(timeout) at most that long, then raises Timeout (0: only looks)."""
+        receive(timeout) at most that long, then raises Timeout (0: only looks). `memory`:
+        bytes the child may allocate beyond what it was forked with (`bound_memory`); past
+        them it fails with "out of memory"."""
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
@@ -73,7 +81,7 @@ class ForkedChild:
         # one's pipes and the fork would hold this child's ends of them, and its death would
         # then not close its pipe (a batch's worker threads fork their solvers at once).
         with _FORKING:
-            self._start(context, run, quiet, inbox)
+            self._start(context, run, quiet, inbox, memory)
         self.exitcode: int | None = None
         self.finished = False
         #: `kill` one thread at a time: a batch's main thread kills the solvers at Ctrl-C
@@ -82,7 +90,12 @@ class ForkedChild:
         self._killing = threading.Lock()
 
     def _start(
-        self, context: BaseContext, run: Callable[..., None], quiet: bool, inbox: bool
+        self,
+        context: BaseContext,
+        run: Callable[..., None],
+        quiet: bool,
+        inbox: bool,
+        memory: int | None,
     ) -> None:
         self.receiver, sender = context.Pipe(duplex=False)
         inbound, self.outbox = context.Pipe(duplex=False) if inbox else (None, None)  # type: ignore[var-annotated]
@@ -94,9 +107,12 @@ class ForkedChild:
             gc.freeze()
             die_with_parent(parent)
             leave_ctrl_c_to_parent()
-            if quiet:
+            if quiet:  # C libraries' chatter: Ganak's "ERROR: while reallocating clause
+                # space" on stderr when it runs out of its memory, besides what it reports
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+            bounded = memory is not None and bound_memory(memory)
             try:
                 if inbound is not None:
 
@@ -112,8 +128,11 @@ class ForkedChild:
             except BrokenPipeError:
                 pass
             except BaseException as error:  # reported by the parent, not as a traceback here
+                said = f"{type(error).__name__}: {error}"
+                if bounded and _out_of_memory(error):
+                    said = f"out of memory: past its {memory_text(memory or 0)} ({said})"
                 with contextlib.suppress(OSError):
-                    sender.send(_End(f"{type(error).__name__}: {error}"))
+                    sender.send(_End(said))
             finally:
                 sender.close()
 
@@ -210,6 +229,36 @@ class ForkedChild:
 
     def __exit__(self, *_: object) -> None:
         self.kill()
+
+
+def bound_memory(allowed: int) -> bool:
+    """In a forked child: allow it `allowed` bytes of data beyond what it holds now (its
+    RLIMIT_DATA: the heap and private mappings, the parent's inherited ones included, so the
+    bound is counted from them). An allocation past it fails: std::bad_alloc in a C++ library
+    (Ganak's and ApproxMC's bindings raise it as RuntimeError), MemoryError in Python. False
+    where the platform has no such limit."""
+    try:
+        import resource
+
+        with open("/proc/self/status") as status:
+            held = next(int(ln.split()[1]) * 1024 for ln in status if ln.startswith("VmData:"))
+        hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+        soft = held + allowed
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+    except (ImportError, OSError, StopIteration, ValueError):
+        return False
+    return True
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, MemoryError) or "bad_alloc" in str(error)
+
+
+def memory_text(size: int) -> str:
+    """Bytes as megabytes, the unit of `--memory`."""
+    return f"{size / 2**20:g} MB"
 
 
 class ChildFinished(Exception):  # noqa: N818 - the normal end of a child's messages

@@ -42,10 +42,16 @@ class Race(Generic[Tag]):
         self.winner: Entrant[Tag] | None = None
 
     def enter(
-        self, tag: Tag, run: Callable[[Send], None], what: str, quiet: bool = False
+        self,
+        tag: Tag,
+        run: Callable[[Send], None],
+        what: str,
+        quiet: bool = False,
+        memory: int | None = None,
     ) -> Entrant[Tag]:
-        """Start `run(send)` in a forked child (satnono.runtime.child.ForkedChild)."""
-        entrant = Entrant(tag, ForkedChild(run, what, quiet))
+        """Start `run(send)` in a forked child (satnono.runtime.child.ForkedChild), within
+        `memory` bytes beyond what it was forked with when given."""
+        entrant = Entrant(tag, ForkedChild(run, what, quiet, memory=memory))
         self.entrants.append(entrant)
         return entrant
 

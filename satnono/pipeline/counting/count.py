@@ -226,7 +226,10 @@ class _Race:
         guarantee = None
         if approximation is not None and APPROXMC in counters:
             guarantee = share_of_guarantee(approximation.epsilon, approximation.delta, 1)
-        race = CounterRace(prepared, deadline, lines, counters, guarantee, self.head_start)
+        memory = (self.knobs or CountKnobs()).memory
+        race = CounterRace(
+            prepared, deadline, lines, counters, guarantee, self.head_start, memory=memory
+        )
         listing: NativeListing | None = None
         nodes = None if job is None else self._nodes
         answer: int | Estimate | None = None

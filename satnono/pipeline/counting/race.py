@@ -19,6 +19,10 @@ from satnono.runtime.child import Send
 from satnono.runtime.deadline import Deadline
 from satnono.runtime.race import Race
 
+#: The least memory a counter is given, whatever the count's budget: Ganak ran out of 16 MB
+#: on webpbn's Center, and counts it in 1.9 s within 64 MB.
+COUNTER_MEMORY = 64 << 20
+
 
 @dataclass
 class CounterRace:
@@ -36,6 +40,10 @@ class CounterRace:
     methods: tuple[str, ...]
     guarantee: tuple[float, float] | None
     head_start: float
+    #: Bytes each counter may allocate in its child (the count's `--memory`, at least
+    #: COUNTER_MEMORY): Ganak's cache has no bound of its own (Marley's child held 527 MB after
+    #: 240 s under `--memory 64`, and grows on).
+    memory: int | None = None
     started_at: float = field(default_factory=time.perf_counter, init=False)
     #: The component's state at its root: the search narrows prepared.domains in place.
     root: tuple[int, ...] = field(init=False)
@@ -64,12 +72,13 @@ class CounterRace:
             return
         self.started = True
         geometry, root, lines = self.prepared.geometry, self.root, self.lines
+        memory = None if self.memory is None else max(self.memory, COUNTER_MEMORY)
         if GANAK in self.methods:
 
             def run_ganak(send: Send) -> None:
                 send(ganak_count(encode_puzzle(geometry, root, lines)))
 
-            self.race.enter(GANAK, run_ganak, "Ganak counter", quiet=True)
+            self.race.enter(GANAK, run_ganak, "Ganak counter", quiet=True, memory=memory)
         if APPROXMC in self.methods and self.guarantee is not None:
             epsilon, delta = self.guarantee
 
@@ -77,7 +86,7 @@ class CounterRace:
                 formula = encode_puzzle(geometry, root, lines)
                 send(approxmc_count(formula, epsilon, delta))
 
-            self.race.enter(APPROXMC, run_approxmc, "ApproxMC counter", quiet=True)
+            self.race.enter(APPROXMC, run_approxmc, "ApproxMC counter", quiet=True, memory=memory)
 
     def tick(self, hold: bool = False) -> bool:
         """Start the counters when the head start is over, unless `hold`; True once an answer
