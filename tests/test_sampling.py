@@ -59,6 +59,37 @@ def test_the_samplers_give_verified_solutions(
     assert children() == []
 
 
+def test_a_component_the_sampler_gives_nothing_is_sampled_from_random_phases(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CMSGen found no solution of webpbn's Sierp in 60 s, and `sample` gave none at all,
+    though `solve` takes a second. A component the sampler gives nothing within
+    SAMPLER_FIRST is sampled from random phases, and the guarantee says what that promises."""
+    import time
+
+    sampling_module = satnono.pipeline.sampling
+    original = sampling_module.sample_cells
+
+    def stuck_cmsgen(formula: object, sampler: str, count: int, seed: int) -> object:
+        if sampler == "cmsgen":
+            time.sleep(60)  # as CMSGen on Sierp
+        return original(formula, sampler, count, seed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sampling_module, "sample_cells", stuck_cmsgen)
+    monkeypatch.setattr(sampling_module, "EXACT_BUDGET", 0)
+    monkeypatch.setattr(sampling_module, "EXACT_LIMIT", 4)
+    monkeypatch.setattr(sampling_module, "SAMPLER_FIRST", 0.5)
+    board = puzzle_from_grid(switch_board(2, 3))  # 64 solutions
+    with satnono.pipeline.sampling.SampleRun(board, 20, 3, "cmsgen", Deadline(30)) as run:
+        drawn = list(run)
+    assert len(drawn) == 20 and run.status == "sampled"
+    assert all(not problems(board, grid) for grid in drawn)  # the independent checker
+    assert [m.method for m in run.methods] == ["phases"]
+    assert len(set(drawn)) > 5  # a random start each time, not one solution repeated
+    assert "CaDiCaL from random phases" in run.guarantee and "no uniformity" in run.guarantee
+    assert children() == []
+
+
 def test_small_components_are_drawn_exactly_uniformly() -> None:
     # switches-8: 256 solutions, enumerated; 25,600 draws, about 100 of each.
     puzzle = read_puzzle(EXAMPLES / "switches-8.non")

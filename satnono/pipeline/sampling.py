@@ -9,16 +9,19 @@ hold, satnono.pipeline.counting.listing): where that ends first, the draws come 
 each solution with probability exactly 1/N. Where neither finishes within EXACT_BUDGET,
 each independent component is sampled on its own: one with few solutions is enumerated and
 drawn from exactly uniformly, a larger one goes to a sampler from the field (CMSGen or
-UniGen3, see SAMPLERS for what each guarantees) running on its CNF in a forked child. Every
-grid is checked by the independent verifier before it is handed out.
+UniGen3, see SAMPLERS for what each guarantees) running on its CNF in a forked child. Where
+that sampler gives a component no solution within SAMPLER_FIRST, the component is sampled
+from random phases instead (PHASES, with no uniformity guarantee, and said so): CMSGen
+found none of webpbn's Sierp in 60 s, where CaDiCaL from random phases gives one a second or
+two. Every grid is checked by the independent verifier before it is handed out.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 
 from satnono.backends import Residual, SearchOptions, load_backend
 from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid
@@ -63,6 +66,21 @@ SAMPLERS = {
     "constant factor (1 + epsilon, set by its kappa) of 1/N, with hashing-based proof; slow",
 }
 DEFAULT_SAMPLER = "cmsgen"
+#: Where the chosen sampler gives a component no solution within SAMPLER_FIRST seconds, its
+#: samples come from PHASES_SOLVER, started from random phases each time: the field's way to
+#: many different solutions fast, with no guarantee on how they are spread. On webpbn's Sierp
+#: (1,531 open cells, every one ambiguous) CMSGen gave none in 60 s with either encoding;
+#: CaDiCaL from random phases gave 8 in 11.6 s, all different, any two 298-410 cells apart
+#: (BENCHMARKS.md, round 33).
+PHASES = "phases"
+PHASES_SOLVER = "cadical153"
+SAMPLER_FIRST = 5.0
+#: What every way of sampling a component promises (`SampleRun.guarantee`).
+GUARANTEES = {
+    **SAMPLERS,
+    PHASES: "CaDiCaL from random phases, where the sampler gave no solution in "
+    f"{SAMPLER_FIRST:g} s: no uniformity guarantee (each sample a solution from a random start)",
+}
 
 
 @dataclass(frozen=True)
@@ -234,7 +252,8 @@ class Sampling:
                 streams.append(_drawn(found.solutions, rng))
             else:
                 self.methods.append(ComponentSampling(len(cells), None, self.sampler))
-                streams.append(self._sampled(residual, cells, rng.randrange(1, 2**31)))
+                index, seed = len(self.methods) - 1, rng.randrange(1, 2**31)
+                streams.append(self._sampled(residual, cells, seed, index))
         verify = Verifier(puzzle)
         try:
             for _ in range(self.n):
@@ -251,19 +270,52 @@ class Sampling:
                 if close is not None:
                     close()  # ends a sampler's child now, not when collected
 
-    def _sampled(self, residual: Residual, cells: list[int], seed: int) -> Iterator[Assignment]:
-        """The sampler's solutions of one component, from a forked child."""
+    def _sampled(
+        self, residual: Residual, cells: list[int], seed: int, index: int
+    ) -> Iterator[Assignment]:
+        """The sampler's solutions of one component (the `index`th of `methods`), from a forked
+        child; from random phases (PHASES) where it gives none within SAMPLER_FIRST."""
         geometry, domains, lines = residual.geometry, residual.domains, residual.lines
-        sampler, n = self.sampler, self.n
+        n = self.n
 
-        def run(send: Send) -> None:
-            formula = encode_puzzle(geometry, domains, lines)
-            for true in sample_cells(formula, sampler, n, seed):
-                send(formula.decode(true, domains))
+        def by(sampler: str) -> Callable[[Send], None]:
+            def run(send: Send) -> None:
+                formula = encode_puzzle(geometry, domains, lines)
+                for true in sample_cells(formula, sampler, n, seed):
+                    send(formula.decode(true, domains))
 
-        for decided in stream_from_child(run, self.deadline, f"{sampler} sampler", quiet=True):
+            return run
+
+        sampler, first = self.sampler, _UntilFirst(self.deadline, SAMPLER_FIRST)
+        try:
+            for decided in stream_from_child(by(sampler), first, f"{sampler} sampler", quiet=True):
+                first.had = True
+                yield tuple((cell, decided[cell]) for cell in cells)
+            raise RuntimeError(f"{sampler} gave fewer samples than asked for")
+        except Timeout:
+            if first.had or self.deadline.expired():
+                raise
+        self.methods[index] = replace(self.methods[index], method=PHASES)
+        for decided in stream_from_child(by(PHASES), self.deadline, "phases sampler", quiet=True):
             yield tuple((cell, decided[cell]) for cell in cells)
-        raise RuntimeError(f"{sampler} gave fewer samples than asked for")
+        raise RuntimeError(f"{PHASES} gave fewer samples than asked for")
+
+
+class _UntilFirst(Deadline):
+    """A sampler's deadline: the caller's, and `first` seconds from now until it has given
+    a sample (`had`)."""
+
+    __slots__ = ("first", "had", "outer")
+
+    def __init__(self, outer: Deadline, first: float) -> None:
+        super().__init__(None)
+        self.outer, self.first, self.had = outer, outer.sooner(first), False
+
+    def remaining(self) -> float | None:
+        return self.outer.remaining() if self.had else self.first.remaining()
+
+    def expired(self) -> bool:
+        return self.outer.expired() if self.had else self.first.expired()
 
 
 def _drawn(solutions: list[Assignment], rng: random.Random) -> Iterator[Assignment]:
@@ -351,7 +403,7 @@ class SampleRun:
             return f"exactly uniform: each of the {total} solutions with probability 1/{total}"
         return "; ".join(
             [f"components with at most {EXACT_LIMIT} solutions: exactly uniform"]
-            + [SAMPLERS[name] for name in used]
+            + [GUARANTEES[name] for name in used]
         )
 
     @property
@@ -376,7 +428,8 @@ def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> It
     """Yield `count` models, each as the true literals of the formula's cell variables.
 
     CMSGen yields one model per solver call; UniGen3 computes its hash cells first (an
-    ApproxMC count) and then yields all its samples at once.
+    ApproxMC count) and then yields all its samples at once; PHASES one model per call of
+    PHASES_SOLVER, kept with what it learned, each call from new random phases.
     """
     variables = sampling_set(formula)
     if sampler == "cmsgen":
@@ -389,6 +442,19 @@ def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> It
             if not satisfiable:
                 return
             yield [v if model[v] else -v for v in variables]
+        return
+    if sampler == PHASES:
+        from pysat.solvers import Solver
+
+        rng = random.Random(seed)
+        with Solver(name=PHASES_SOLVER, bootstrap_with=formula.clauses) as solver:
+            for _ in range(count):
+                variables_all = range(1, formula.variables + 1)
+                solver.set_phases([v if rng.random() < 0.5 else -v for v in variables_all])
+                if not solver.solve():
+                    return
+                true = set(solver.get_model() or ())
+                yield [v if v in true else -v for v in variables]
         return
     if sampler == "unigen":
         import pyunigen
