@@ -90,6 +90,27 @@ def test_a_component_the_sampler_gives_nothing_is_sampled_from_random_phases(
     assert children() == []
 
 
+def test_a_lone_component_the_count_s_listing_found_many_of_is_not_enumerated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before a component went to the sampler, SAT enumerated up to 1001 of its solutions to
+    see whether it had few: 7.6 s of Sierp's, though the count's listing had listed thousands
+    of the puzzle's, and a lone component's solutions are the puzzle's."""
+    from satnono.pipeline.prepare import prepare
+
+    def enumerated(*_: object) -> None:
+        raise AssertionError("enumerated")
+
+    monkeypatch.setattr(satnono.pipeline.sampling, "enumerate_part", enumerated)
+    puzzle = read_puzzle(EXAMPLES / "permutation-9.non")  # one component, 9! solutions
+    sampling = Sampling(puzzle, 5, seed=1)
+    sampling.listed_many = True  # as `_exactly` leaves it when its listing passed EXACT_LIMIT
+    drawn = list(sampling._by_components(prepare(puzzle)))
+    assert len(drawn) == 5 and all(not problems(puzzle, grid) for grid in drawn)
+    assert [m.method for m in sampling.methods] == ["cmsgen"]
+    assert children() == []
+
+
 def test_small_components_are_drawn_exactly_uniformly() -> None:
     # switches-8: 256 solutions, enumerated; 25,600 draws, about 100 of each.
     puzzle = read_puzzle(EXAMPLES / "switches-8.non")
