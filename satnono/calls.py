@@ -291,7 +291,8 @@ def iter_samples(
     returned satnono.pipeline.sampling.SampleRun for the grids as they are drawn, then read its
     `status` (sampled, unsolvable, timeout), `reason`, `methods` and `guarantee`. Use it in a
     `with` block: leaving it stops the drawing."""
-    from satnono.pipeline.sampling import SAMPLERS, SampleRun
+    from satnono.pipeline.samplers import SAMPLERS
+    from satnono.pipeline.sampling import SampleRun
 
     arguments.puzzle(puzzle)
     n = arguments.whole_number(n, "n", minimum=1)
@@ -387,7 +388,7 @@ def choices() -> dict[str, list[str]]:
     from satnono.encode.cnf import ENCODINGS
     from satnono.formats import FORMATS
     from satnono.formats.sites import SITES
-    from satnono.pipeline.sampling import SAMPLERS
+    from satnono.pipeline.samplers import SAMPLERS
     from satnono.runtime.sat_solvers import available_solvers
 
     return {

@@ -28,12 +28,10 @@ from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid
 from satnono.core.model import Grid, Puzzle
 from satnono.core.verify import Verifier
 from satnono.encode.cnf import encode_puzzle
-from satnono.encode.formula import CnfFormula
 from satnono.errors import Contradiction
 from satnono.logic.jobs import SLICE, Sampler
 from satnono.logic.native import Engine
 from satnono.pipeline.counting import narrowing
-from satnono.pipeline.counting.counters import sampling_set
 from satnono.pipeline.counting.listing import NativeListing, listing_due
 from satnono.pipeline.prepare import (
     NO_GRID,
@@ -42,6 +40,12 @@ from satnono.pipeline.prepare import (
     enumerate_part,
     no_grid,
     prepare,
+)
+from satnono.pipeline.samplers import (
+    DEFAULT_SAMPLER,
+    PHASES,
+    SAMPLERS,
+    sample_cells,
 )
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
@@ -58,22 +62,10 @@ DRAW_BATCH = 256
 #: and drawn from exactly uniformly (enumeration costs about 0.1-0.3 ms a solution).
 EXACT_LIMIT = 1000
 
-#: What each sampler guarantees, as docs/cli.md and `satnono sample` state it.
-SAMPLERS = {
-    "cmsgen": "CMSGen: fast, uniform-like, with no formal guarantee (it passes the Barbarik "
-    "uniformity tests in its authors' FMCAD 2021 evaluation)",
-    "unigen": "UniGen3: almost-uniform, every solution drawn with probability within a "
-    "constant factor (1 + epsilon, set by its kappa) of 1/N, with hashing-based proof; slow",
-}
-DEFAULT_SAMPLER = "cmsgen"
-#: Where the chosen sampler gives a component no solution within SAMPLER_FIRST seconds, its
-#: samples come from PHASES_SOLVER, started from random phases each time: the field's way to
-#: many different solutions fast, with no guarantee on how they are spread. On webpbn's Sierp
-#: (1,531 open cells, every one ambiguous) CMSGen gave none in 60 s with either encoding;
-#: CaDiCaL from random phases gave 8 in 11.6 s, all different, any two 298-410 cells apart
-#: (BENCHMARKS.md, round 33).
-PHASES = "phases"
-PHASES_SOLVER = "cadical153"
+#: Seconds the chosen sampler may take over a component's first sample before the component
+#: is sampled from random phases instead (satnono.pipeline.samplers.PHASES): twice the
+#: slowest first sample CMSGen gave a survey puzzle it samples (Lion's, 2.8 s; BENCHMARKS.md,
+#: round 33).
 SAMPLER_FIRST = 5.0
 #: What every way of sampling a component promises (`SampleRun.guarantee`).
 GUARANTEES = {
@@ -431,49 +423,3 @@ class SampleRun:
     def __exit__(self, *_: object) -> None:
         self.cancel()
         self._background.wait()
-
-
-def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> Iterator[list[int]]:
-    """Yield `count` models, each as the true literals of the formula's cell variables.
-
-    CMSGen yields one model per solver call; UniGen3 computes its hash cells first (an
-    ApproxMC count) and then yields all its samples at once; PHASES one model per call of
-    PHASES_SOLVER, kept with what it learned, each call from new random phases.
-    """
-    variables = sampling_set(formula)
-    if sampler == "cmsgen":
-        import pycmsgen
-
-        solver = pycmsgen.Solver(seed=seed)
-        solver.add_clauses(formula.clauses)
-        for _ in range(count):
-            satisfiable, model = solver.solve()
-            if not satisfiable:
-                return
-            yield [v if model[v] else -v for v in variables]
-        return
-    if sampler == PHASES:
-        from pysat.solvers import Solver
-
-        rng = random.Random(seed)
-        with Solver(name=PHASES_SOLVER, bootstrap_with=formula.clauses) as solver:
-            for _ in range(count):
-                variables_all = range(1, formula.variables + 1)
-                solver.set_phases([v if rng.random() < 0.5 else -v for v in variables_all])
-                if not solver.solve():
-                    return
-                true = set(solver.get_model() or ())
-                yield [v if v in true else -v for v in variables]
-        return
-    if sampler == "unigen":
-        import pyunigen
-
-        unigen = pyunigen.Sampler(seed=max(1, seed))
-        for clause in formula.clauses:
-            unigen.add_clause(clause)
-        _, _, samples = unigen.sample(num=count, sampling_set=variables)
-        wanted = set(variables)
-        for sample in samples:
-            yield [literal for literal in sample if abs(literal) in wanted]
-        return
-    raise ValueError(f"unknown sampler {sampler!r}")
