@@ -75,6 +75,10 @@ def test_a_component_the_sampler_gives_nothing_is_sampled_from_random_phases(
             time.sleep(60)  # as CMSGen on Sierp
         return original(formula, sampler, count, seed)  # type: ignore[arg-type]
 
+    def stuck_unigen(formula: object, sampler: str, count: int, seed: int) -> object:
+        time.sleep(60)  # hashing
+        return original(formula, sampler, count, seed)  # type: ignore[arg-type]
+
     monkeypatch.setattr(sampling_module, "sample_cells", stuck_cmsgen)
     monkeypatch.setattr(sampling_module, "EXACT_BUDGET", 0)
     monkeypatch.setattr(sampling_module, "EXACT_LIMIT", 4)
@@ -87,6 +91,13 @@ def test_a_component_the_sampler_gives_nothing_is_sampled_from_random_phases(
     assert [m.method for m in run.methods] == ["phases"]
     assert len(set(drawn)) > 5  # a random start each time, not one solution repeated
     assert "CaDiCaL from random phases" in run.guarantee and "no uniformity" in run.guarantee
+    assert children() == []
+    # UniGen3, chosen for its proof, hashes for a minute before its first sample: it waits.
+    monkeypatch.setattr(sampling_module, "sample_cells", stuck_unigen)
+    with satnono.pipeline.sampling.SampleRun(board, 20, 3, "unigen", Deadline(1.5)) as run:
+        drawn = list(run)
+    assert drawn == [] and run.status == "timeout"
+    assert [m.method for m in run.methods] == ["unigen"]
     assert children() == []
 
 

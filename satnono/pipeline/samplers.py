@@ -18,8 +18,8 @@ SAMPLERS = {
     "constant factor (1 + epsilon, set by its kappa) of 1/N, with hashing-based proof; slow",
 }
 DEFAULT_SAMPLER = "cmsgen"
-#: Where the chosen sampler gives a component no solution in time (sampling.SAMPLER_FIRST),
-#: its samples come from PHASES_SOLVER, started from random phases each time: the field's way to
+#: Where CMSGen gives a component no solution in time (sampling.SAMPLER_FIRST), its
+#: samples come from PHASES_SOLVER, started from random phases each time: the field's way to
 #: many different solutions fast, with no guarantee on how they are spread. On webpbn's Sierp
 #: (1,531 open cells, every one ambiguous) CMSGen gave none in 60 s with either encoding;
 #: CaDiCaL from random phases gave 8 in 11.6 s, all different, any two 298-410 cells apart
@@ -51,10 +51,10 @@ def sample_cells(formula: CnfFormula, sampler: str, count: int, seed: int) -> It
         from pysat.solvers import Solver
 
         rng = random.Random(seed)
+        every = range(1, formula.variables + 1)
         with Solver(name=PHASES_SOLVER, bootstrap_with=formula.clauses) as solver:
             for _ in range(count):
-                variables_all = range(1, formula.variables + 1)
-                solver.set_phases([v if rng.random() < 0.5 else -v for v in variables_all])
+                solver.set_phases([v if rng.random() < 0.5 else -v for v in every])
                 if not solver.solve():
                     return
                 true = set(solver.get_model() or ())

@@ -10,7 +10,7 @@ each solution with probability exactly 1/N. Where neither finishes within EXACT_
 each independent component is sampled on its own: one with few solutions is enumerated and
 drawn from exactly uniformly, a larger one goes to a sampler from the field (CMSGen or
 UniGen3, see SAMPLERS for what each guarantees) running on its CNF in a forked child. Where
-that sampler gives a component no solution within SAMPLER_FIRST, the component is sampled
+CMSGen gives a component no solution within SAMPLER_FIRST, the component is sampled
 from random phases instead (PHASES, with no uniformity guarantee, and said so): CMSGen
 found none of webpbn's Sierp in 60 s, where CaDiCaL from random phases gives one a second or
 two. Every grid is checked by the independent verifier before it is handed out.
@@ -62,7 +62,7 @@ DRAW_BATCH = 256
 #: and drawn from exactly uniformly (enumeration costs about 0.1-0.3 ms a solution).
 EXACT_LIMIT = 1000
 
-#: Seconds the chosen sampler may take over a component's first sample before the component
+#: Seconds CMSGen (the default sampler) may take over a component's first sample before it
 #: is sampled from random phases instead (satnono.pipeline.samplers.PHASES): twice the
 #: slowest first sample CMSGen gave a survey puzzle it samples (Lion's, 2.8 s; BENCHMARKS.md,
 #: round 33).
@@ -70,7 +70,7 @@ SAMPLER_FIRST = 5.0
 #: What every way of sampling a component promises (`SampleRun.guarantee`).
 GUARANTEES = {
     **SAMPLERS,
-    PHASES: "CaDiCaL from random phases, where the sampler gave no solution in "
+    PHASES: "CaDiCaL from random phases, where CMSGen gave no solution in "
     f"{SAMPLER_FIRST:g} s: no uniformity guarantee (each sample a solution from a random start)",
 }
 
@@ -275,7 +275,7 @@ class Sampling:
         self, residual: Residual, cells: list[int], seed: int, index: int
     ) -> Iterator[Assignment]:
         """The sampler's solutions of one component (the `index`th of `methods`), from a forked
-        child; from random phases (PHASES) where it gives none within SAMPLER_FIRST."""
+        child; from random phases (PHASES) where CMSGen gives none within SAMPLER_FIRST."""
         geometry, domains, lines = residual.geometry, residual.domains, residual.lines
         n = self.n
 
@@ -287,7 +287,10 @@ class Sampling:
 
             return run
 
-        sampler, first = self.sampler, _UntilFirst(self.deadline, SAMPLER_FIRST)
+        # UniGen3 hashes for a minute before its first sample, and is chosen for its proof of
+        # near-uniformity: it is never replaced.
+        sampler = self.sampler
+        first = _UntilFirst(self.deadline, SAMPLER_FIRST if sampler == DEFAULT_SAMPLER else None)
         try:
             for decided in stream_from_child(by(sampler), first, f"{sampler} sampler", quiet=True):
                 first.had = True
@@ -304,11 +307,11 @@ class Sampling:
 
 class _UntilFirst(Deadline):
     """A sampler's deadline: the caller's, and `first` seconds from now until it has given
-    a sample (`had`)."""
+    a sample (`had`; None: the caller's alone)."""
 
     __slots__ = ("first", "had", "outer")
 
-    def __init__(self, outer: Deadline, first: float) -> None:
+    def __init__(self, outer: Deadline, first: float | None) -> None:
         super().__init__(None)
         self.outer, self.first, self.had = outer, outer.sooner(first), False
 
