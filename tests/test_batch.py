@@ -270,6 +270,27 @@ def test_a_second_run_on_the_same_database_refuses(tmp_path: Path) -> None:
     assert rows(db) == []
 
 
+def test_a_database_released_a_moment_later_is_taken(tmp_path: Path) -> None:
+    """A batch resumed as the killed one was reaped was refused (CI, round 33): the killed
+    run's processes held the lock until the last of them had exited. A lock released within
+    LOCK_WAIT is taken; one held past it is refused (above)."""
+    import fcntl
+    import threading
+
+    from satnono.archive.store import LOCK_WAIT, ResultStore
+
+    db = tmp_path / "results.sqlite"
+    with ResultStore(db) as store:
+        held = os.open(db, os.O_RDONLY)
+        fcntl.flock(held, fcntl.LOCK_EX)  # as the killed run's last process holds it
+        release = threading.Timer(LOCK_WAIT / 4, os.close, (held,))
+        release.start()
+        started = time.monotonic()
+        store.lock()
+        assert LOCK_WAIT / 4 <= time.monotonic() - started < LOCK_WAIT
+        release.join()
+
+
 @pytest.mark.parametrize("damage", ["foreign", "damaged", "not sqlite", "no folder"])
 def test_a_database_that_cannot_be_used_is_one_line_and_exit_2(tmp_path: Path, damage: str) -> None:
     # A damaged database or a foreign results table was exit 4 "internal error" (issue 23).

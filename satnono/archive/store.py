@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
@@ -61,6 +62,9 @@ class ResultRow:
 
 
 #: The fields a results database holds (the others travel to compare and batch only).
+#: Seconds a run waits for a database another run holds before it refuses (`lock`).
+LOCK_WAIT = 2.0
+
 _UNSTORED = frozenset({"solutions", "variables", "clauses", "wall_seconds", "certificate"})
 _COLUMNS = [f.name for f in fields(ResultRow) if f.name not in _UNSTORED]
 _TYPES = {
@@ -172,16 +176,24 @@ class ResultStore:
 
     def lock(self) -> None:
         """Hold the database for this run alone, until close(): a second run on the same
-        database refuses at once rather than doing the same work again."""
+        database refuses within LOCK_WAIT rather than doing the same work again. The wait is
+        for a run killed a moment ago, whose processes hold the lock until the last of them
+        has exited (a resumed run started as its batch was reaped was refused, once, in CI)."""
         import fcntl
 
         descriptor = os.open(self.path, os.O_RDONLY)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(descriptor)
-            raise InputError("another satnono batch run is using this database; wait for it "
-                             "to finish, or use another --db", self.path) from None  # fmt: skip
+        until = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() < until:
+                    time.sleep(0.05)
+                    continue
+                os.close(descriptor)
+                said = "another satnono batch run is using this database; wait for it to finish"
+                raise InputError(f"{said}, or use another --db", self.path) from None
         self._lock = descriptor
 
     def done(self, configuration: str) -> set[str]:
