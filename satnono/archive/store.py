@@ -177,8 +177,9 @@ class ResultStore:
     def lock(self) -> None:
         """Hold the database for this run alone, until close(): a second run on the same
         database refuses within LOCK_WAIT rather than doing the same work again. The wait is
-        for a run killed a moment ago, whose processes hold the lock until the last of them
-        has exited (a resumed run started as its batch was reaped was refused, once, in CI)."""
+        for a run killed a moment ago, whose forked processes share the lock's descriptor
+        until the last of them has exited (most likely why a resumed run started as its batch
+        was reaped was refused, once, in CI)."""
         import fcntl
 
         descriptor = os.open(self.path, os.O_RDONLY)
