@@ -61,10 +61,10 @@ class ResultRow:
     certificate: str | None = field(default=None, compare=False)
 
 
-#: The fields a results database holds (the others travel to compare and batch only).
 #: Seconds a run waits for a database another run holds before it refuses (`lock`).
 LOCK_WAIT = 2.0
 
+#: The fields a results database holds (the others travel to compare and batch only).
 _UNSTORED = frozenset({"solutions", "variables", "clauses", "wall_seconds", "certificate"})
 _COLUMNS = [f.name for f in fields(ResultRow) if f.name not in _UNSTORED]
 _TYPES = {
@@ -180,21 +180,14 @@ class ResultStore:
         for a run killed a moment ago, whose forked processes share the lock's descriptor
         until the last of them has exited (most likely why a resumed run started as its batch
         was reaped was refused, once, in CI)."""
-        import fcntl
-
         descriptor = os.open(self.path, os.O_RDONLY)
         until = time.monotonic() + LOCK_WAIT
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() < until:
-                    time.sleep(0.05)
-                    continue
+        while not _locked(descriptor):
+            if time.monotonic() >= until:
                 os.close(descriptor)
                 said = "another satnono batch run is using this database; wait for it to finish"
-                raise InputError(f"{said}, or use another --db", self.path) from None
+                raise InputError(f"{said}, or use another --db", self.path)
+            time.sleep(0.05)
         self._lock = descriptor
 
     def done(self, configuration: str) -> set[str]:
@@ -336,3 +329,14 @@ def write_csv(rows: Iterable[ResultRow], path: Path) -> None:
             write(file)
     except OSError as error:
         raise InputError(f"cannot write: {error.strerror or error}", path) from None
+
+
+def _locked(descriptor: int) -> bool:
+    """Whether this process now holds the file's lock (False: another holds it)."""
+    import fcntl
+
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True

@@ -56,8 +56,8 @@ class ForkedChild:
     dies with its parent (even one killed outright), ignores Ctrl-C (the parent handles it and
     kills the child), optionally sends its C libraries' chatter on stdout and stderr to
     /dev/null, may be given a memory bound, and reports a failure as a message rather than a
-    traceback. Leaving the `with` block (or
-    `kill()`) kills and reaps it: no orphan, no zombie.
+    traceback. Leaving the `with` block (or `kill()`) kills and reaps it: no orphan, no
+    zombie.
     """
 
     def __init__(
@@ -112,7 +112,7 @@ class ForkedChild:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
-            bounded = memory is not None and bound_memory(memory)
+            bound = f"{memory / 2**20:g} MB" if memory and bound_memory(memory) else None
             try:
                 if inbound is not None:
 
@@ -129,8 +129,8 @@ class ForkedChild:
                 pass
             except BaseException as error:  # reported by the parent, not as a traceback here
                 said = f"{type(error).__name__}: {error}"
-                if bounded and _out_of_memory(error):
-                    said = f"out of memory: past its {memory_text(memory or 0)} ({said})"
+                if bound is not None and _out_of_memory(error):
+                    said = f"out of memory: past its {bound} ({said})"
                 with contextlib.suppress(OSError):
                     sender.send(_End(said))
             finally:
@@ -254,11 +254,6 @@ def bound_memory(allowed: int) -> bool:
 
 def _out_of_memory(error: BaseException) -> bool:
     return isinstance(error, MemoryError) or "bad_alloc" in str(error)
-
-
-def memory_text(size: int) -> str:
-    """Bytes as megabytes, the unit of `--memory`."""
-    return f"{size / 2**20:g} MB"
 
 
 class ChildFinished(Exception):  # noqa: N818 - the normal end of a child's messages
