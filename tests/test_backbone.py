@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 import satnono.pipeline.backbone
+import satnono.pipeline.flipping
 from satnono.core.model import Puzzle
 from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid, switch_board
@@ -100,16 +101,16 @@ def test_cells_flipped_before_the_deadline_stay_settled(monkeypatch: pytest.Monk
     interrupted analyze of Sierp reported 349 settled cells after its progress showed 531."""
     board = puzzle_from_grid(switch_board(4, 6))
     calls = 0
-    solve = satnono.pipeline.backbone._Settle._solve
+    solve = satnono.pipeline.flipping.Flipping._solve
 
-    def three_then_stop(self: satnono.pipeline.backbone._Settle, assumptions: list[int]) -> bool:
+    def three_then_stop(self: satnono.pipeline.flipping.Flipping, assumptions: list[int]) -> bool:
         nonlocal calls
         calls += 1
         if calls > 3:
             raise satnono.pipeline.backbone.Timeout
         return solve(self, assumptions)
 
-    monkeypatch.setattr(satnono.pipeline.backbone._Settle, "_solve", three_then_stop)
+    monkeypatch.setattr(satnono.pipeline.flipping.Flipping, "_solve", three_then_stop)
     # the board is the same every way, and its images settle it in one call: not used here
     monkeypatch.setattr(satnono.pipeline.backbone, "symmetries", lambda puzzle: {})
     found = backbone(prepare(board), workers=1)
@@ -130,20 +131,20 @@ def test_forked_solvers_settle_the_same_backbone(puzzle: Puzzle) -> None:
     prepared = prepare(puzzle)
     if union is None or prepared.reason is not None:
         return
-    threshold = satnono.pipeline.backbone.PARALLEL_CANDIDATES
-    satnono.pipeline.backbone.PARALLEL_CANDIDATES = (
+    threshold = satnono.pipeline.flipping.PARALLEL_CANDIDATES
+    satnono.pipeline.flipping.PARALLEL_CANDIDATES = (
         1  # hypothesis: no monkeypatch fixture per example
     )
     try:
         found = backbone(prepared, workers=3)
     finally:
-        satnono.pipeline.backbone.PARALLEL_CANDIDATES = threshold
+        satnono.pipeline.flipping.PARALLEL_CANDIDATES = threshold
     assert found is not None and found.exact and list(found.colors) == union
     assert children() == []
 
 
 def test_forked_solvers_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(satnono.pipeline.backbone, "PARALLEL_CANDIDATES", 1)
+    monkeypatch.setattr(satnono.pipeline.flipping, "PARALLEL_CANDIDATES", 1)
     board = puzzle_from_grid(switch_board(6, 8))
     started = time.monotonic()
     found = backbone(prepare(board), Deadline(0.05), workers=2)

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import satnono.pipeline.backbone
+import satnono.pipeline.flipping
 from satnono.core.model import Grid, Puzzle
 from satnono.core.symmetry import _MOVES, symmetries
 from satnono.formats.generate import puzzle_from_grid, switch_board
@@ -93,12 +94,12 @@ def test_the_backbone_of_a_symmetric_puzzle_is_brute_force_s(
     union = brute_force_colors(puzzle)
     prepared = prepare(puzzle)
     assert union is not None and prepared.reason is None  # the grid is a solution
-    threshold = satnono.pipeline.backbone.PARALLEL_CANDIDATES
-    satnono.pipeline.backbone.PARALLEL_CANDIDATES = 1 if forked else threshold
+    threshold = satnono.pipeline.flipping.PARALLEL_CANDIDATES
+    satnono.pipeline.flipping.PARALLEL_CANDIDATES = 1 if forked else threshold
     try:
         found = backbone(prepared, workers=2 if forked else 1)
     finally:
-        satnono.pipeline.backbone.PARALLEL_CANDIDATES = threshold
+        satnono.pipeline.flipping.PARALLEL_CANDIDATES = threshold
     assert found is not None and found.exact and list(found.colors) == union
 
 

@@ -3,7 +3,7 @@ ambiguity map of `satnono analyze`) per solver, each puzzle capped.
 
 A dev tool (`python tools/tune_backbone.py DIR... --solvers glucose42,minisat22 --cap 10
 [--workers 1,2] [--first-chunks 1,8]`): every combination of solver, workers and first group
-size (satnono.pipeline.backbone.FIRST_CHUNK) is timed. Tune
+size (satnono.pipeline.flipping.FIRST_CHUNK) is timed. Tune
 on `python tools/generate.py tuning DIR` and the shared corpus, never on the survey that the
 benchmarks report. Puzzles that line logic solves have no backbone to compute and are skipped;
 a capped puzzle counts as the cap.
@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import satnono.pipeline.backbone
+import satnono.pipeline.flipping
 from satnono.errors import InputError
 from satnono.formats import read_puzzle
 from satnono.pipeline.backbone import backbone
@@ -48,7 +49,7 @@ def main() -> None:
     parser.add_argument("--solvers", default="glucose42,minisat22")
     parser.add_argument("--cap", type=float, default=10.0, help="seconds per puzzle")
     parser.add_argument("--workers", default="1", help="comma-separated worker counts")
-    parser.add_argument("--first-chunks", default=str(satnono.pipeline.backbone.FIRST_CHUNK),
+    parser.add_argument("--first-chunks", default=str(satnono.pipeline.flipping.FIRST_CHUNK),
                         help="comma-separated first group sizes")  # fmt: skip
     options = parser.parse_args()
     puzzles = residuals(options.folders)
@@ -58,7 +59,7 @@ def main() -> None:
         map(int, options.workers.split(",")),
         map(int, options.first_chunks.split(",")),
     ):
-        satnono.pipeline.backbone.FIRST_CHUNK = chunk
+        satnono.pipeline.flipping.FIRST_CHUNK = chunk
         total, wall, capped = 0.0, 0.0, 0
         for _, prepared in puzzles:
             start = time.perf_counter()
