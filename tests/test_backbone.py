@@ -6,19 +6,23 @@ one sends them to fix a cell that is fine, so both directions are checked exactl
 
 from __future__ import annotations
 
+import random
 import time
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import satnono.pipeline.backbone
 import satnono.pipeline.flipping
 from satnono.core.model import Puzzle
 from satnono.formats import read_puzzle
-from satnono.formats.generate import puzzle_from_grid, switch_board
+from satnono.formats.generate import puzzle_from_grid, random_grid, switch_board
 from satnono.pipeline.backbone import backbone
 from satnono.pipeline.prepare import prepare
 from satnono.runtime.deadline import Deadline
+from satnono.runtime.sat_solvers import SatSolver
 from support import (
     EXAMPLES,
     SHARED,
@@ -193,3 +197,78 @@ def test_past_its_budget_the_native_map_stops_unless_it_sweeps() -> None:
     found = satnono.pipeline.backbone.ambiguity(prepared, Deadline(1.0))
     assert time.perf_counter() - started < 2.0
     assert found is not None and not found.exact and found.sat_calls > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    puzzles(max_width=5, max_height=5, max_colors=3),
+    st.booleans(),
+    st.sampled_from([1, 3]),
+    st.integers(1, 4),
+)
+def test_cadical_taking_over_settles_the_same_backbone(
+    puzzle: Puzzle, known: bool, workers: int, over: int
+) -> None:
+    """A Glucose call past TAKE_OVER_AFTER conflicts hands the component to CaDiCaL, which
+    settles the rest from what was proven and asked so far: here at the `over`th call, from
+    a model or from known solutions' cells, in this process or in forked solvers."""
+    union = brute_force_colors(puzzle)
+    prepared = prepare(puzzle)
+    if union is None or prepared.reason is not None:
+        return
+    solutions = sorted(brute_force_solutions(puzzle))[:2] if known else []
+    flipping = satnono.pipeline.flipping
+    within, threshold = SatSolver.solve_within, flipping.PARALLEL_CANDIDATES
+    calls = 0
+
+    def past_its_budget_once(
+        self: SatSolver, conflicts: int, assumptions: Sequence[int] = ()
+    ) -> bool | None:
+        nonlocal calls
+        calls += 1
+        return None if calls == over else within(self, conflicts, assumptions)
+
+    SatSolver.solve_within = past_its_budget_once  # type: ignore[method-assign]
+    flipping.PARALLEL_CANDIDATES = 1  # no monkeypatch fixture per example
+    try:
+        found = backbone(prepared, workers=workers, known=solutions)
+    finally:
+        SatSolver.solve_within = within  # type: ignore[method-assign]
+        flipping.PARALLEL_CANDIDATES = threshold
+    assert found is not None and found.exact and list(found.colors) == union
+    assert children() == []
+
+
+def test_a_glucose_call_past_its_conflicts_gives_the_component_to_cadical(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Glucose found no model of Faase's residual in 60 s (nor Knotty's); CaDiCaL did in
+    10 s. Past its budget Glucose gives way, and the answer is the one it would have given."""
+    taken: list[str] = []
+    take_over = satnono.pipeline.flipping.Flipping._take_over
+
+    def counted(self: satnono.pipeline.flipping.Flipping) -> None:
+        take_over(self)
+        assert self.took_over is not None
+        taken.append(self.took_over.name)
+
+    puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.5, random.Random(2)))
+    exact = _backbone(puzzle)
+    monkeypatch.setattr(satnono.pipeline.flipping, "TAKE_OVER_AFTER", 1)
+    monkeypatch.setattr(satnono.pipeline.flipping.Flipping, "_take_over", counted)
+    found = backbone(prepare(puzzle), workers=1)
+    assert taken == [satnono.pipeline.flipping.TAKE_OVER]
+    assert exact is not None and found is not None and found.exact
+    assert found.colors == exact.colors
+
+
+def test_a_solver_stops_at_its_conflict_budget() -> None:
+    """`solve_within` answers None once its conflicts are spent, and leaves no budget
+    behind: the pigeons of PHP(7) need thousands of conflicts to be proven unplaceable."""
+    from pysat.examples.genhard import PHP
+
+    for name in ("glucose42", "cadical195"):
+        with SatSolver(name, Deadline(60), PHP(7).clauses) as sat:
+            assert sat.solve_within(100) is None, name
+            assert sat.conflicts() < 2_000, name
+            assert sat.solve() is False, name

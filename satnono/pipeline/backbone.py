@@ -19,7 +19,7 @@ each model's images are models too, so a cell and its images are settled togethe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from satnono.core.model import Grid
 from satnono.core.progress import Progress
 from satnono.core.symmetry import symmetries
 from satnono.encode.cnf import encode_puzzle
+from satnono.encode.formula import CnfFormula
 from satnono.pipeline.flipping import Flipping
 from satnono.pipeline.prepare import Prepared
 from satnono.runtime.deadline import Deadline, Timeout
@@ -194,7 +195,8 @@ def backbone(
             unsettled += _cells_of(prepared, parts[number:])
             break
         with sat:
-            settle = Flipping(formula, sat, workers, inner)
+            guess = _guess(formula, prepared, lines) if solver == SOLVER else None
+            settle = Flipping(formula, sat, workers, inner, guess)
             if progress is not None:
                 settle.changed = lambda each=settle, before=done: setattr(
                     progress, "settled", before + each.settled()
@@ -203,6 +205,7 @@ def backbone(
                 result = settle.run(flat, seen)
             finally:
                 calls += settle.calls
+                settle.close()
         if result is None:
             return None
         for cell, taken in settle.seen.items():
@@ -216,6 +219,20 @@ def backbone(
     for cell in unsettled:
         colors[cell] |= domains[cell]  # not settled: every color it might still take
     return Backbone(tuple(colors), not unsettled, tuple(sorted(unsettled)), calls)
+
+
+def _guess(
+    formula: CnfFormula, prepared: Prepared, lines: tuple[int, ...]
+) -> Callable[[], list[int]]:
+    """Belief propagation's phases for the component's formula, when asked for (a solver
+    taking over with no model known: satnono.pipeline.flipping)."""
+
+    def guess() -> list[int]:
+        from satnono.backends.guidance import guessed_phases
+
+        return guessed_phases(formula, prepared.residual(lines))
+
+    return guess
 
 
 def _cells_of(prepared: Prepared, parts: Sequence[tuple[int, ...]]) -> list[int]:

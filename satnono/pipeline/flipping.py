@@ -2,7 +2,8 @@
 component): an incremental SAT solver asked, group by group, for a model in which one of the
 group's cells takes another color. A model settles every cell it flips; a group no model can
 flip is proven backbone at once. With several workers, forked solvers share the candidates
-and tell each other what they flip.
+and tell each other what they flip. Where a call of the first solver (Glucose) runs past
+TAKE_OVER_AFTER conflicts, CaDiCaL settles the rest of the component in its place.
 """
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ FIRST_CHUNK = 8
 PARALLEL_CANDIDATES = 256
 #: Seconds between two looks at the deadline while the forked solvers work.
 _LOOK = 0.1
+#: Conflicts a call of the first solver (Glucose 4.2, backbone.SOLVER) may take before
+#: TAKE_OVER settles the rest of the component in its place. Glucose is the faster on the
+#: survey's many short calls (Sierp's map 19.6 s, CaDiCaL's 163 s); on the largest residuals
+#: it finds no model at all: none of Faase's (6,176 open cells) or Knotty's in 60 s, even
+#: from belief propagation's phases, from which CaDiCaL finds one in 10.4 s and 0.17 s. The
+#: most any call took over the survey, survey-free and the corpus: 36,634 conflicts (Sierp);
+#: every other under 18,300 (BENCHMARKS.md, round 34).
+TAKE_OVER_AFTER = 100_000
+TAKE_OVER = "cadical195"
 
 
 class Flipping:
@@ -37,7 +47,10 @@ class Flipping:
         sat: SatSolver,
         workers: int = 1,
         moves: Sequence[Sequence[int]] = (),
+        guess: Callable[[], list[int]] | None = None,
     ) -> None:
+        """`guess`, when given, gives phases for a first model (belief propagation's) and
+        allows TAKE_OVER to take the first solver's place (`_take_over`)."""
         self.formula = formula
         self.moves = moves
         self.deadline = sat.deadline
@@ -62,6 +75,15 @@ class Flipping:
         self.heard: Callable[[], list[tuple[int, int]]] | None = None
         #: Told when cells were settled (a progress display reads `settled()` then).
         self.changed: Callable[[], None] | None = None
+        #: What a solver taking over must be told besides the formula: the backbone
+        #: literals proven, the group clause being asked about; and the last model's true
+        #: literals, its phases.
+        self.guess = guess
+        self.units: list[int] = []
+        self.group: list[int] | None = None
+        self.model: list[int] = []
+        #: TAKE_OVER, once it has taken the first solver's place (closed with `close`).
+        self.took_over: SatSolver | None = None
 
     def settled(self) -> int:
         """Cells settled so far: proven backbone, or seen in two colors."""
@@ -69,15 +91,52 @@ class Flipping:
 
     def _solve(self, assumptions: list[int]) -> bool:
         self.calls += 1
-        result = self.stoppable.solve(assumptions)
+        sat = self.stoppable
+        if self.guess is None or self.took_over is not None:
+            result = sat.solve(assumptions)
+        else:
+            result = sat.solve_within(TAKE_OVER_AFTER, assumptions)
+            if result is None and not sat.deadline.expired():
+                self._take_over()
+                result = self.stoppable.solve(assumptions)
         if result is None:
             raise Timeout
         return result
 
+    def _take_over(self) -> None:
+        """TAKE_OVER in the first solver's place from now on: the formula, the backbone
+        literals proven so far and the group asked about now; from the last model's phases
+        (belief propagation's while none is known), CaDiCaL's own way. Not from the other
+        colors of the candidates, as Glucose is started: on Faase CaDiCaL made 7 calls in 50
+        s so, against about 40 from the last model's (BENCHMARKS.md, round 34)."""
+        sat = SatSolver(TAKE_OVER, self.stoppable.deadline, self.formula.clauses)
+        for literal in self.units:
+            sat.solver.add_clause([literal])
+        if self.group is not None:
+            sat.solver.add_clause(self.group)
+        phases = self.model or (self.guess() if self.guess is not None else None)
+        if phases and len(phases) < self.formula.variables:
+            # A known solution's cells only: the encoding's other variables as they follow
+            # from them (Faase's map settled 542 cells in 120 s from its cells alone).
+            _, implied = self.solver.propagate(assumptions=phases)
+            phases = implied or phases
+        if phases:
+            sat.solver.set_phases(phases)
+        self.took_over = sat.__enter__()
+        self.stoppable, self.solver = sat, sat.solver
+
+    def close(self) -> None:
+        """Delete the solver that took over, if one did."""
+        if self.took_over is not None:
+            self.took_over.__exit__()
+            self.took_over = None
+
     def _record(self) -> set[int]:
         """Mark the current model's colors (and its images') as seen; return its true
         literals."""
-        true = set(self.solver.get_model())
+        assignment = self.solver.get_model()
+        self.model = [literal for literal in assignment if abs(literal) <= self.formula.variables]
+        true = set(assignment)
         model = {
             cell: color
             for cell, options in self.formula.cell_literals.items()
@@ -114,6 +173,7 @@ class Flipping:
             if number == 0:
                 for cell, options in self.formula.cell_literals.items():
                     true.update(literal for color, literal in options if color == colors[cell])
+                self.model = sorted(true, key=abs)
         return true
 
     def run(self, known: Sequence[Sequence[int]] = (), seen: Sequence[int] = ()) -> bool | None:
@@ -146,7 +206,8 @@ class Flipping:
                 and all(cell <= moved[cell] for moved in self.moves)
             ]
             # Prefer the other value everywhere: each new model then flips all it can.
-            self.solver.set_phases([-literal for _, literal in candidates])
+            if self.took_over is None:  # (CaDiCaL goes its own way: `_take_over`)
+                self.solver.set_phases([-literal for _, literal in candidates])
             if self.workers > 1 and len(candidates) >= PARALLEL_CANDIDATES:
                 self._flip_in_children(candidates)
             else:
@@ -182,11 +243,13 @@ class Flipping:
             self.next_variable += 1
             switch = self.next_variable
             # switch -> at least one of the group takes another color.
-            self.solver.add_clause([-switch, *(-literal for _, literal in group)])
+            self.group = [-switch, *(-literal for _, literal in group)]
+            self.solver.add_clause(self.group)
             flipped = self._solve([switch])
             if flipped:
                 self._record()  # before the next clause voids the model
             self.solver.add_clause([-switch])  # retire the group's clause for good
+            self.group = None
             if self.changed is not None:
                 self.changed()
             if flipped:
@@ -196,6 +259,7 @@ class Flipping:
                 continue
             for _, literal in group:
                 self.solver.add_clause([literal])  # a proven backbone literal helps later calls
+                self.units.append(literal)
             proven = self._images([cell for cell, _ in group])  # images of backbone: backbone
             self.proven.update(proven)
             if self.tell is not None:
