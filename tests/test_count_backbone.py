@@ -179,3 +179,21 @@ def test_the_colors_a_listing_saw_count_for_the_images_of_their_cells_too() -> N
     rows = (clue(1), clue(1, 1), clue(1, 1), clue(4), clue(1, 1))
     columns = (clue(1), clue(4), clue(1), clue(4), clue(1))
     assert _narrowed_as_brute_force_says(Puzzle(5, 5, rows, columns, palette)) is False
+
+
+def test_the_backbone_beside_a_count_keeps_to_glucose(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CaDiCaL 1.9.5 holds the interpreter's lock through each call: taking the backbone over
+    beside a count (on a thread of this process) stalled the count's listing on the main
+    thread (Faase's count listed 64 solutions in 30 s, against 20,000 or more). Only
+    `analyze`'s backbone, which has the process to itself, hands a component to CaDiCaL."""
+    import satnono.pipeline.flipping
+
+    def taken_over(self: satnono.pipeline.flipping.Flipping) -> None:
+        raise AssertionError("CaDiCaL took over beside a count")
+
+    # A random 30x30 whose backbone has a Glucose call of more than one conflict.
+    board = puzzle_from_grid(random_grid(30, 30, 2, 0.5, random.Random(2)))
+    monkeypatch.setattr(satnono.pipeline.flipping, "TAKE_OVER_AFTER", 1)
+    monkeypatch.setattr(satnono.pipeline.flipping.Flipping, "_take_over", taken_over)
+    narrowed = narrowing.narrowed_by_backbone(prepare(board), Deadline(60))
+    assert narrowed is None or narrowed.exact

@@ -136,6 +136,7 @@ def backbone(
     known: Sequence[Grid] = (),
     progress: Progress | None = None,
     seen: Sequence[int] = (),
+    take_over: bool = True,
 ) -> Backbone | None:
     """The backbone from the state line logic left; None when there is no solution.
 
@@ -146,6 +147,8 @@ def backbone(
     `progress`, when given, counts the cells settled (phase "backbone"). `seen`: the colors
     each cell takes in solutions listed before (a domain bitmask a cell), settling at once
     the cells they color differently (a count's listing, satnono.pipeline.counting).
+    `take_over`: CaDiCaL may take a component over from Glucose (satnono.pipeline.flipping);
+    False beside work on another thread of this process, which CaDiCaL's calls hold back.
     """
     from satnono.backends import usable_cores
     from satnono.runtime.child import can_fork
@@ -195,7 +198,7 @@ def backbone(
             unsettled += _cells_of(prepared, parts[number:])
             break
         with sat:
-            guess = _guess(formula, prepared, lines) if solver == SOLVER else None
+            guess = _guess(formula, prepared, lines) if take_over and solver == SOLVER else None
             settle = Flipping(formula, sat, workers, inner, guess)
             if progress is not None:
                 settle.changed = lambda each=settle, before=done: setattr(

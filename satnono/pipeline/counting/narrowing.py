@@ -68,9 +68,13 @@ def narrowed_by_backbone(
     is proven."""
     started = time.perf_counter()
     root = list(prepared.domains)
+    # Glucose alone (no take_over): CaDiCaL 1.9.5 holds the interpreter's lock through each
+    # call, and the count's listing on the main thread stood still meanwhile (Faase's count
+    # after 30 s listed 64 solutions so, against 20,000-90,000; BENCHMARKS.md, round 34).
     found = backbone(
-        replace(prepared, domains=list(root)), deadline, workers=1, known=known, seen=seen
-    )
+        replace(prepared, domains=list(root)), deadline, workers=1, known=known, seen=seen,
+        take_over=False,
+    )  # fmt: skip
     if found is None or deadline.expired():
         return None
     narrowed = [domain & colors for domain, colors in zip(root, found.colors, strict=True)]
