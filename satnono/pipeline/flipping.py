@@ -107,19 +107,21 @@ class Flipping:
         """TAKE_OVER in the first solver's place from now on: the formula, the backbone
         literals proven so far and the group asked about now; from the last model's phases
         (belief propagation's while none is known), CaDiCaL's own way. Not from the other
-        colors of the candidates, as Glucose is started: on Faase CaDiCaL made 7 calls in 50
-        s so, against about 40 from the last model's (BENCHMARKS.md, round 34)."""
+        colors of the candidates, as Glucose is started: on Faase CaDiCaL made 7 calls in 51 s
+        so, against 59 in 53 s from the last model's (BENCHMARKS.md, round 34)."""
         sat = SatSolver(TAKE_OVER, self.stoppable.deadline, self.formula.clauses)
         for literal in self.units:
             sat.solver.add_clause([literal])
         if self.group is not None:
             sat.solver.add_clause(self.group)
-        phases = self.model or (self.guess() if self.guess is not None else None)
+        phases = self.model
         if phases and len(phases) < self.formula.variables:
             # A known solution's cells only: the encoding's other variables as they follow
             # from them (Faase's map settled 542 cells in 120 s from its cells alone).
-            _, implied = self.solver.propagate(assumptions=phases)
-            phases = implied or phases
+            consistent, implied = self.solver.propagate(assumptions=phases)
+            phases = implied if consistent and implied else phases
+        elif not phases and self.guess is not None:
+            phases = self.guess()
         if phases:
             sat.solver.set_phases(phases)
         self.took_over = sat.__enter__()
