@@ -3,8 +3,11 @@ path is uniform, and the samplers from the field are used where enumeration cann
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -70,14 +73,14 @@ def test_a_component_the_sampler_gives_nothing_is_sampled_from_random_phases(
     sampling_module = satnono.pipeline.sampling
     original = sampling_module.sample_cells
 
-    def stuck_cmsgen(formula: object, sampler: str, count: int, seed: int) -> object:
+    def stuck_cmsgen(formula: object, sampler: str, *rest: Any) -> object:
         if sampler == "cmsgen":
             time.sleep(60)  # as CMSGen on Sierp
-        return original(formula, sampler, count, seed)  # type: ignore[arg-type]
+        return original(formula, sampler, *rest)  # type: ignore[arg-type]
 
-    def stuck_unigen(formula: object, sampler: str, count: int, seed: int) -> object:
+    def stuck_unigen(formula: object, sampler: str, *rest: Any) -> object:
         time.sleep(60)  # hashing
-        return original(formula, sampler, count, seed)  # type: ignore[arg-type]
+        return original(formula, sampler, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(sampling_module, "sample_cells", stuck_cmsgen)
     monkeypatch.setattr(sampling_module, "EXACT_BUDGET", 0)
@@ -89,8 +92,9 @@ def test_a_component_the_sampler_gives_nothing_is_sampled_from_random_phases(
     assert len(drawn) == 20 and run.status == "sampled"
     assert all(not problems(board, grid) for grid in drawn)  # the independent checker
     assert [m.method for m in run.methods] == ["phases"]
-    assert len(set(drawn)) > 5  # a random start each time, not one solution repeated
-    assert "CaDiCaL from random phases" in run.guarantee and "no uniformity" in run.guarantee
+    assert len(set(drawn)) > 5  # random cells flipped each time, not one solution repeated
+    assert "CaDiCaL from belief propagation" in run.guarantee
+    assert "no uniformity" in run.guarantee
     assert children() == []
     # UniGen3, chosen for its proof, hashes for a minute before its first sample: it waits.
     monkeypatch.setattr(sampling_module, "sample_cells", stuck_unigen)
@@ -262,3 +266,59 @@ def test_cli_text_and_errors(tmp_path: object) -> None:
     assert "2 random solutions, each verified (exactly uniform: each of the 256" in result.stdout
     result = runner.invoke(app, ["sample", str(EXAMPLES / "duck.non"), "--sampler", "magic"])
     assert result.exit_code == 2 and "unknown sampler 'magic'" in result.stderr
+
+
+def test_the_phases_sampler_starts_from_the_phases_given_and_never_repeats_a_sample() -> None:
+    """Faase's residual: CaDiCaL found no solution in 200 s from random phases, one in 10 s
+    from belief propagation's, and `sample` gave none. The sampler now starts from the phases
+    given, and each next sample colors one of FLIP_GROUP random cells otherwise than the one
+    before; past the one solution of a unique puzzle it stops (fewer than asked)."""
+    from pysat.solvers import Solver
+
+    from satnono.core.grids import domains_to_grid
+    from satnono.encode.cnf import encode_puzzle
+    from satnono.pipeline.prepare import prepare
+    from satnono.pipeline.samplers import PHASES, sample_cells
+
+    board = puzzle_from_grid(switch_board(2, 3))  # 64 solutions
+    prepared = prepare(board)
+    formula = encode_puzzle(prepared.geometry, prepared.domains, None)
+    cells = formula.cell_variables()
+    for seed in range(3):
+        with Solver(name="cadical195", bootstrap_with=formula.clauses) as solver:
+            phases = [v if random.Random(seed).random() < 0.5 else -v for v in cells]
+            solver.set_phases(phases)
+            assert solver.solve()
+            model = solver.get_model() or []
+        drawn = list(sample_cells(formula, PHASES, 12, seed, model))
+        assert len(drawn) == 12
+        assert set(drawn[0]) == {literal for literal in model if abs(literal) in set(cells)}
+        for before, after in itertools.pairwise(drawn):
+            assert set(before) != set(after)
+        for true in drawn:
+            grid = domains_to_grid(board, formula.decode(true, prepared.domains))
+            assert not problems(board, grid)  # the independent checker
+    unique = prepare(read_puzzle(EXAMPLES / "needs-search-25.non"))
+    assert unique.cells_left
+    single = encode_puzzle(unique.geometry, unique.domains, None)
+    assert len(list(sample_cells(single, PHASES, 5, 0))) == 1
+
+
+def test_a_component_slow_to_list_goes_to_the_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before a component went to the sampler, SAT listed up to 1001 of its solutions to see
+    whether it had few, to the deadline: the corpus's Faase was still being listed 20 s in,
+    and `sample` gave nothing in 60 s. Now its listing stops ENUMERATION_FIRST past its
+    first solution (here at once) and the component goes to the sampler."""
+    sampling_module = satnono.pipeline.sampling
+    monkeypatch.setattr(sampling_module, "EXACT_BUDGET", 0)
+    board = puzzle_from_grid(switch_board(2, 3))  # 64 solutions: listed, as a rule
+    with sampling_module.SampleRun(board, 10, 3, "cmsgen", Deadline(30)) as run:
+        listed = list(run)
+    assert [m.method for m in run.methods] == ["exact"] and len(listed) == 10
+    monkeypatch.setattr(sampling_module, "ENUMERATION_FIRST", 0)
+    with sampling_module.SampleRun(board, 10, 3, "cmsgen", Deadline(30)) as run:
+        sampled = list(run)
+    assert run.status == "sampled" and len(sampled) == 10
+    assert [m.method for m in run.methods] == ["cmsgen"]
+    assert all(not problems(board, grid) for grid in sampled)  # the independent checker
+    assert children() == []

@@ -11,10 +11,14 @@ from satnono.encode.formula import CnfFormula
 from satnono.logic import native
 
 
-def guessed_phases(formula: CnfFormula, residual: Residual) -> list[int]:
+def guessed_phases(
+    formula: CnfFormula, residual: Residual, estimate: native.Estimate | None = None
+) -> list[int]:
     """Phases from belief propagation over the residual: each cell's most likely color true,
-    and each block's order variables true up to its median start."""
-    guess = native.Engine(residual.puzzle).estimate(residual.domains)
+    and each block's order variables true up to its median start. `estimate`: belief
+    propagation's over the residual, made before (in a parent: a forked child of a process
+    with threads must not start the engine's work)."""
+    guess = estimate or native.Engine(residual.puzzle).estimate(residual.domains)
     preferred: dict[int, int] = {}
     for cell, options in formula.cell_literals.items():
         best = guess.colors[cell]

@@ -122,9 +122,11 @@ def enumerate_part(
     options: SearchOptions,
     deadline: Deadline,
     cap: int,
+    found: Enumerated | None = None,
 ) -> Enumerated:
-    """Up to `cap` solutions (0: all) of one component, by the backend."""
-    found = Enumerated()
+    """Up to `cap` solutions (0: all) of one component, by the backend; into `found` when
+    given, as they come (a deadline may watch it)."""
+    found = Enumerated() if found is None else found
     cells = residual.cells()
 
     def keep(decided: list[int]) -> bool:

@@ -11,9 +11,10 @@ each independent component is sampled on its own: one with few solutions is enum
 drawn from exactly uniformly, a larger one goes to a sampler from the field (CMSGen or
 UniGen3, see SAMPLERS for what each guarantees) running on its CNF in a forked child. Where
 CMSGen gives a component no solution within SAMPLER_FIRST, the component is sampled
-from random phases instead (PHASES, with no uniformity guarantee, and said so): CMSGen
-found none of webpbn's Sierp in 60 s, where CaDiCaL from random phases gives one a second or
-two. Every grid is checked by the independent verifier before it is handed out.
+by CaDiCaL instead (PHASES: from belief propagation's phases, each sample then made to differ
+from the one before in one of FLIP_GROUP random cells; no uniformity guarantee, and said
+so): CMSGen found none of webpbn's Sierp in 60 s, where this gives one a second or two.
+Every grid is checked by the independent verifier before it is handed out.
 """
 
 from __future__ import annotations
@@ -24,18 +25,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from satnono.backends import Residual, SearchOptions, load_backend
+from satnono.backends.guidance import guessed_phases
 from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid
 from satnono.core.model import Grid, Puzzle
 from satnono.core.verify import Verifier
 from satnono.encode.cnf import encode_puzzle
 from satnono.errors import Contradiction
 from satnono.logic.jobs import SLICE, Sampler
-from satnono.logic.native import Engine
+from satnono.logic.native import Engine, Estimate
 from satnono.pipeline.counting import narrowing
 from satnono.pipeline.counting.listing import NativeListing, listing_due
 from satnono.pipeline.prepare import (
     NO_GRID,
     Assignment,
+    Enumerated,
     Prepared,
     enumerate_part,
     no_grid,
@@ -43,6 +46,7 @@ from satnono.pipeline.prepare import (
 )
 from satnono.pipeline.samplers import (
     DEFAULT_SAMPLER,
+    FLIP_GROUP,
     PHASES,
     SAMPLERS,
     sample_cells,
@@ -62,16 +66,22 @@ DRAW_BATCH = 256
 #: and drawn from exactly uniformly (enumeration costs about 0.1-0.3 ms a solution).
 EXACT_LIMIT = 1000
 
+#: Seconds a component's enumeration (up to EXACT_LIMIT + 1 solutions, by SAT) may take,
+#: once it has found a solution, before the component goes to the sampler: the corpus's
+#: Faase (one component, 6,176 open cells) was still being listed 20 s in, and `sample` gave
+#: nothing in 60 s (BENCHMARKS.md, round 34). The examples list theirs in well under a second.
+ENUMERATION_FIRST = 5.0
 #: Seconds CMSGen (the default sampler) may take over a component's first sample before it
-#: is sampled from random phases instead (satnono.pipeline.samplers.PHASES): twice the
+#: is sampled by CaDiCaL instead (satnono.pipeline.samplers.PHASES): twice the
 #: slowest first sample CMSGen gave a survey puzzle it samples (Lion's, 2.8 s; BENCHMARKS.md,
 #: round 33).
 SAMPLER_FIRST = 5.0
 #: What every way of sampling a component promises (`SampleRun.guarantee`).
 GUARANTEES = {
     **SAMPLERS,
-    PHASES: "CaDiCaL from random phases, where CMSGen gave no solution in "
-    f"{SAMPLER_FIRST:g} s: no uniformity guarantee (each sample a solution from a random start)",
+    PHASES: "CaDiCaL from belief propagation's phases, each sample made to differ from the one "
+    f"before in one of {FLIP_GROUP} random cells, where CMSGen gave no solution in "
+    f"{SAMPLER_FIRST:g} s: no uniformity guarantee",
 }
 
 
@@ -243,8 +253,12 @@ class Sampling:
             if len(parts) == 1 and self.listed_many:  # Sierp: 7.6 s to enumerate 1001 by SAT
                 found = None
             else:
-                found = enumerate_part(sat, residual, SearchOptions(), deadline, EXACT_LIMIT + 1)
-                if found.report.timed_out:
+                # ENUMERATION_FIRST past its first solution, the component has many or is slow
+                # to list, and goes to the sampler (Faase: still listing by SAT 20 s in).
+                found = Enumerated()
+                until = _ListedFor(deadline, found, ENUMERATION_FIRST)
+                enumerate_part(sat, residual, SearchOptions(), until, EXACT_LIMIT + 1, found)
+                if found.report.timed_out and (deadline.expired() or not found.solutions):
                     raise Timeout
                 if not found.solutions:
                     raise Contradiction(no_grid(puzzle, lines))
@@ -275,14 +289,15 @@ class Sampling:
         self, residual: Residual, cells: list[int], seed: int, index: int
     ) -> Iterator[Assignment]:
         """The sampler's solutions of one component (the `index`th of `methods`), from a forked
-        child; from random phases (PHASES) where CMSGen gives none within SAMPLER_FIRST."""
+        child; by CaDiCaL (PHASES) where CMSGen gives none within SAMPLER_FIRST."""
         geometry, domains, lines = residual.geometry, residual.domains, residual.lines
         n = self.n
 
-        def by(sampler: str) -> Callable[[Send], None]:
+        def by(sampler: str, estimate: Estimate | None = None) -> Callable[[Send], None]:
             def run(send: Send) -> None:
                 formula = encode_puzzle(geometry, domains, lines)
-                for true in sample_cells(formula, sampler, n, seed):
+                guess = guessed_phases(formula, residual, estimate) if estimate else None
+                for true in sample_cells(formula, sampler, n, seed, guess):
                     send(formula.decode(true, domains))
 
             return run
@@ -300,9 +315,37 @@ class Sampling:
             if first.had or self.deadline.expired():
                 raise
         self.methods[index] = replace(self.methods[index], method=PHASES)
-        for decided in stream_from_child(by(PHASES), self.deadline, "phases sampler", quiet=True):
+        # Belief propagation's guesses made here, so that the forked child runs nothing but
+        # the encoding and the solver: this process's threads (the engine's among them) may
+        # hold locks as it forks. A precaution, not a failure seen.
+        estimate = Engine(residual.puzzle).estimate(domains)
+        sampling = by(PHASES, estimate)
+        for decided in stream_from_child(sampling, self.deadline, "phases sampler", quiet=True):
             yield tuple((cell, decided[cell]) for cell in cells)
         raise RuntimeError(f"{PHASES} gave fewer samples than asked for")
+
+
+class _ListedFor(Deadline):
+    """An enumeration's deadline: the caller's, and `seconds` past the first solution in
+    `found` (seen when it is next looked at)."""
+
+    __slots__ = ("found", "outer", "seconds", "since")
+
+    def __init__(self, outer: Deadline, found: Enumerated, seconds: float) -> None:
+        super().__init__(None)
+        self.outer, self.found, self.seconds = outer, found, seconds
+        self.since: Deadline | None = None
+
+    def _budget(self) -> Deadline:
+        if self.since is None and self.found.solutions:
+            self.since = self.outer.sooner(self.seconds)
+        return self.since or self.outer
+
+    def remaining(self) -> float | None:
+        return self._budget().remaining()
+
+    def expired(self) -> bool:
+        return self._budget().expired()
 
 
 class _UntilFirst(Deadline):
