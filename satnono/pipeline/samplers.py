@@ -21,8 +21,8 @@ DEFAULT_SAMPLER = "cmsgen"
 #: Where CMSGen gives a component no solution in time (sampling.SAMPLER_FIRST), its
 #: samples come from PHASES_SOLVER: the first from belief propagation's phases, each next one
 #: made to color one of FLIP_GROUP random cells otherwise than the sample before (`_flipped`).
-#: No guarantee on how they are spread; a different solution each time. On the survey-free and
-#: corpus puzzles CMSGen gives nothing (`/tmp/x/fsamp.py`, BENCHMARKS.md round 34): Sierp 0.76
+#: No guarantee on how they are spread; each differs from the one before. On the puzzles
+#: CMSGen gives nothing (`/tmp/x/fsamp.py`, BENCHMARKS.md round 34): Sierp 0.76
 #: s to the first, then 0.5-2.4 s each, 292-386 cells from the one before; Nature 0.1 s, then
 #: 0.0-0.5 s, 198-300 cells apart; Faase 6.5 s, then 0.1-3.5 s, 764-984 cells apart. Round 33
 #: drew each sample from new random phases instead: Sierp much the same (0.8-3.1 s, 298-410
