@@ -16,8 +16,8 @@ def guessed_phases(
 ) -> list[int]:
     """Phases from belief propagation over the residual: each cell's most likely color true,
     and each block's order variables true up to its median start. `estimate`: belief
-    propagation's over the residual, made before (in a parent: a forked child of a process
-    with threads must not start the engine's work)."""
+    propagation's over the residual when made before (the sampler makes it in the parent, so
+    that its forked child does no engine work)."""
     guess = estimate or native.Engine(residual.puzzle).estimate(residual.domains)
     preferred: dict[int, int] = {}
     for cell, options in formula.cell_literals.items():

@@ -69,7 +69,7 @@ EXACT_LIMIT = 1000
 #: Seconds a component's enumeration (up to EXACT_LIMIT + 1 solutions, by SAT) may take,
 #: once it has found a solution, before the component goes to the sampler: the corpus's
 #: Faase (one component, 6,176 open cells) was still being listed 20 s in, and `sample` gave
-#: nothing in 60 s (BENCHMARKS.md, round 34). The examples list theirs in well under a second.
+#: nothing in 60 s (BENCHMARKS.md, round 34).
 ENUMERATION_FIRST = 5.0
 #: Seconds CMSGen (the default sampler) may take over a component's first sample before it
 #: is sampled by CaDiCaL instead (satnono.pipeline.samplers.PHASES): twice the
