@@ -57,7 +57,6 @@ class Flipping:
         # A solver that cannot be interrupted mid-call is stopped between calls only.
         self.stoppable = sat
         self.solver = sat.solver
-        self.solver_name = sat.name
         self.workers = workers
         self.next_variable = formula.variables
         #: cell -> bitmask of the colors seen in some model.

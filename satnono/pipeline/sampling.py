@@ -296,7 +296,7 @@ class Sampling:
         def by(sampler: str, estimate: Estimate | None = None) -> Callable[[Send], None]:
             def run(send: Send) -> None:
                 formula = encode_puzzle(geometry, domains, lines)
-                guess = guessed_phases(formula, residual, estimate) if estimate else None
+                guess = None if estimate is None else guessed_phases(formula, residual, estimate)
                 for true in sample_cells(formula, sampler, n, seed, guess):
                     send(formula.decode(true, domains))
 

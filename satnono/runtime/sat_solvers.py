@@ -223,26 +223,16 @@ class SatSolver(Stoppable):
 
     def solve_within(self, conflicts: int, assumptions: Sequence[int] = ()) -> bool | None:
         """solve() with at most `conflicts` more conflicts: None when they ran out first or
-        the deadline stopped the solver (`deadline.expired()` says which). An interruptible
-        solver takes it in one call, its budget lifted after; a sliced one in its slices."""
+        the deadline stopped the solver (`deadline.expired()` says which). A sliced solver
+        takes them in its slices; an interruptible one in one call, its budget lifted after;
+        one that is neither takes no budget."""
         if self.slice is not None or self.served is not None:
             return self.solve_for(float("inf"), conflicts, assumptions)
-        if self.deadline.expired():
-            return None
-        self.given_model = None
-        solver = self.solver
-        solver.conf_budget(max(conflicts, 1))
+        self.solver.conf_budget(max(conflicts, 1))
         try:
-            result = solver.solve_limited(
-                assumptions=list(assumptions), expect_interrupt=self.interruptible
-            )
+            return self.solve(assumptions)
         finally:
-            solver.conf_budget(-1)  # off: later calls are unlimited
-        if result is None:
-            if self.interruptible:
-                solver.clear_interrupt()
-            return None
-        return bool(result)
+            self.solver.conf_budget(-1)  # off: later calls are unlimited
 
     def solve_for(
         self, seconds: float, conflicts: int | None = None, assumptions: Sequence[int] = ()
