@@ -222,11 +222,14 @@ def test_cadical_taking_over_settles_the_same_backbone(
     calls = 0
 
     def past_its_budget_once(
-        self: SatSolver, conflicts: int, assumptions: Sequence[int] = ()
+        self: SatSolver,
+        conflicts: int,
+        assumptions: Sequence[int] = (),
+        propagations: int | None = None,
     ) -> bool | None:
         nonlocal calls
         calls += 1
-        return None if calls == over else within(self, conflicts, assumptions)
+        return None if calls == over else within(self, conflicts, assumptions, propagations)
 
     SatSolver.solve_within = past_its_budget_once  # type: ignore[method-assign]
     flipping.PARALLEL_CANDIDATES = 1  # no monkeypatch fixture per example
@@ -239,11 +242,13 @@ def test_cadical_taking_over_settles_the_same_backbone(
     assert children() == []
 
 
+@pytest.mark.parametrize("budget", ["TAKE_OVER_AFTER", "TAKE_OVER_PROPAGATIONS"])
 def test_a_glucose_call_past_its_conflicts_gives_the_component_to_cadical(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, budget: str
 ) -> None:
     """Glucose found no model of Faase's residual in 60 s (nor Knotty's); CaDiCaL did in
-    10 s. Past its budget Glucose gives way, and the answer is the one it would have given."""
+    10 s. Past its budget, of conflicts or of propagations, Glucose gives way, and the answer
+    is the one it would have given."""
     taken: list[str] = []
     take_over = satnono.pipeline.flipping.Flipping._take_over
 
@@ -254,7 +259,7 @@ def test_a_glucose_call_past_its_conflicts_gives_the_component_to_cadical(
 
     puzzle = puzzle_from_grid(random_grid(30, 30, 2, 0.5, random.Random(2)))
     exact = _backbone(puzzle)
-    monkeypatch.setattr(satnono.pipeline.flipping, "TAKE_OVER_AFTER", 1)
+    monkeypatch.setattr(satnono.pipeline.flipping, budget, 1)
     monkeypatch.setattr(satnono.pipeline.flipping.Flipping, "_take_over", counted)
     found = backbone(prepare(puzzle), workers=1)
     assert taken == [satnono.pipeline.flipping.TAKE_OVER]
@@ -272,3 +277,14 @@ def test_a_solver_stops_at_its_conflict_budget() -> None:
             assert sat.solve_within(100) is None, name
             assert sat.conflicts() < 2_000, name
             assert sat.solve() is False, name
+
+
+def test_glucose_stops_at_its_propagation_budget() -> None:
+    """`solve_within` with `propagations` answers None once they are spent, whatever conflicts
+    are left, and leaves no budget behind."""
+    from pysat.examples.genhard import PHP
+
+    with SatSolver("glucose42", Deadline(60), PHP(7).clauses) as sat:
+        assert sat.solve_within(10**9, propagations=1_000) is None
+        assert sat.solver.accum_stats()["propagations"] < 20_000
+        assert sat.solve() is False

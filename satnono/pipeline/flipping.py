@@ -3,7 +3,8 @@ component): an incremental SAT solver asked, group by group, for a model in whic
 group's cells takes another color. A model settles every cell it flips; a group no model can
 flip is proven backbone at once. With several workers, forked solvers share the candidates
 and tell each other what they flip. Where a call of the first solver (Glucose) runs past
-TAKE_OVER_AFTER conflicts, CaDiCaL settles the rest of the component in its place.
+TAKE_OVER_AFTER conflicts (or TAKE_OVER_PROPAGATIONS propagations), CaDiCaL settles the rest
+of the component in its place.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ _LOOK = 0.1
 #: most any call took over the survey, survey-free and the corpus: 36,634 conflicts (Sierp);
 #: every other under 18,300 (BENCHMARKS.md, round 34).
 TAKE_OVER_AFTER = 100_000
+#: Or past this many propagations: a call's conflicts cost more on a larger formula (Faase's
+#: first call: 922 propagations a conflict, 100,000 conflicts in 21 s; Sierp's slowest 413,
+#: 15.6 million in 1.5 s, the most any call took over the survey; BENCHMARKS.md, round 35).
+TAKE_OVER_PROPAGATIONS = 50_000_000
 TAKE_OVER = "cadical195"
 
 
@@ -94,7 +99,7 @@ class Flipping:
         if self.guess is None or self.took_over is not None:
             result = sat.solve(assumptions)
         else:
-            result = sat.solve_within(TAKE_OVER_AFTER, assumptions)
+            result = sat.solve_within(TAKE_OVER_AFTER, assumptions, TAKE_OVER_PROPAGATIONS)
             if result is None and not sat.deadline.expired():
                 self._take_over()
                 result = self.stoppable.solve(assumptions)

@@ -221,18 +221,25 @@ class SatSolver(Stoppable):
             return None
         return bool(result)
 
-    def solve_within(self, conflicts: int, assumptions: Sequence[int] = ()) -> bool | None:
-        """solve() with at most `conflicts` more conflicts: None when they ran out first or
-        the deadline stopped the solver (`deadline.expired()` says which). A sliced solver
-        takes them in its slices; an interruptible one in one call, its budget lifted after;
-        one that is neither takes no budget."""
+    def solve_within(
+        self, conflicts: int, assumptions: Sequence[int] = (), propagations: int | None = None
+    ) -> bool | None:
+        """solve() with at most `conflicts` more conflicts (and, given, `propagations` more
+        propagations): None when they ran out first or the deadline stopped the solver
+        (`deadline.expired()` says which). A sliced solver takes the conflicts in its slices
+        (no propagation budget); an interruptible one both in one call, its budgets lifted
+        after; one that is neither takes no budget."""
         if self.slice is not None or self.served is not None:
             return self.solve_for(float("inf"), conflicts, assumptions)
         self.solver.conf_budget(max(conflicts, 1))
+        if propagations is not None:
+            self.solver.prop_budget(max(propagations, 1))
         try:
             return self.solve(assumptions)
         finally:
             self.solver.conf_budget(-1)  # off: later calls are unlimited
+            if propagations is not None:
+                self.solver.prop_budget(-1)
 
     def solve_for(
         self, seconds: float, conflicts: int | None = None, assumptions: Sequence[int] = ()
