@@ -7,6 +7,7 @@ import itertools
 import json
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,6 +103,62 @@ def test_a_component_the_sampler_gives_nothing_is_sampled_from_random_phases(
         drawn = list(run)
     assert drawn == [] and run.status == "timeout"
     assert [m.method for m in run.methods] == ["unigen"]
+    assert children() == []
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_the_phases_sampler_starts_beside_cmsgen_on_a_second_core(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cores: int
+) -> None:
+    """Where CMSGen gives nothing (Nature, Sierp, Faase), its SAMPLER_FIRST seconds were
+    waited for before the phases sampler started. With a second core the phases sampler
+    starts beside CMSGen and its samples are taken once CMSGen's time is up; on one core it
+    starts then."""
+    import time
+
+    sampling_module = satnono.pipeline.sampling
+    original = sampling_module.sample_cells
+    started = tmp_path / "phases-started"
+
+    def stuck_cmsgen(formula: object, sampler: str, *rest: Any) -> object:
+        if sampler == "cmsgen":
+            time.sleep(60)  # as CMSGen on Sierp
+        started.write_text(str(time.time()))  # in the phases sampler's child
+        return original(formula, sampler, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sampling_module, "sample_cells", stuck_cmsgen)
+    monkeypatch.setattr(sampling_module, "usable_cores", lambda: cores)
+    monkeypatch.setattr(sampling_module, "EXACT_BUDGET", 0)
+    monkeypatch.setattr(sampling_module, "EXACT_LIMIT", 4)
+    monkeypatch.setattr(sampling_module, "SAMPLER_FIRST", 2.0)
+    board = puzzle_from_grid(switch_board(2, 3))  # 64 solutions
+    began = time.time()
+    with satnono.pipeline.sampling.SampleRun(board, 5, 3, "cmsgen", Deadline(30)) as run:
+        drawn = list(run)
+    assert len(drawn) == 5 and run.status == "sampled"
+    assert all(not problems(board, grid) for grid in drawn)
+    assert [m.method for m in run.methods] == ["phases"]
+    waited = float(started.read_text()) - began
+    assert (waited < 2.0) if cores == 2 else (waited >= 2.0)
+    assert children() == []
+
+
+def test_the_phases_sampler_beside_cmsgen_is_stopped_by_cmsgen_s_first_sample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CMSGen's samples are taken wherever it gives one in time; the phases sampler started
+    beside it is stopped then, and no sample comes from it."""
+    sampling_module = satnono.pipeline.sampling
+    monkeypatch.setattr(sampling_module, "usable_cores", lambda: 2)
+    monkeypatch.setattr(sampling_module, "EXACT_BUDGET", 0)
+    monkeypatch.setattr(sampling_module, "EXACT_LIMIT", 4)
+    board = puzzle_from_grid(switch_board(2, 3))
+    with satnono.pipeline.sampling.SampleRun(board, 20, 3, "cmsgen", Deadline(30)) as run:
+        samples = iter(run)
+        drawn = [next(samples)]
+        assert len(children()) <= 1  # CMSGen's child at most: the phases sampler is gone
+        drawn += samples
+    assert len(drawn) == 20 and [m.method for m in run.methods] == ["cmsgen"]
     assert children() == []
 
 

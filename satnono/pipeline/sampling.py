@@ -13,7 +13,9 @@ UniGen3, see SAMPLERS for what each guarantees) running on its CNF in a forked c
 CMSGen gives a component no solution within SAMPLER_FIRST, the component is sampled
 by CaDiCaL instead (PHASES: from belief propagation's phases, each sample then made to differ
 from the one before in one of FLIP_GROUP random cells; no uniformity guarantee, and said
-so): CMSGen found none of webpbn's Sierp in 60 s, where this gives one a second or two.
+so): CMSGen found none of webpbn's Sierp in 60 s, where this gives one a second or two. With a
+second core that sampler starts beside CMSGen, so the seconds CMSGen is given are not waited
+for where it gives nothing, and it is stopped by CMSGen's first sample.
 Every grid is checked by the independent verifier before it is handed out.
 """
 
@@ -24,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from satnono.backends import Residual, SearchOptions, load_backend
+from satnono.backends import Residual, SearchOptions, load_backend, usable_cores
 from satnono.backends.guidance import guessed_phases
 from satnono.core.grids import colors_to_grid, decided_colors, domains_to_grid
 from satnono.core.model import Grid, Puzzle
@@ -51,7 +53,7 @@ from satnono.pipeline.samplers import (
     SAMPLERS,
     sample_cells,
 )
-from satnono.runtime.child import Send, stream_from_child
+from satnono.runtime.child import ForkedChild, Send, stream_from
 from satnono.runtime.deadline import Deadline, Timeout
 
 #: Seconds the exact count may take before the samplers take over (never past the deadline),
@@ -289,7 +291,10 @@ class Sampling:
         self, residual: Residual, cells: list[int], seed: int, index: int
     ) -> Iterator[Assignment]:
         """The sampler's solutions of one component (the `index`th of `methods`), from a forked
-        child; by CaDiCaL (PHASES) where CMSGen gives none within SAMPLER_FIRST."""
+        child; by CaDiCaL (PHASES) where CMSGen gives none within SAMPLER_FIRST. With a
+        second core, the PHASES child starts beside CMSGen's and is stopped by CMSGen's first
+        sample: where CMSGen gives none, its SAMPLER_FIRST seconds were not waited for
+        (Nature, Sierp, Faase)."""
         geometry, domains, lines = residual.geometry, residual.domains, residual.lines
         n = self.n
 
@@ -302,27 +307,42 @@ class Sampling:
 
             return run
 
+        def by_phases() -> ForkedChild:
+            # Belief propagation's guesses made here, so that the forked child runs nothing
+            # but the encoding and the solver: this process's threads (the engine's among
+            # them) may hold locks as it forks. A precaution, not a failure seen.
+            estimate = Engine(residual.puzzle).estimate(domains)
+            return ForkedChild(by(PHASES, estimate), "phases sampler", quiet=True)
+
         # UniGen3 hashes for a minute before its first sample, and is chosen for its proof of
         # near-uniformity: it is never replaced.
         sampler = self.sampler
-        first = _UntilFirst(self.deadline, SAMPLER_FIRST if sampler == DEFAULT_SAMPLER else None)
+        replaceable = sampler == DEFAULT_SAMPLER
+        first = _UntilFirst(self.deadline, SAMPLER_FIRST if replaceable else None)
+        beside: ForkedChild | None = None
         try:
-            for decided in stream_from_child(by(sampler), first, f"{sampler} sampler", quiet=True):
-                first.had = True
+            with ForkedChild(by(sampler), f"{sampler} sampler", quiet=True) as child:
+                if replaceable and usable_cores() > 1:
+                    beside = by_phases()
+                try:
+                    for decided in stream_from(child, first):
+                        first.had = True
+                        if beside is not None:
+                            beside.kill()
+                            beside = None
+                        yield tuple((cell, decided[cell]) for cell in cells)
+                    raise RuntimeError(f"{sampler} gave fewer samples than asked for")
+                except Timeout:
+                    if first.had or self.deadline.expired():
+                        raise
+            self.methods[index] = replace(self.methods[index], method=PHASES)
+            beside = beside or by_phases()
+            for decided in stream_from(beside, self.deadline):
                 yield tuple((cell, decided[cell]) for cell in cells)
-            raise RuntimeError(f"{sampler} gave fewer samples than asked for")
-        except Timeout:
-            if first.had or self.deadline.expired():
-                raise
-        self.methods[index] = replace(self.methods[index], method=PHASES)
-        # Belief propagation's guesses made here, so that the forked child runs nothing but
-        # the encoding and the solver: this process's threads (the engine's among them) may
-        # hold locks as it forks. A precaution, not a failure seen.
-        estimate = Engine(residual.puzzle).estimate(domains)
-        sampling = by(PHASES, estimate)
-        for decided in stream_from_child(sampling, self.deadline, "phases sampler", quiet=True):
-            yield tuple((cell, decided[cell]) for cell in cells)
-        raise RuntimeError(f"{PHASES} gave fewer samples than asked for")
+            raise RuntimeError(f"{PHASES} gave fewer samples than asked for")
+        finally:
+            if beside is not None:
+                beside.kill()
 
 
 class _ListedFor(Deadline):

@@ -285,24 +285,32 @@ def stream_from_child(
     past the deadline `run` has not returned, and RuntimeError if the child fails. The child
     is killed then, and also when the consumer stops iterating or on Ctrl-C in the parent.
     """
-    passed: float | None = None  # when the deadline was first seen passed
     with ForkedChild(run, what, quiet) as child:
-        while True:
-            # Waits are short: a deadline may be cancelled (Ctrl-C, a cancelled web solve) or
-            # end early (a cube told to make way) while the child sends nothing.
-            wait = _LOOK
-            if deadline.expired():
-                passed = time.monotonic() if passed is None else passed
-                wait = min(wait, passed + grace - time.monotonic())
-            try:
-                item = child.receive(max(0.0, wait))
-            except ChildFinished:
-                return
-            except Timeout:
-                if passed is not None and time.monotonic() >= passed + grace:
-                    raise
-                continue
-            yield item
+        yield from stream_from(child, deadline, grace)
+
+
+def stream_from(
+    child: ForkedChild, deadline: Deadline, grace: float = 0.0
+) -> Generator[Any, None, None]:
+    """`stream_from_child` of a child already started (one forked ahead, to work while
+    another is read): every item it sends, until its `run` returns. The caller kills it."""
+    passed: float | None = None  # when the deadline was first seen passed
+    while True:
+        # Waits are short: a deadline may be cancelled (Ctrl-C, a cancelled web solve) or
+        # end early (a cube told to make way) while the child sends nothing.
+        wait = _LOOK
+        if deadline.expired():
+            passed = time.monotonic() if passed is None else passed
+            wait = min(wait, passed + grace - time.monotonic())
+        try:
+            item = child.receive(max(0.0, wait))
+        except ChildFinished:
+            return
+        except Timeout:
+            if passed is not None and time.monotonic() >= passed + grace:
+                raise
+            continue
+        yield item
 
 
 _PR_SET_PDEATHSIG = 1
