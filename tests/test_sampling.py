@@ -143,6 +143,41 @@ def test_the_phases_sampler_starts_beside_cmsgen_on_a_second_core(
     assert children() == []
 
 
+def test_a_phases_sampler_that_cannot_start_beside_cmsgen_starts_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fork refused while CMSGen runs (no memory, no process left) costs the phases sampler
+    its head start, not the samples: it is started again once CMSGen's time is up."""
+    import time
+
+    sampling_module = satnono.pipeline.sampling
+    original_samples, original_child = sampling_module.sample_cells, sampling_module.ForkedChild
+    refused: list[str] = []
+
+    def stuck_cmsgen(formula: object, sampler: str, *rest: Any) -> object:
+        if sampler == "cmsgen":
+            time.sleep(60)
+        return original_samples(formula, sampler, *rest)  # type: ignore[arg-type]
+
+    def refused_once(run: Any, what: str, *rest: Any, **options: Any) -> Any:
+        if what == "phases sampler" and not refused:
+            refused.append(what)
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return original_child(run, what, *rest, **options)
+
+    monkeypatch.setattr(sampling_module, "sample_cells", stuck_cmsgen)
+    monkeypatch.setattr(sampling_module, "ForkedChild", refused_once)
+    monkeypatch.setattr(sampling_module, "usable_cores", lambda: 2)
+    monkeypatch.setattr(sampling_module, "EXACT_BUDGET", 0)
+    monkeypatch.setattr(sampling_module, "EXACT_LIMIT", 4)
+    monkeypatch.setattr(sampling_module, "SAMPLER_FIRST", 0.5)
+    board = puzzle_from_grid(switch_board(2, 3))
+    with satnono.pipeline.sampling.SampleRun(board, 5, 3, "cmsgen", Deadline(30)) as run:
+        drawn = list(run)
+    assert refused and len(drawn) == 5 and [m.method for m in run.methods] == ["phases"]
+    assert children() == []
+
+
 def test_the_phases_sampler_beside_cmsgen_is_stopped_by_cmsgen_s_first_sample(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

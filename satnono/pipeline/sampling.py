@@ -21,6 +21,7 @@ Every grid is checked by the independent verifier before it is handed out.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -323,7 +324,8 @@ class Sampling:
         try:
             with ForkedChild(by(sampler), f"{sampler} sampler", quiet=True) as child:
                 if replaceable and usable_cores() > 1:
-                    beside = by_phases()
+                    with contextlib.suppress(OSError):  # no fork now: started if CMSGen fails
+                        beside = by_phases()
                 try:
                     for decided in stream_from(child, first):
                         first.had = True
