@@ -18,7 +18,9 @@ def guessed_phases(
     and each block's order variables true up to its median start. `estimate`: belief
     propagation's over the residual when made before (the sampler makes it in the parent, so
     that its forked child does no engine work)."""
-    guess = estimate or native.Engine(residual.puzzle).estimate(residual.domains)
+    guess = (
+        native.Engine(residual.puzzle).estimate(residual.domains) if estimate is None else estimate
+    )
     preferred: dict[int, int] = {}
     for cell, options in formula.cell_literals.items():
         best = guess.colors[cell]

@@ -338,7 +338,8 @@ class Sampling:
                     if first.had or self.deadline.expired():
                         raise
             self.methods[index] = replace(self.methods[index], method=PHASES)
-            beside = beside or by_phases()
+            if beside is None:  # one core, or the fork beside CMSGen was refused
+                beside = by_phases()
             for decided in stream_from(beside, self.deadline):
                 yield tuple((cell, decided[cell]) for cell in cells)
             raise RuntimeError(f"{PHASES} gave fewer samples than asked for")
