@@ -4,7 +4,7 @@
 //! The core is in private modules, one job each (`line`: the line solver; `grid`: the state
 //! and its trail; `propagate`: the fixpoint over dirty lines; `probe`: probing; `search`: the
 //! depth-first search; `lookahead`: the cubes' split; `branches`: cubes along the search's own tree; `estimate`: belief propagation, guesses
-//! for a SAT solver; `count`: counting, sampling, every solution and the colors each cell
+//! for a SAT solver; `decimate`: decimation guided by it, a first grid of a large random puzzle; `count`: counting, sampling, every solution and the colors each cell
 //! takes; `engine`: the calls the surface makes, at the word count a puzzle needs). For the SAT
 //! backend: `blocks_cnf`, the blocks CNF of a residual. For
 //! certificates: `automaton` and `cnf`, the automaton CNF of a whole puzzle, which they are
@@ -26,6 +26,7 @@ mod cache;
 mod clue;
 mod cnf;
 mod count;
+mod decimate;
 mod drup;
 mod engine;
 mod estimate;

@@ -156,3 +156,20 @@ def solutions(
     seconds: float | None = None,
     guide: Sequence[int] | None = None,
 ) -> Solutions: ...
+
+class Decimation:
+    def run(
+        self, pause: float | None = None, seconds: float | None = None
+    ) -> tuple[str, Domains | None]: ...
+    def stats(self) -> tuple[int, int]: ...
+
+def decimation(
+    engine: Engine,
+    domains: Domains,
+    scope: list[int],
+    fraction: float,
+    rounds: int,
+    noise: float,
+    seed: int,
+    probing: bool,
+) -> Decimation: ...

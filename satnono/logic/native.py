@@ -237,6 +237,18 @@ class Engine:
         listed = _engine.solutions(self._engine, wire, threads, layers, seconds, guide)
         return Solutions(listed)
 
+    def decimation(
+        self, domains: Sequence[int], lines: Sequence[int] | None = None, seed: int = 0
+    ) -> Decimation:
+        """Decimation guided by belief propagation over `lines` (all by default) from
+        `domains` (engine/src/decimate.rs): a guess at a solution, attempt after attempt,
+        for a SAT solver to start from (see Decimation)."""
+        decimation = _engine.decimation(
+            self._engine, self._wire(domains), list(lines or ()), DECIMATED_SHARE,
+            DECIMATION_ROUNDS, DECIMATION_NOISE, seed & (2**64 - 1), True,
+        )  # fmt: skip
+        return Decimation(decimation)
+
     def search(
         self,
         domains: Sequence[int],
@@ -265,6 +277,40 @@ MAX_THREADS: int = _engine.MAX_THREADS
 RESTART_BASE = 300
 
 Event = Literal["solution", "exhausted", "timeout", "budget"]
+
+#: Decimation's steps: the share of the undecided cells fixed at each, the rounds of belief
+#: propagation before it, and the noise on the confidences from the second attempt on
+#: (probing follows each step). Chosen on round 16's ten random 45x45s (BENCHMARKS.md, round
+#: 36): 0.02 / 20 / 0.02 found a grid of seven within 60 s, six of them in 5 s.
+DECIMATED_SHARE = 0.02
+DECIMATION_ROUNDS = 20
+DECIMATION_NOISE = 0.02
+
+
+class Decimation:
+    """Decimation under way (`Engine.decimation`): attempts go on across calls of `run`."""
+
+    __slots__ = ("_decimation",)
+
+    def __init__(self, decimation: Any) -> None:
+        self._decimation = decimation
+
+    def run(self, deadline: Deadline) -> list[int] | str | None:
+        """A grid line logic accepts whole (every cell of the lines decided: a guess to
+        verify, not a proof), "refuted" when line logic or probing shows that no grid fits
+        the domains, None when `deadline` passed first (the next call goes on)."""
+        while not deadline.expired():
+            ended, domains = self._decimation.run(SLICE, deadline.remaining())
+            if ended == "found":
+                return domains_list(domains)
+            if ended == "refuted":
+                return "refuted"
+        return None
+
+    def stats(self) -> dict[str, int]:
+        """The attempts started and the steps taken so far."""
+        attempts, steps = self._decimation.stats()
+        return {"attempts": attempts, "steps": steps}
 
 
 class Search:

@@ -26,6 +26,8 @@ pub struct Estimate {
     /// Per line, per block: the first start position by which the block has started with
     /// probability at least one half (empty for a line with a blotted number or none).
     pub starts: Vec<Vec<u32>>,
+    /// Per cell: how likely its most likely color is (1 for a decided cell).
+    pub confidence: Vec<f64>,
 }
 
 /// Belief propagation for `rounds` rounds from `domains` (one color bitmask per cell).
@@ -115,17 +117,31 @@ pub fn estimate(puzzle: &Puzzle, domains: &[u128], rounds: usize) -> Estimate {
             }
         }
     }
-    let best = (0..cells)
+    let belief =
+        |cell: usize, c: usize| from_rows[cell * colors + c] * from_columns[cell * colors + c];
+    let best: Vec<u8> = (0..cells)
         .map(|cell| {
             let domain = domains[cell];
             (0..colors)
                 .filter(|&c| domain >> c & 1 == 1)
-                .max_by(|&a, &b| {
-                    let belief =
-                        |c: usize| from_rows[cell * colors + c] * from_columns[cell * colors + c];
-                    belief(a).total_cmp(&belief(b))
-                })
+                .max_by(|&a, &b| belief(cell, a).total_cmp(&belief(cell, b)))
                 .unwrap_or(0) as u8
+        })
+        .collect();
+    let confidence = (0..cells)
+        .map(|cell| {
+            let domain = domains[cell];
+            let total: f64 = (0..colors)
+                .filter(|&c| domain >> c & 1 == 1)
+                .map(|c| belief(cell, c))
+                .sum();
+            if domain & (domain.wrapping_sub(1)) == 0 {
+                1.0
+            } else if total > 0.0 && total.is_finite() {
+                belief(cell, usize::from(best[cell])) / total
+            } else {
+                0.0
+            }
         })
         .collect();
     // Each block's median start, weighed by what the crossing lines believe.
@@ -178,5 +194,6 @@ pub fn estimate(puzzle: &Puzzle, domains: &[u128], rounds: usize) -> Estimate {
     Estimate {
         colors: best,
         starts,
+        confidence,
     }
 }

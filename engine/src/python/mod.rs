@@ -1,5 +1,5 @@
 //! The Python surface (satnono.logic._engine): the classes `Engine` and `Search`
-//! (`classes`), a CNF's `Clauses` (`clauses`), counting's jobs (`counts`, `samples`) and
+//! (`classes`), a CNF's `Clauses` (`clauses`), decimation's guesses (`decimation`), counting's jobs (`counts`, `samples`) and
 //! certificates' (`proofs`), and the conversions they share: clues and domains in, verdicts
 //! and domains out, each checked (ValueError), every call without the GIL, a panic made a
 //! RuntimeError.
@@ -7,6 +7,7 @@
 mod classes;
 mod clauses;
 mod counts;
+mod decimation;
 mod proofs;
 mod samples;
 
@@ -219,6 +220,8 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<samples::PySampler>()?;
     module.add_function(wrap_pyfunction!(samples::sampler, module)?)?;
     module.add_function(wrap_pyfunction!(counts::solutions, module)?)?;
+    module.add_class::<decimation::PyDecimation>()?;
+    module.add_function(wrap_pyfunction!(decimation::decimation, module)?)?;
     module.add("MAX_THREADS", crate::search::parallel::MAX_THREADS)?;
     Ok(())
 }
