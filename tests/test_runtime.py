@@ -536,6 +536,59 @@ def test_a_finished_race_goes_on_in_children_that_serve_the_later_solves(
     assert time.monotonic() - started < 1.5
 
 
+def test_a_race_s_guess_gives_the_finisher_its_phases(no_children_left: None) -> None:
+    """Past the head start, a race given a guess makes it first thing in the finisher's child
+    (CaDiCaL going on beside it keeps its own core): the finisher starts from the phases
+    guessed, so that its first model is the guessed one, named "label+finisher", and serves
+    the later solves. A guess that finds nothing, or fails, and the finisher starts as it
+    would have; the deadline ends them all."""
+    from pysat.examples.genhard import PHP
+
+    from satnono.runtime.sat_solvers import Rival, SatSolver
+
+    hard = PHP(12).clauses  # the head start's solver never answers
+    rng = random.Random(7)
+    some = [[v * rng.choice((1, -1)) for v in rng.sample(range(1, 201), 3)] for _ in range(820)]
+    with SatSolver("cadical195", Deadline(30), some) as solver:
+        assert solver.solve() is True
+        known = solver.get_model()
+    flipped = [-lit for lit in known]  # known's phases negated: not a model of `some`
+    finisher = Rival("cadical195", (), "finisher")
+
+    def load_some(solver: object) -> None:
+        solver.append_formula(some)  # type: ignore[attr-defined]
+        solver.set_phases(flipped)  # type: ignore[attr-defined]
+
+    def satisfies(model: list[int]) -> bool:
+        return all(any(model[abs(lit) - 1] == lit for lit in clause) for clause in some)
+
+    def failing() -> list[int]:
+        raise RuntimeError("the guess failed")
+
+    for both in (False, True):
+        with SatSolver("cadical195", Deadline(30), hard) as solver:
+            guess = ("guessed", lambda: known)
+            assert solver.race("glucose3", load_some, 1, both, finisher, None, guess) is True
+            assert solver.name == "guessed+finisher" and solver.served is not None
+            assert solver.get_model() == known
+            solver.add_clause([-lit for lit in known])
+            assert solver.solve() is True and solver.served is not None
+            assert satisfies(solver.get_model()) and solver.get_model() != known
+        assert children() == []
+    for nothing in (lambda: None, failing):
+        with SatSolver("cadical195", Deadline(30), hard) as solver:
+            assert solver.race("glucose3", load_some, 1, False, finisher, None, ("g", nothing))
+            assert solver.name == "finisher" and satisfies(solver.get_model())
+            assert solver.get_model() != known
+    started = time.monotonic()
+    with SatSolver("cadical195", Deadline(1), hard) as solver:  # nothing answers
+        slow = ("g", lambda: time.sleep(5))
+        assert solver.race("glucose3", lambda s: None, 1, True, finisher, None, slow) is None
+        assert solver.served is None
+    assert time.monotonic() - started < 1.5
+    assert children() == []
+
+
 @pytest.mark.parametrize("name", ["cadical195", "glucose3", "glucose42", "minisat22"])
 def test_clauses_added_straight_are_the_same_formula(name: str) -> None:
     """`add_clauses` hands clauses to CaDiCaL's and Glucose's C entry points straight (and to

@@ -13,8 +13,9 @@ from pysat.solvers import Solver
 from satnono.backends import SearchOptions, models
 from satnono.backends import sat as sat_backend
 from satnono.backends.models import ALL_TRUE
-from satnono.core.grids import initial_domains
+from satnono.core.grids import domains_to_grid, initial_domains
 from satnono.core.model import Puzzle
+from satnono.core.verify import problems
 from satnono.encode.cnf import encode_puzzle
 from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid
@@ -29,6 +30,7 @@ from support import (
     backend_solutions,
     brute_force_solutions,
     grids,
+    long_listing,
     puzzles,
 )
 
@@ -228,7 +230,7 @@ def test_a_small_probed_residual_keeps_the_probed_options_past_the_quick_try(
     enumerate_models = sat_backend.enumerate_models
 
     def spied(*args: Any) -> Any:
-        given.append(args[-2:])  # the options and the quick try's conflicts
+        given.append(args[8:10])  # the options and the quick try's conflicts
         return enumerate_models(*args)
 
     monkeypatch.setattr(sat_backend, "enumerate_models", spied)
@@ -261,6 +263,35 @@ def test_a_small_residual_gets_the_native_search_s_small_budget(
     assert len(solve(puzzle, backend="sat", limit=3).grids) == 3
     work = sat_backend.SMALL_SEARCH_WORK if small else sat_backend.SEARCH_WORK
     assert budgets == [work // puzzle.line_count]
+
+
+def test_the_race_past_the_head_start_guesses_by_decimation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The probed residual's race is given decimation as its guess: phases of a grid that
+    fits, from which CaDiCaL finds that grid as its model in no conflicts."""
+    made: list[Any] = []
+    decimation = sat_backend._decimation
+
+    def spied(formula: Any, residual: Any, *rest: Any) -> Any:
+        made.append((formula, residual, decimation(formula, residual, *rest)))
+        return made[-1][2]
+
+    monkeypatch.setattr(sat_backend, "_decimation", spied)
+    monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)  # straight past the native search
+    monkeypatch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
+    puzzle = long_listing()
+    assert len(solve(puzzle, backend="sat", limit=2).grids) == 2
+    ((formula, residual, (label, guess)),) = made
+    assert label == sat_backend.DECIMATION
+    phases = guess()
+    assert phases is not None
+    with Solver("cadical195", bootstrap_with=formula.clauses) as cadical:
+        cadical.set_phases(phases)
+        assert cadical.solve() is True and cadical.accum_stats()["conflicts"] == 0
+        model = cadical.get_model()
+        decided = formula.decode([model[v - 1] for v in formula.cell_variables()], residual.domains)
+    assert problems(puzzle, domains_to_grid(puzzle, decided)) == []
 
 
 def test_a_solver_s_options_are_set_before_its_clauses_are_loaded() -> None:

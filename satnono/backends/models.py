@@ -21,6 +21,7 @@ from satnono.runtime.sat_solvers import (
     NO_PHASES,
     NO_PROPAGATE,
     NON_INCREMENTAL,
+    Guess,
     Rival,
     SatSolver,
     configured_solver,
@@ -62,6 +63,7 @@ def enumerate_models(
     rival: str | None = None,
     options: Sequence[tuple[str, int]] = (),
     quick_conflicts: int | None = None,
+    guess: Guess | None = None,
 ) -> Iterator[Any]:
     """Yield lists of true cell literals, one per solution, then "exhausted" or "interrupted"
     (and ("solver", name) whenever another solver answers from then on: a rival, the child
@@ -85,7 +87,8 @@ def enumerate_models(
     solver as it stands beside it in a child of its own where this process has two idle cores
     (`_second_core`), the one that answers first serving the later solves; where this process
     cannot fork, the rival takes turns with the solver on this core (and whichever answers
-    goes on).
+    goes on). With a `guess` (SatSolver.race), FINISHER's child makes phases first and starts
+    from them.
     """
     cell_variables = formula.cell_variables()
     incremental = solver_name not in NON_INCREMENTAL
@@ -108,7 +111,7 @@ def enumerate_models(
                     (quick_conflicts, Rival(solver_name)) if options and quick_conflicts else None
                 )
                 result = solver.race(
-                    rival, load_rival, RIVAL_HEAD_START, _second_core, FINISHER, quick
+                    rival, load_rival, RIVAL_HEAD_START, _second_core, FINISHER, quick, guess
                 )
             else:
                 result = solver.solve()

@@ -5,12 +5,13 @@ By default (no solver or encoding named) it takes the steps of the field's stron
 the native engine propagates and probes the residual and searches it depth first under a probe
 budget (SEARCH_WORK); if that does not finish, CaDiCaL takes the probed residual, with the
 binary implications probing found as extra clauses and belief propagation's guesses as its
-phases (cells and block starts), raced by Glucose once it has spent a head start without an
-answer (on a core of its own, in a forked child, where the process has two and both are
-idle: taking turns on one core halves each solver's speed); each later solution is searched
-from the last one's phases. A named solver or encoding gets line logic's residual alone, with
-the phase seed (SearchOptions.seed): that is the configuration being compared, and what the
-portfolio races.
+phases (cells and block starts). Once it has spent a head start without an answer, the solve
+goes on in forked children (models.FINISHER): CaDiCaL in stable mode, after decimation
+guided by belief propagation (DECIMATION) has had its seconds to find a grid for its phases,
+and CaDiCaL as it stands where two cores are idle; where the process cannot fork, Glucose
+takes turns with CaDiCaL. Each later solution is searched from the last one's phases. A
+named solver or encoding gets line logic's residual alone, with the phase seed
+(SearchOptions.seed): that is the configuration being compared, and what the portfolio races.
 
 Solutions are enumerated by satnono.backends.models, over the residual's cells. Solvers that
 PySAT can interrupt run in this process (satnono.runtime.stoppable stops them at the deadline
@@ -29,9 +30,10 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from satnono.backends import OnSolution, Residual, SearchOptions, SearchReport, SearchTask
-from satnono.backends.guidance import guessed_phases
+from satnono.backends.guidance import decimated_phases, guessed_phases
 from satnono.backends.models import enumerate_models
 from satnono.encode.cnf import encode_puzzle
+from satnono.encode.formula import CnfFormula
 from satnono.logic import native
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.collector import collector_paused
@@ -39,6 +41,7 @@ from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.sat_solvers import (
     INTERRUPTIBLE,
     SLICED,
+    Guess,
     canonical_solver,
 )
 
@@ -97,6 +100,16 @@ PAUSED_THROUGH = 2
 #: other requests go on meanwhile. A tournament's hand-over takes tens of milliseconds; past a
 #: second, the walk the pause saves is a few milliseconds of a long solve.
 PAUSED_AT_MOST = 1.0
+#: The race's guess past CaDiCaL's head start (models.RIVAL_HEAD_START): decimation guided by
+#: belief propagation (native.Engine.decimation) for at most DECIMATION_SECONDS, first thing
+#: in models.FINISHER's child (CaDiCaL going on beside it keeps its own core, where two are
+#: idle); the grid it finds becomes the finisher's phases, from which it finds that grid as a
+#: model in no conflicts; without one, the finisher starts as before. Alone, on round 16's ten
+#: random 45x45s (tuning): a grid of seven within 7.0 s where CDCL took 2-224 s or none in
+#: 300 s; of twelve 35x35 and 40x40s, nine within 7.3 s; Knotty 0.11 s, Faase 15.6 s
+#: (BENCHMARKS.md, round 36).
+DECIMATION = "decimation"
+DECIMATION_SECONDS = 10.0
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
 #: child. A child costs ~18 ms (fork, start, kill), more than CaDiCaL takes on most probed
 #: 25 x 25 residuals (taai2014's 254: 20.0 s in children, 14.8 s in this process); a slice
@@ -212,7 +225,8 @@ def _search(
         phases = guessed_phases(formula, residual) if guess else None
         rival, solver_options = (PROBED_RIVAL, PROBED_OPTIONS) if guess else (None, ())
         quick = None if residual.unknown <= SMALL_RESIDUAL else QUICK_CONFLICTS
-    solving = (options.seed, extra, phases, implied, rival, solver_options, quick)
+        decimated = _decimation(formula, residual, deadline, options.seed) if guess else None
+    solving = (options.seed, extra, phases, implied, rival, solver_options, quick, decimated)
     stats: dict[str, Any] = {
         "solver": solver_name,
         "encoding": formula.encoding,
@@ -256,6 +270,18 @@ def _search(
             close()
         stats["solve_seconds"] = round(time.perf_counter() - solve_started, 4)
     return report
+
+
+def _decimation(formula: CnfFormula, residual: Residual, deadline: Deadline, seed: int) -> Guess:
+    """The race's guess (SatSolver.race): decimation's grid as phases, for at most
+    DECIMATION_SECONDS of the child that makes them."""
+
+    def phases() -> list[int] | None:
+        remaining = deadline.remaining()
+        seconds = DECIMATION_SECONDS if remaining is None else min(DECIMATION_SECONDS, remaining)
+        return decimated_phases(formula, residual, Deadline(seconds), max(seed, 0))
+
+    return DECIMATION, phases
 
 
 BACKEND = SatBackend()

@@ -121,6 +121,11 @@ def configured_solver(
     return solver
 
 
+#: What `SatSolver.race` may guess with first, in a child: its label (the JSON's `solver` says
+#: "label+solver" when that child answers) and what makes the phases (None: no guess came).
+Guess = tuple[str, Callable[[], Sequence[int] | None]]
+
+
 @dataclass(frozen=True)
 class Rival:
     """A solver a race makes (SatSolver.race): one that races the first, or one that takes its
@@ -285,6 +290,7 @@ class SatSolver(Stoppable):
         parallel: bool | Callable[[], bool] = False,
         finisher: Rival | None = None,
         quick: tuple[int, Rival] | None = None,
+        guess: Guess | None = None,
     ) -> bool | None:
         """solve(), but with `quick` (conflicts, a solver) this solver has only so many
         conflicts, then that solver, loaded by `load_rival`, takes its place from scratch; and
@@ -294,7 +300,11 @@ class SatSolver(Stoppable):
         once the head start has passed: a look at the idle cores sleeps 50 ms) this solver
         beside it on a core of its own; the first answer is this adapter's, `name` names who
         gave it, `rival_answered` says whether the finisher did, and that child serves the
-        later solves. Without a finisher, or where this process cannot fork, the rival named
+        later solves. With `guess` (its label, and what makes phases, or None when it finds
+        none: it runs in the finisher's child, and keeps a time of its own), the finisher
+        starts from the phases guessed (`name` then says "label+finisher"), or as it would
+        have where none came. Without a finisher, or where this process cannot fork, the
+        rival named
         `rival_name` takes turns with this solver instead, a slice each, and the one that
         answers is this adapter's solver from then on (`name` and `rival_answered` say so).
         None when the deadline came first. Both must take a conflict budget."""
@@ -311,7 +321,7 @@ class SatSolver(Stoppable):
             return result
         if finisher is not None and can_fork():
             both = parallel if isinstance(parallel, bool) else parallel()
-            return self._finish_in_children(finisher, load_rival, both)
+            return self._finish_in_children(finisher, load_rival, both, guess)
         rival = SatSolver(rival_name, self.deadline)  # not watched: its slices look at the deadline
         rival.slice = SMALLEST_SLICE  # grown to SLICE_SECONDS from its first turn's speed
         try:
@@ -331,11 +341,16 @@ class SatSolver(Stoppable):
             rival.solver.delete()
 
     def _finish_in_children(
-        self, finisher: Rival, load_rival: Callable[[Any], None], beside: bool
+        self,
+        finisher: Rival,
+        load_rival: Callable[[Any], None],
+        beside: bool,
+        guess: Guess | None = None,
     ) -> bool | None:
         """The rest of `race` in forked children, each one whole solve call, no slices:
         `finisher`, loaded by `load_rival`, and with `beside` this solver as its head start
-        left it, on a core of its own. The first to answer serves the later solves."""
+        left it, on a core of its own; with `guess`, the finisher's child guesses first. The
+        first to answer serves the later solves."""
         from satnono.runtime import served
 
         def fresh() -> Any:
@@ -343,7 +358,20 @@ class SatSolver(Stoppable):
             load_rival(solver)
             return solver
 
-        starters: list[tuple[str, Callable[[], Any]]] = [(finisher.called, fresh)]
+        def guessed_first() -> tuple[Any, str]:
+            assert guess is not None
+            try:
+                phases = guess[1]()
+            except Exception:  # a hint that failed: the finisher starts without it
+                phases = None
+            solver = fresh()
+            if phases is None:
+                return solver, finisher.called
+            solver.set_phases(list(phases))
+            return solver, f"{guess[0]}+{finisher.called}"
+
+        first_child = fresh if guess is None else guessed_first
+        starters: list[tuple[str, Callable[[], Any]]] = [(finisher.called, first_child)]
         if beside:
             starters.append((self.name, lambda: self.solver))
         first = served.first(starters, self.deadline)

@@ -28,19 +28,24 @@ Answer = tuple[bool, list[int] | None]
 
 
 def _serve(make: Callable[[], Any]) -> Callable[[Callable[[Any], None], Callable[..., Any]], None]:
-    """The child's work: solve the solver `make()` gives at once, send the answer, then take
-    the parent's requests ("clause", c), ("phases", p) and ("solve",) until it is killed."""
+    """The child's work: solve the solver `make()` gives at once (or, given (solver, label),
+    that solver, the label naming who answers), send the answer with the label (None: the
+    starter's), then take the parent's requests ("clause", c), ("phases", p) and ("solve",)
+    until it is killed, answering each."""
 
     def run(send: Callable[[Any], None], receive: Callable[..., Any]) -> None:
-        solver = make()
+        made = make()
+        solver, label = made if isinstance(made, tuple) else (made, None)
+        satisfiable = bool(solver.solve())
+        send((satisfiable, solver.get_model() if satisfiable else None, label))
         while True:
-            satisfiable = bool(solver.solve())
-            send((satisfiable, solver.get_model() if satisfiable else None))
             while (request := receive())[0] != "solve":
                 if request[0] == "clause":
                     solver.add_clause(request[1])
                 else:
                     solver.set_phases(request[1])
+            satisfiable = bool(solver.solve())
+            send((satisfiable, solver.get_model() if satisfiable else None))
 
     return run
 
@@ -80,7 +85,8 @@ def first(
     starters: Sequence[tuple[str, Callable[[], Any]]], deadline: Deadline
 ) -> tuple[Served, Answer] | None:
     """Forks a child per (label, make) of `starters`, each solving `make()`'s loaded solver
-    in one call; the first to answer is kept, serving, and the others are killed. None when
+    in one call (`make()` may give (solver, label) instead, the label then naming who
+    answered); the first to answer is kept, serving, and the others are killed. None when
     the deadline comes first or every child failed (all killed then)."""
     children = {
         ForkedChild(_serve(make), f"{label} solver", quiet=True, inbox=True): index
@@ -90,13 +96,13 @@ def first(
         while children and not deadline.expired():
             for child in wait_any(list(children), LOOK):
                 try:
-                    answer: Answer = child.receive(0)
+                    satisfiable, model, label = child.receive(0)
                 except (ChildFinished, RuntimeError, Timeout):  # it failed: the others go on
                     child.kill()
                     del children[child]
                     continue
                 index = children.pop(child)
-                return Served(child, starters[index][0], index), answer
+                return Served(child, label or starters[index][0], index), (satisfiable, model)
         return None
     finally:
         for child in children:
