@@ -121,8 +121,9 @@ def configured_solver(
     return solver
 
 
-#: What `SatSolver.race` may guess with first, in a child: its label (the JSON's `solver` says
-#: "label+solver" when that child answers) and what makes the phases (None: no guess came).
+#: What `SatSolver.race` may guess with first, in the finisher's child: its label (the JSON's
+#: `solver` says "label+finisher" when the finisher answers from the phases guessed) and what
+#: makes the phases (None: no guess came).
 Guess = tuple[str, Callable[[], Sequence[int] | None]]
 
 
@@ -304,10 +305,9 @@ class SatSolver(Stoppable):
         none: it runs in the finisher's child, and keeps a time of its own), the finisher
         starts from the phases guessed (`name` then says "label+finisher"), or as it would
         have where none came. Without a finisher, or where this process cannot fork, the
-        rival named
-        `rival_name` takes turns with this solver instead, a slice each, and the one that
-        answers is this adapter's solver from then on (`name` and `rival_answered` say so).
-        None when the deadline came first. Both must take a conflict budget."""
+        rival named `rival_name` takes turns with this solver instead, a slice each, and the
+        one that answers is this adapter's solver from then on (`name` and `rival_answered`
+        say so). None when the deadline came first. Both must take a conflict budget."""
         self.rival_answered = False
         if quick is not None:
             result = self.solve_for(float("inf"), quick[0])
