@@ -19,6 +19,7 @@ from satnono.core.verify import problems
 from satnono.encode.cnf import encode_puzzle
 from satnono.formats import read_puzzle
 from satnono.formats.generate import puzzle_from_grid
+from satnono.pipeline.prepare import prepare
 from satnono.pipeline.solutions import solve
 from satnono.reference.propagate import Propagator
 from satnono.runtime.deadline import Deadline
@@ -285,6 +286,33 @@ def test_the_race_past_the_head_start_guesses_by_decimation(
     ((formula, residual, (label, guess)),) = made
     assert label == sat_backend.DECIMATION
     phases = guess()
+    assert phases is not None
+    with Solver("cadical195", bootstrap_with=formula.clauses) as cadical:
+        cadical.set_phases(phases)
+        assert cadical.solve() is True and cadical.accum_stats()["conflicts"] == 0
+        model = cadical.get_model()
+        decided = formula.decode([model[v - 1] for v in formula.cell_variables()], residual.domains)
+    assert problems(puzzle, domains_to_grid(puzzle, decided)) == []
+
+
+@pytest.mark.parametrize("colors", [2, 3, 4])
+def test_decimation_s_grid_as_phases_is_a_model_found_without_a_conflict(colors: int) -> None:
+    """The phases made of decimation's grid (its cells' colors and its blocks' starts, blocks
+    of different colors side by side included) are a whole model of the residual's blocks CNF:
+    CaDiCaL given them finds that grid in no conflicts, and it fits the clues."""
+    import random
+
+    from satnono.backends.guidance import decimated_phases
+    from satnono.formats.generate import random_grid
+
+    puzzle = puzzle_from_grid(
+        random_grid(20, 20, colors, 0.5, random.Random(40 + colors)), PALETTES[colors]
+    )
+    prepared = prepare(puzzle)
+    residual = prepared.residual()
+    assert residual.unknown > 0
+    formula = encode_puzzle(residual.geometry, residual.domains, residual.lines)
+    phases = decimated_phases(formula, residual, Deadline(30))
     assert phases is not None
     with Solver("cadical195", bootstrap_with=formula.clauses) as cadical:
         cadical.set_phases(phases)
