@@ -287,12 +287,7 @@ def test_the_race_past_the_head_start_guesses_by_decimation(
     assert label == sat_backend.DECIMATION
     phases = guess()
     assert phases is not None
-    with Solver("cadical195", bootstrap_with=formula.clauses) as cadical:
-        cadical.set_phases(phases)
-        assert cadical.solve() is True and cadical.accum_stats()["conflicts"] == 0
-        model = cadical.get_model()
-        decided = formula.decode([model[v - 1] for v in formula.cell_variables()], residual.domains)
-    assert problems(puzzle, domains_to_grid(puzzle, decided)) == []
+    assert_found_without_a_conflict(puzzle, formula, residual, phases)
 
 
 @pytest.mark.parametrize("colors", [2, 3, 4])
@@ -314,6 +309,13 @@ def test_decimation_s_grid_as_phases_is_a_model_found_without_a_conflict(colors:
     formula = encode_puzzle(residual.geometry, residual.domains, residual.lines)
     phases = decimated_phases(formula, residual, Deadline(30))
     assert phases is not None
+    assert_found_without_a_conflict(puzzle, formula, residual, phases)
+
+
+def assert_found_without_a_conflict(
+    puzzle: Puzzle, formula: Any, residual: Any, phases: list[int]
+) -> None:
+    """CaDiCaL given `phases` finds a model of `formula` in no conflicts, and it fits."""
     with Solver("cadical195", bootstrap_with=formula.clauses) as cadical:
         cadical.set_phases(phases)
         assert cadical.solve() is True and cadical.accum_stats()["conflicts"] == 0

@@ -48,7 +48,9 @@ pub enum Decimated {
 /// (`run`, which may be called again after a pause).
 pub struct Decimator {
     engine: Engine,
+    /// Where every attempt starts, and whether it is at its fixpoint yet.
     start: Vec<u128>,
+    start_settled: bool,
     scope: Vec<usize>,
     /// The cells of the scope's lines.
     cells: Vec<usize>,
@@ -75,6 +77,7 @@ impl Decimator {
         Self {
             engine: engine.clone(),
             start: domains.to_vec(),
+            start_settled: false,
             scope: scope.to_vec(),
             cells: (0..puzzle.cells()).filter(|&cell| in_scope[cell]).collect(),
             current: None,
@@ -111,17 +114,24 @@ impl Decimator {
                 return Decimated::Paused;
             }
             let Some(current) = self.current.take() else {
+                self.attempts += 1;
+                if self.start_settled {
+                    self.current = Some(self.start.clone());
+                    self.settled = true;
+                    continue;
+                }
                 match self.follow(&self.start, deadline) {
                     Reached::Conflict(_) => return Decimated::Refuted,
                     Reached::Timeout(domains) => {
                         // Sound as far as it got: the next run goes on from it.
-                        self.attempts += 1;
                         self.current = Some(domains);
                         self.settled = false;
                         return Decimated::Paused;
                     }
                     Reached::Fixpoint(domains) | Reached::Solved(domains) => {
-                        self.attempts += 1;
+                        // Every attempt starts from this fixpoint: reached once.
+                        self.start.clone_from(&domains);
+                        self.start_settled = true;
                         self.current = Some(domains);
                         self.settled = true;
                     }

@@ -295,7 +295,7 @@ class Decimation:
     def __init__(self, decimation: Any) -> None:
         self._decimation = decimation
 
-    def run(self, deadline: Deadline) -> list[int] | str | None:
+    def run(self, deadline: Deadline) -> list[int] | Literal["refuted"] | None:
         """A grid line logic accepts whole (every cell of the lines decided: a guess to
         verify, not a proof), "refuted" when line logic or probing shows that no grid fits
         the domains, None when `deadline` passed first (the next call goes on)."""
