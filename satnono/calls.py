@@ -389,7 +389,7 @@ def choices() -> dict[str, list[str]]:
     from satnono.formats import FORMATS
     from satnono.formats.sites import SITES
     from satnono.pipeline.samplers import SAMPLERS
-    from satnono.runtime.sat_solvers import available_solvers
+    from satnono.runtime.solver_kinds import available_solvers
 
     return {
         "backend": available_backends(),

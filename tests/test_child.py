@@ -16,17 +16,10 @@ from satnono.formats import read_puzzle
 from satnono.pipeline.solutions import solve
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.deadline import Deadline, Timeout
-from support import EXAMPLES, children
+from support import EXAMPLES
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 needs_cpsat = pytest.mark.skipif("cpsat" not in installed_backends(), reason="no OR-tools")
-
-
-@pytest.fixture
-def no_children_left() -> None:
-    assert children() == [], "a child was running before the test"
-    yield
-    assert children() == []
 
 
 def test_items_arrive_in_order_then_the_stream_ends(no_children_left: None) -> None:

@@ -205,7 +205,7 @@ def test_the_default_is_the_best_single_configuration() -> None:
     configuration the portfolio itself falls back to."""
     from satnono.backends import DEFAULT_SEED
     from satnono.encode.cnf import DEFAULT_ENCODING
-    from satnono.runtime.sat_solvers import DEFAULT_SOLVER
+    from satnono.runtime.solver_kinds import DEFAULT_SOLVER
 
     assert DEFAULT_BACKEND == "sat"
     single = portfolio.SINGLE

@@ -23,7 +23,7 @@ from satnono.pipeline.prepare import prepare
 from satnono.pipeline.solutions import solve
 from satnono.reference.propagate import Propagator
 from satnono.runtime.deadline import Deadline
-from satnono.runtime.sat_solvers import NO_PROPAGATE, available_solvers
+from satnono.runtime.solver_kinds import NO_PROPAGATE, available_solvers
 from support import (
     EXAMPLES,
     PALETTES,
@@ -49,24 +49,26 @@ def test_sat_counts_match_brute_force(puzzle: Puzzle) -> None:
 
 
 @pytest.mark.parametrize(
-    ("head_start", "second_core"),
-    [(models.RIVAL_HEAD_START, True), (0, True), (0, False)],
+    ("head_start", "second_core", "early"),
+    [(models.RIVAL_HEAD_START, True, False), (0, True, False), (0, False, False), (0, True, True)],
 )
 @settings(max_examples=100, deadline=None)
 @given(puzzles(max_width=5, max_height=5, max_colors=3))
 def test_native_search_then_cdcl_finds_exactly_the_solutions(
-    head_start: int, second_core: bool, puzzle: Puzzle
+    head_start: int, second_core: bool, early: bool, puzzle: Puzzle
 ) -> None:
     """The default path with no native search budget: root probing, then CDCL on what it
     leaves, with probing's implications and belief propagation's phases; no solution twice.
     With no head start, Glucose races CaDiCaL from the first conflict: on a core of its own
     (a forked child: its answer is the first, CaDiCaL goes on from there), or taking turns
-    with it on one core (whichever answers first enumerates the rest)."""
+    with it on one core (whichever answers first enumerates the rest). `early`: the
+    finisher's child, decimating first, starts with the head start (models._early)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sat_backend, "SEARCH_WORK", 0)
         patch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
         patch.setattr(models, "RIVAL_HEAD_START", head_start)
         patch.setattr(models, "_second_core", lambda: second_core)
+        patch.setattr(models, "_early", lambda cells: early)
         found, report = backend_solutions("sat", puzzle)
     assert report.exhausted
     assert len(found) == len(set(found)) and set(found) == brute_force_solutions(puzzle)
@@ -109,7 +111,7 @@ def test_unit_propagation_equals_line_propagation(case: tuple, data: st.DataObje
 
 
 def test_every_pysat_solver_name_is_accepted() -> None:
-    from satnono.runtime.sat_solvers import solver_names
+    from satnono.runtime.solver_kinds import solver_names
 
     names = solver_names()
     assert names["cadical195"] == "cadical195"
@@ -288,6 +290,21 @@ def test_the_race_past_the_head_start_guesses_by_decimation(
     phases = guess()
     assert phases is not None
     assert_found_without_a_conflict(puzzle, formula, residual, phases)
+
+
+def test_a_large_residual_s_race_guesses_beside_the_head_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The race's guess starts with the head start on a residual of EARLY_CELLS open cells
+    or more where two cores may be used, and after it otherwise (a tournament's probed
+    25x25 residuals never fork a child they would not use)."""
+    from satnono import backends
+
+    monkeypatch.setattr(backends, "usable_cores", lambda: 2)
+    assert models._early(models.EARLY_CELLS) and not models._early(models.EARLY_CELLS - 1)
+    assert not models._early(625)
+    monkeypatch.setattr(backends, "usable_cores", lambda: 1)
+    assert not models._early(10 * models.EARLY_CELLS)
 
 
 @pytest.mark.parametrize("colors", [2, 3, 4])

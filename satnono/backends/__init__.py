@@ -313,7 +313,7 @@ def search_options(
 
     check_backend(backend)
     if solver is not None:
-        from satnono.runtime.sat_solvers import canonical_solver
+        from satnono.runtime.solver_kinds import canonical_solver
 
         solver = canonical_solver(solver)
     if encoding is not None:

@@ -233,7 +233,7 @@ class CubesBackend:
         backend in every cube."""
         residual, options, deadline, on_solution = task.parts()
         from satnono.runtime.dask import check_worker_processes_can_start, run_on_cluster
-        from satnono.runtime.sat_solvers import canonical_solver
+        from satnono.runtime.solver_kinds import canonical_solver
 
         if residual.unknown < IN_PROCESS_CELLS:
             return _in_process(task)

@@ -16,14 +16,12 @@ from typing import Any
 from satnono.encode.formula import CnfFormula
 from satnono.runtime.clause_loading import add_clauses
 from satnono.runtime.deadline import Deadline
-from satnono.runtime.sat_solvers import (
+from satnono.runtime.sat_solvers import Guess, Rival, SatSolver
+from satnono.runtime.solver_kinds import (
     ENUMERATION_SOLVER,
     NO_PHASES,
     NO_PROPAGATE,
     NON_INCREMENTAL,
-    Guess,
-    Rival,
-    SatSolver,
     configured_solver,
 )
 
@@ -110,9 +108,11 @@ def enumerate_models(
                 quick = (
                     (quick_conflicts, Rival(solver_name)) if options and quick_conflicts else None
                 )
+                early = guess is not None and _early(len(cell_variables))
                 result = solver.race(
-                    rival, load_rival, RIVAL_HEAD_START, _second_core, FINISHER, quick, guess
-                )
+                    rival, load_rival, RIVAL_HEAD_START, _second_core, FINISHER, quick, guess,
+                    early,
+                )  # fmt: skip
             else:
                 result = solver.solve()
             first = False
@@ -165,6 +165,24 @@ def _second_core() -> bool:
         return False
     idle = idle_cores()
     return idle is None or idle >= IDLE_CORES
+
+
+def _early(cells: int) -> bool:
+    """Whether the race's guess starts beside the head start rather than after it
+    (SatSolver.race's `early`): on a residual of EARLY_CELLS open cells or more, where this
+    process may use two cores and fork."""
+    from satnono.backends import usable_cores
+    from satnono.runtime.child import can_fork
+
+    return cells >= EARLY_CELLS and usable_cores() >= 2 and can_fork()
+
+
+#: Open cells from which the race's guess starts with the head start (`_early`): a residual
+#: that large takes CaDiCaL seconds where it has no quick answer (a random 45x45's head start
+#: 2-3 s, against 1.3-5.5 s for decimation's grid, which then answers), while the probed
+#: residuals of 25x25 tournament puzzles (625 cells at most), which mostly answer within tens
+#: of milliseconds, never pay for a child they would not use (a fork, start and kill is ~18 ms).
+EARLY_CELLS = 1_000
 
 
 #: Cores that must be idle for two children to solve side by side (this search's own, which

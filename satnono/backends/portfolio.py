@@ -27,7 +27,7 @@ from satnono.encode.formula import CnfFormula
 from satnono.runtime.child import Send, can_fork
 from satnono.runtime.deadline import Deadline, Timeout
 from satnono.runtime.race import Entrant, Race
-from satnono.runtime.sat_solvers import canonical_solver
+from satnono.runtime.solver_kinds import canonical_solver
 
 
 @dataclass(frozen=True)

@@ -38,12 +38,8 @@ from satnono.logic import native
 from satnono.runtime.child import Send, stream_from_child
 from satnono.runtime.collector import collector_paused
 from satnono.runtime.deadline import Deadline, Timeout
-from satnono.runtime.sat_solvers import (
-    INTERRUPTIBLE,
-    SLICED,
-    Guess,
-    canonical_solver,
-)
+from satnono.runtime.sat_solvers import SLICED, Guess
+from satnono.runtime.solver_kinds import INTERRUPTIBLE, canonical_solver
 
 #: The native search's budget before CDCL takes over, in probes times lines (a larger puzzle
 #: gets fewer, costlier probes). Since CaDiCaL's quick try (QUICK_CONFLICTS), CPU for taai2014:

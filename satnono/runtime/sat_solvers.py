@@ -18,33 +18,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
-from satnono.errors import InputError
-from satnono.runtime.child import ChildFinished, can_fork
+from satnono.runtime.child import ChildFinished, ForkedChild, can_fork
 from satnono.runtime.clause_loading import add_clauses
 from satnono.runtime.deadline import Deadline
+from satnono.runtime.solver_kinds import INTERRUPTIBLE, configured_solver, solver_names
 from satnono.runtime.stoppable import Stoppable
 
 if TYPE_CHECKING:
     from satnono.runtime.served import Served
-
-#: Chosen by measurement: with the default encoding (blocks) and default phases, the fastest
-#: total and slowest puzzle on the webpbn survey set (BENCHMARKS.md, portfolio section).
-#: It was glucose42 with the automaton encoding, where glucose42 was the fastest.
-DEFAULT_SOLVER = "glucose3"
-#: PySAT solvers without incremental solving: they find the first solution, and the rest of
-#: an enumeration goes on in ENUMERATION_SOLVER (rebuilding Kissat with every blocking clause
-#: took 32-57 s for 2,000 solutions that CaDiCaL 1.9.5 lists in milliseconds).
-NON_INCREMENTAL = frozenset({"kissat404"})
-ENUMERATION_SOLVER = "cadical195"
-#: PySAT solvers without propagate() ("Simple literal propagation is not yet implemented").
-NO_PROPAGATE = frozenset({"cadical103", "kissat404", "lingeling"})
-#: PySAT solvers without set_phases().
-NO_PHASES = frozenset({"cadical103", "kissat404"})
-#: PySAT solvers whose interrupt() works with solve_limited().
-INTERRUPTIBLE = frozenset({
-    "glucose3", "glucose4", "glucose42", "gluecard3", "gluecard4", "maplechrono", "maplecm",
-    "maplesat", "mergesat3", "minicard", "minisat22", "minisatgh",
-})  # fmt: skip
 
 #: PySAT solvers without interrupt() whose conf_budget() bounds a solve_limited() call.
 SLICED = frozenset({"cadical195"})
@@ -59,66 +40,6 @@ SMALLEST_SLICE = 1_000
 #: processes on 2 cores, and its first slice of 10,000 took 8.7 s past a 4 s timeout). A
 #: deadline 10 s away or more keeps the first slice of FIRST_SLICE the solver was tuned with.
 SAFE_RATE = 1_000
-
-
-def solver_names() -> dict[str, str]:
-    """Every name PySAT accepts, mapped to its canonical solver name."""
-    from pysat.solvers import SolverNames
-
-    names = {}
-    for canonical, aliases in vars(SolverNames).items():
-        if not canonical.startswith("_"):
-            for alias in (canonical, *aliases):
-                names[alias] = canonical
-    return names
-
-
-def is_interruptible(name: str) -> bool:
-    """Whether PySAT's solver `name` (any alias) can be stopped in the middle of a call."""
-    return solver_names().get(name, name) in INTERRUPTIBLE
-
-
-def available_solvers() -> list[str]:
-    """The canonical names of the solvers this PySAT build can create.
-
-    PySAT names some solvers that a given build lacks (minisatgh, and cryptosat without
-    pycryptosat): they raise at creation, so only the ones that construct are offered.
-    """
-    return sorted(name for name in set(solver_names().values()) if _constructs(name))
-
-
-def _constructs(name: str) -> bool:
-    from pysat.solvers import Solver
-
-    try:
-        Solver(name=name).delete()
-    except Exception:  # NoSuchSolverError, or a missing optional module
-        return False
-    return True
-
-
-def canonical_solver(name: str | None) -> str:
-    """The canonical name of a solver that works here; InputError for any other name."""
-    if name is None:
-        return DEFAULT_SOLVER
-    canonical = solver_names().get(name) if isinstance(name, str) else None
-    if canonical is None or not _constructs(canonical):
-        known = ", ".join(available_solvers())
-        raise InputError(f"unknown SAT solver {name!r}; choose one of: {known}", "solver")
-    return canonical
-
-
-def configured_solver(
-    name: str, options: Sequence[tuple[str, int]] = (), with_proof: bool = False
-) -> Any:
-    """A new PySAT solver with `options` (CaDiCaL's) set before anything is loaded, as CaDiCaL
-    requires (it aborts the process otherwise)."""
-    from pysat.solvers import Solver
-
-    solver = Solver(name=name, with_proof=with_proof)
-    if options:
-        solver.configure(dict(options))
-    return solver
 
 
 #: What `SatSolver.race` may guess with first, in the finisher's child: its label (the JSON's
@@ -248,22 +169,26 @@ class SatSolver(Stoppable):
                 self.solver.prop_budget(-1)
 
     def solve_for(
-        self, seconds: float, conflicts: int | None = None, assumptions: Sequence[int] = ()
+        self,
+        seconds: float,
+        conflicts: int | None = None,
+        assumptions: Sequence[int] = (),
+        until: Callable[[], bool] | None = None,
     ) -> bool | None:
         """solve() in slices of a conflict budget (each about SLICE_SECONDS) for about
-        `seconds` or `conflicts` more conflicts: None when it has not answered by then or the
-        deadline has passed."""
+        `seconds` or `conflicts` more conflicts, or until `until()` says so between two
+        slices: None when it has not answered by then or the deadline has passed."""
         self.given_model = None
         if self.slice is None:
             self.slice = FIRST_SLICE
         spent = 0.0
-        until = None if conflicts is None else self.conflicts() + conflicts
+        most = None if conflicts is None else self.conflicts() + conflicts
         remaining = self.deadline.remaining()
         if remaining is not None and not self.measured:  # no speed known yet: a safe slice
             self.slice = min(self.slice, max(SMALLEST_SLICE, int(remaining * SAFE_RATE)))
         while True:
             started = time.perf_counter()
-            budget = self.slice if until is None else min(self.slice, until - self.conflicts())
+            budget = self.slice if most is None else min(self.slice, most - self.conflicts())
             self.solver.conf_budget(max(budget, 1))
             result = self.solver.solve_limited(assumptions=list(assumptions))
             if result is not None:
@@ -272,7 +197,9 @@ class SatSolver(Stoppable):
             spent += took
             if self.deadline.expired() or spent >= seconds:
                 return None
-            if until is not None and self.conflicts() >= until:
+            if most is not None and self.conflicts() >= most:
+                return None
+            if until is not None and until():
                 return None
             # Grown at most 4-fold: conflicts slow down as learned clauses pile up.
             self.measured = True
@@ -292,6 +219,7 @@ class SatSolver(Stoppable):
         finisher: Rival | None = None,
         quick: tuple[int, Rival] | None = None,
         guess: Guess | None = None,
+        early: bool = False,
     ) -> bool | None:
         """solve(), but with `quick` (conflicts, a solver) this solver has only so many
         conflicts, then that solver, loaded by `load_rival`, takes its place from scratch; and
@@ -304,7 +232,11 @@ class SatSolver(Stoppable):
         later solves. With `guess` (its label, and what makes phases, or None when it finds
         none: it runs in the finisher's child, and keeps a time of its own), the finisher
         starts from the phases guessed (`name` then says "label+finisher"), or as it would
-        have where none came. Without a finisher, or where this process cannot fork, the
+        have where none came; `early` (the caller gives this search two cores), the guess and
+        the finisher start in their child at once, beside the head start rather than after it,
+        and whichever of the two answers first is this adapter's (the child then serves), the
+        solver as it stands joining the finisher past the head start. Without a finisher, or
+        where this process cannot fork, the
         rival named `rival_name` takes turns with this solver instead, a slice each, and the
         one that answers is this adapter's solver from then on (`name` and `rival_answered`
         say so). None when the deadline came first. Both must take a conflict budget."""
@@ -316,6 +248,8 @@ class SatSolver(Stoppable):
             successor = quick[1].make()
             self.replace(successor)
             load_rival(successor)
+        if early and finisher is not None and guess is not None and can_fork():
+            return self._race_early(head_start, finisher, load_rival, guess)
         result = self.solve_for(float("inf"), head_start)
         if result is not None or self.deadline.expired():
             return result
@@ -340,18 +274,54 @@ class SatSolver(Stoppable):
         finally:
             rival.solver.delete()
 
-    def _finish_in_children(
-        self,
-        finisher: Rival,
-        load_rival: Callable[[Any], None],
-        beside: bool,
-        guess: Guess | None = None,
+    def _race_early(
+        self, head_start: int, finisher: Rival, load_rival: Callable[[Any], None], guess: Guess
     ) -> bool | None:
-        """The rest of `race` in forked children, each one whole solve call, no slices:
-        `finisher`, loaded by `load_rival`, and with `beside` this solver as its head start
-        left it, on a core of its own; with `guess`, the finisher's child guesses first. The
-        first to answer serves the later solves."""
+        """`race` with the guessing finisher's child forked at once: the head start runs here
+        beside it in the same slices as without it, looking between two whether the child has
+        answered (its answer is this one's then, and it serves); past the head start this
+        solver as it stands joins it in a child of its own (`_finish_in_children`)."""
         from satnono.runtime import served
+
+        maker = self._finisher_maker(finisher, load_rival, guess)
+        started = self.conflicts()
+        try:
+            child = served.start(finisher.called, maker)
+        except OSError:  # no fork now (no memory, no process left): the race as without `early`
+            return self._race_late(head_start, finisher, load_rival, guess)
+        handed = False  # whether the child serves, or the children past the head start have it
+        try:
+            result = self.solve_for(float("inf"), head_start, until=child.ready)
+            if result is not None or self.deadline.expired():
+                return result
+            try:
+                early = served.answered(child, finisher.called)
+            except RuntimeError:  # it failed: the rest of the head start, then `race`'s children
+                left = head_start - (self.conflicts() - started)
+                return self._race_late(left, finisher, load_rival, guess)
+            handed = True
+            if early is not None:  # it answered within the head start: it serves
+                return self._served_by(*early)
+            return self._finish_in_children(finisher, load_rival, True, guess, child)
+        finally:
+            if not handed:
+                child.kill()
+
+    def _race_late(
+        self, head_start: int, finisher: Rival, load_rival: Callable[[Any], None], guess: Guess
+    ) -> bool | None:
+        """What is left of `_race_early` without its child: the head start's `head_start`
+        conflicts (none when at most 0), then the children as `race` forks them."""
+        result = self.solve_for(float("inf"), head_start) if head_start > 0 else None
+        if result is not None or self.deadline.expired():
+            return result
+        return self._finish_in_children(finisher, load_rival, True, guess)
+
+    def _finisher_maker(
+        self, finisher: Rival, load_rival: Callable[[Any], None], guess: Guess | None
+    ) -> Callable[[], Any]:
+        """What the finisher's child solves: `finisher`, loaded by `load_rival`; with `guess`,
+        from the phases guessed first (labelled "label+finisher" then)."""
 
         def fresh() -> Any:
             solver = finisher.make()
@@ -370,16 +340,38 @@ class SatSolver(Stoppable):
             solver.set_phases(list(phases))
             return solver, f"{guess[0]}+{finisher.called}"
 
-        first_child = fresh if guess is None else guessed_first
-        starters: list[tuple[str, Callable[[], Any]]] = [(finisher.called, first_child)]
+        return fresh if guess is None else guessed_first
+
+    def _finish_in_children(
+        self,
+        finisher: Rival,
+        load_rival: Callable[[Any], None],
+        beside: bool,
+        guess: Guess | None = None,
+        started: ForkedChild | None = None,
+    ) -> bool | None:
+        """The rest of `race` in forked children, each one whole solve call, no slices:
+        `finisher`, loaded by `load_rival` (or `started`, its child forked already), and with
+        `beside` this solver as its head start left it, on a core of its own; with `guess`,
+        the finisher's child guesses first. The first to answer serves the later solves."""
+        from satnono.runtime import served
+
+        starters: list[tuple[str, Callable[[], Any]]] = []
+        if started is None:
+            starters.append((finisher.called, self._finisher_maker(finisher, load_rival, guess)))
         if beside:
             starters.append((self.name, lambda: self.solver))
-        first = served.first(starters, self.deadline)
+        already = [] if started is None else [(started, finisher.called)]
+        first = served.first(starters, self.deadline, already)
         if first is None:  # the deadline, or every child failed: then this solver goes on
             return None if self.deadline.expired() else self.solve_for(float("inf"))
-        self.served, (satisfiable, model) = first
-        self.rival_answered = self.served.index == 0
-        self.own_name, self.name = self.name, self.served.label
+        return self._served_by(*first)
+
+    def _served_by(self, by: Served, answer: tuple[bool, list[int] | None]) -> bool:
+        """The answer of the child that answered a race first, which serves from now on."""
+        self.served, (satisfiable, model) = by, answer
+        self.rival_answered = by.index == 0
+        self.own_name, self.name = self.name, by.label
         self.given_model = model
         return satisfiable
 

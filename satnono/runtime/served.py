@@ -81,29 +81,62 @@ class Served:
         self.child.kill()
 
 
+def start(label: str, make: Callable[[], Any]) -> ForkedChild:
+    """A child forked now to solve `make()`'s solver and then serve (`_serve`), as `first`
+    forks each of its starters; its first answer is read by `answered` or by `first`."""
+    return ForkedChild(_serve(make), f"{label} solver", quiet=True, inbox=True)
+
+
+def answered(child: ForkedChild, label: str) -> tuple[Served, Answer] | None:
+    """The first answer of a child made by `start`, when it has given one (the child then
+    serves, as the first of a race's starters, labelled `label` unless it named itself);
+    None while it has not; RuntimeError when it failed (it is killed then)."""
+    if not child.ready():
+        return None
+    given = _first_answer(child)
+    if given is None:
+        child.kill()
+        raise RuntimeError(f"the {label} solver failed")
+    answer, named = given
+    return Served(child, named or label, 0), answer
+
+
 def first(
-    starters: Sequence[tuple[str, Callable[[], Any]]], deadline: Deadline
+    starters: Sequence[tuple[str, Callable[[], Any]]],
+    deadline: Deadline,
+    started: Sequence[tuple[ForkedChild, str]] = (),
 ) -> tuple[Served, Answer] | None:
     """Forks a child per (label, make) of `starters`, each solving `make()`'s loaded solver
     in one call (`make()` may give (solver, label) instead, the label then naming who
-    answered); the first to answer is kept, serving, and the others are killed. None when
-    the deadline comes first or every child failed (all killed then)."""
-    children = {
-        ForkedChild(_serve(make), f"{label} solver", quiet=True, inbox=True): index
-        for index, (label, make) in enumerate(starters)
-    }
+    answered); `started` are children forked before (`start`), with their labels, ahead of
+    the starters in the order of the race (`Served.index`). The first to answer is kept,
+    serving, and the others are killed. None when the deadline comes first or every child
+    failed (all killed then)."""
+    labels = [label for _, label in started] + [label for label, _ in starters]
+    children = {child: index for index, (child, _) in enumerate(started)}
     try:
+        for index, (label, make) in enumerate(starters, len(started)):
+            children[start(label, make)] = index
         while children and not deadline.expired():
             for child in wait_any(list(children), LOOK):
-                try:
-                    satisfiable, model, label = child.receive(0)
-                except (ChildFinished, RuntimeError, Timeout):  # it failed: the others go on
-                    child.kill()
-                    del children[child]
-                    continue
                 index = children.pop(child)
-                return Served(child, label or starters[index][0], index), (satisfiable, model)
+                given = _first_answer(child)
+                if given is None:  # it failed: the others go on
+                    child.kill()
+                    continue
+                answer, named = given
+                return Served(child, named or labels[index], index), answer
         return None
     finally:
         for child in children:
             child.kill()
+
+
+def _first_answer(child: ForkedChild) -> tuple[Answer, str | None] | None:
+    """A serving child's first answer (one is waiting), with the label it named itself by;
+    None when it failed instead."""
+    try:
+        satisfiable, model, label = child.receive(0)
+    except (ChildFinished, RuntimeError, Timeout):
+        return None
+    return (satisfiable, model), label
