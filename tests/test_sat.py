@@ -307,6 +307,39 @@ def test_a_large_residual_s_race_guesses_beside_the_head_start(
     assert not models._early(10 * models.EARLY_CELLS)
 
 
+def test_whether_to_guess_early_is_asked_of_the_open_cells_not_their_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression: `_early` was given the residual's cell variables, up to one per color of
+    a cell in a color puzzle (here 21 for 19 open cells), so a color residual could fork the
+    early child with fewer than EARLY_CELLS open cells."""
+    import random
+
+    from satnono.formats.generate import random_grid
+
+    asked: list[int] = []
+    formulas: list[Any] = []
+    decimation = sat_backend._decimation
+
+    def spied(formula: Any, *rest: Any) -> Any:
+        formulas.append(formula)
+        return decimation(formula, *rest)
+
+    def early(cells: int) -> bool:
+        asked.append(cells)
+        return False
+
+    monkeypatch.setattr(sat_backend, "_decimation", spied)
+    monkeypatch.setattr(models, "_early", early)
+    monkeypatch.setattr(sat_backend, "SEARCH_WORK", 0)
+    monkeypatch.setattr(sat_backend, "SMALL_SEARCH_WORK", 0)
+    puzzle = puzzle_from_grid(random_grid(20, 20, 3, 0.5, random.Random(43)), PALETTES[3])
+    assert solve(puzzle, backend="sat", limit=2).grids
+    ((formula,),) = [formulas]
+    assert asked == [len(formula.cell_literals)]
+    assert len(formula.cell_variables()) > len(formula.cell_literals)
+
+
 @pytest.mark.parametrize("colors", [2, 3, 4])
 def test_decimation_s_grid_as_phases_is_a_model_found_without_a_conflict(colors: int) -> None:
     """The phases made of decimation's grid (its cells' colors and its blocks' starts, blocks

@@ -108,7 +108,7 @@ def enumerate_models(
                 quick = (
                     (quick_conflicts, Rival(solver_name)) if options and quick_conflicts else None
                 )
-                early = guess is not None and _early(len(cell_variables))
+                early = guess is not None and _early(len(formula.cell_literals))
                 result = solver.race(
                     rival, load_rival, RIVAL_HEAD_START, _second_core, FINISHER, quick, guess,
                     early,
