@@ -342,11 +342,11 @@ def test_clauses_added_straight_are_the_same_formula(name: str) -> None:
 
 
 def test_an_early_race_s_finisher_answers_beside_the_head_start(no_children_left: None) -> None:
-    """With `early`, the guessing finisher's child starts with the head start, not after it:
-    on a formula the head start cannot answer (a billion conflicts of it), the finisher's
-    answer from the phases guessed is taken at the end of a slice, long before the head start
-    would end, and that child serves the later solves. Where the head start answers first, the
-    child is killed."""
+    """With `early`, the guessing finisher's child starts with the race (its quick try and
+    head start), not after the head start: on a formula the head start cannot answer (a
+    billion conflicts of it), the finisher's answer from the phases guessed is taken at the
+    end of a slice, long before the head start would end (or the quick try), and that child
+    serves the later solves. Where the head start answers first, the child is killed."""
     from pysat.examples.genhard import PHP
 
     from satnono.runtime.sat_solvers import Rival, SatSolver
@@ -374,6 +374,13 @@ def test_an_early_race_s_finisher_answers_beside_the_head_start(no_children_left
         solver.add_clause([-lit for lit in known])
         assert solver.solve() is True and solver.served is not None
         assert satisfies(solver.get_model()) and solver.get_model() != known
+    assert children() == []
+    with SatSolver("cadical195", Deadline(30), PHP(12).clauses) as solver:
+        guess = ("guessed", lambda: known)  # it answers within the quick try, before any head start
+        quick, own = (10**9, Rival("glucose3")), solver.solver
+        assert solver.race("glucose3", load_some, 10**9, False, finisher, quick, guess, True)
+        assert solver.name == "guessed+finisher" and solver.get_model() == known
+        assert solver.solver is own  # the quick try's successor never made
     assert children() == []
     with SatSolver("cadical195", Deadline(30), some) as solver:  # the head start answers
         slow = ("guessed", lambda: time.sleep(20))

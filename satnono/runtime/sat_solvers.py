@@ -241,21 +241,30 @@ class SatSolver(Stoppable):
         one that answers is this adapter's solver from then on (`name` and `rival_answered`
         say so). None when the deadline came first. Both must take a conflict budget."""
         self.rival_answered = False
-        if quick is not None:
-            result = self.solve_for(float("inf"), quick[0])
+        early_child: list[ForkedChild] = []  # the guessing finisher's, forked at once (`early`)
+        if early and finisher is not None and guess is not None and can_fork():
+            early_child = self._fork_finisher(finisher, load_rival, guess)
+        try:
+            if quick is not None:
+                result = self._solve_beside(quick[0], early_child, finisher)
+                if result is not None or self.deadline.expired():
+                    return result
+                successor = quick[1].make()
+                self.replace(successor)
+                load_rival(successor)
+            result = self._solve_beside(head_start, early_child, finisher)
             if result is not None or self.deadline.expired():
                 return result
-            successor = quick[1].make()
-            self.replace(successor)
-            load_rival(successor)
-        if early and finisher is not None and guess is not None and can_fork():
-            return self._race_early(head_start, finisher, load_rival, guess)
-        result = self.solve_for(float("inf"), head_start)
-        if result is not None or self.deadline.expired():
-            return result
-        if finisher is not None and can_fork():
-            both = parallel if isinstance(parallel, bool) else parallel()
-            return self._finish_in_children(finisher, load_rival, both, guess)
+            if finisher is not None and can_fork():
+                started = early_child.pop() if early_child else None
+                if started is not None:  # the caller gave this search two cores
+                    both = True
+                else:
+                    both = parallel if isinstance(parallel, bool) else parallel()
+                return self._finish_in_children(finisher, load_rival, both, guess, started)
+        finally:
+            for child in early_child:  # not handed on: the race ended before it was needed
+                child.kill()
         rival = SatSolver(rival_name, self.deadline)  # not watched: its slices look at the deadline
         rival.slice = SMALLEST_SLICE  # grown to SLICE_SECONDS from its first turn's speed
         try:
@@ -274,48 +283,45 @@ class SatSolver(Stoppable):
         finally:
             rival.solver.delete()
 
-    def _race_early(
-        self, head_start: int, finisher: Rival, load_rival: Callable[[Any], None], guess: Guess
-    ) -> bool | None:
-        """`race` with the guessing finisher's child forked at once: the head start runs here
-        beside it in the same slices as without it, looking between two whether the child has
-        answered (its answer is this one's then, and it serves); past the head start this
-        solver as it stands joins it in a child of its own (`_finish_in_children`)."""
+    def _fork_finisher(
+        self, finisher: Rival, load_rival: Callable[[Any], None], guess: Guess
+    ) -> list[ForkedChild]:
+        """The finisher's child, guessing first, forked now (`race`'s `early`); none where the
+        fork is refused (no memory, no process left): the race then goes as without it."""
         from satnono.runtime import served
 
-        maker = self._finisher_maker(finisher, load_rival, guess)
-        started = self.conflicts()
+        make = self._finisher_maker(finisher, load_rival, guess)
         try:
-            child = served.start(finisher.called, maker)
-        except OSError:  # no fork now (no memory, no process left): the race as without `early`
-            return self._race_late(head_start, finisher, load_rival, guess)
-        handed = False  # whether the child serves, or the children past the head start have it
-        try:
-            result = self.solve_for(float("inf"), head_start, until=child.ready)
-            if result is not None or self.deadline.expired():
-                return result
-            try:
-                early = served.answered(child, finisher.called)
-            except RuntimeError:  # it failed: the rest of the head start, then `race`'s children
-                left = head_start - (self.conflicts() - started)
-                return self._race_late(left, finisher, load_rival, guess)
-            handed = True
-            if early is not None:  # it answered within the head start: it serves
-                return self._served_by(*early)
-            return self._finish_in_children(finisher, load_rival, True, guess, child)
-        finally:
-            if not handed:
-                child.kill()
+            return [served.start(finisher.called, make)]
+        except OSError:
+            return []
 
-    def _race_late(
-        self, head_start: int, finisher: Rival, load_rival: Callable[[Any], None], guess: Guess
+    def _solve_beside(
+        self, conflicts: int, early_child: list[ForkedChild], finisher: Rival | None
     ) -> bool | None:
-        """What is left of `_race_early` without its child: the head start's `head_start`
-        conflicts (none when at most 0), then the children as `race` forks them."""
-        result = self.solve_for(float("inf"), head_start) if head_start > 0 else None
-        if result is not None or self.deadline.expired():
-            return result
-        return self._finish_in_children(finisher, load_rival, True, guess)
+        """solve_for(inf, `conflicts`), in the same slices as alone, looking between two at the
+        early child (when `early_child` holds one): once it has answered, its answer is this
+        one's and it serves (`early_child` emptied); one that failed is dropped, and the solve
+        goes on alone."""
+        from satnono.runtime import served
+
+        most = self.conflicts() + conflicts
+        while True:
+            child = early_child[0] if early_child else None
+            looked = None if child is None else child.ready
+            result = self.solve_for(float("inf"), most - self.conflicts(), until=looked)
+            if result is not None or self.deadline.expired() or child is None or not child.ready():
+                return result
+            early_child.clear()
+            try:
+                answer = served.answered(child, finisher.called if finisher else "finisher")
+            except RuntimeError:  # it failed (and was killed)
+                answer = None
+            if answer is not None:
+                return self._served_by(*answer)
+            child.kill()
+            if self.conflicts() >= most:  # the rest of the solve alone, if any is left
+                return None
 
     def _finisher_maker(
         self, finisher: Rival, load_rival: Callable[[Any], None], guess: Guess | None
