@@ -168,18 +168,18 @@ def _second_core() -> bool:
 
 
 def _early(cells: int) -> bool:
-    """Whether the race's guess starts beside the head start rather than after it
-    (SatSolver.race's `early`): on a residual of EARLY_CELLS open cells or more, where this
-    process may use two cores and fork."""
+    """Whether the race's guess starts as CaDiCaL does (its quick try and head start beside
+    it) rather than after the head start (SatSolver.race's `early`): on a residual of
+    EARLY_CELLS open cells or more, where this process may use two cores and fork."""
     from satnono.backends import usable_cores
     from satnono.runtime.child import can_fork
 
     return cells >= EARLY_CELLS and usable_cores() >= 2 and can_fork()
 
 
-#: Open cells from which the race's guess starts with the head start (`_early`): a residual
-#: that large takes CaDiCaL seconds where it has no quick answer (a random 45x45's head start
-#: 2-3 s, against 1.3-5.5 s for decimation's grid, which then answers), while the probed
+#: Open cells from which the race's guess starts with CaDiCaL (`_early`): a residual that
+#: large takes CaDiCaL seconds where it has no quick answer (a random 45x45's quick try and
+#: head start 2-3 s, against 1.2-2 s for decimation's grid, which then answers), while the probed
 #: residuals of 25x25 tournament puzzles (625 cells at most), which mostly answer within tens
 #: of milliseconds, never pay for a child they would not use (a fork, start and kill is ~18 ms).
 EARLY_CELLS = 1_000

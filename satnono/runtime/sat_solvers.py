@@ -233,13 +233,13 @@ class SatSolver(Stoppable):
         none: it runs in the finisher's child, and keeps a time of its own), the finisher
         starts from the phases guessed (`name` then says "label+finisher"), or as it would
         have where none came; `early` (the caller gives this search two cores), the guess and
-        the finisher start in their child at once, beside the head start rather than after it,
-        and whichever of the two answers first is this adapter's (the child then serves), the
-        solver as it stands joining the finisher past the head start. Without a finisher, or
-        where this process cannot fork, the
-        rival named `rival_name` takes turns with this solver instead, a slice each, and the
-        one that answers is this adapter's solver from then on (`name` and `rival_answered`
-        say so). None when the deadline came first. Both must take a conflict budget."""
+        the finisher start in their child at once, beside the quick try and the head start
+        (each looks at it between two slices), whichever answers first is this adapter's (the
+        child then serves), and past the head start this solver as it stands joins the
+        finisher. Without a finisher, or where this process cannot fork, the rival named
+        `rival_name` takes turns with this solver instead, a slice each, and the one that
+        answers is this adapter's solver from then on (`name` and `rival_answered` say so).
+        None when the deadline came first. Both must take a conflict budget."""
         self.rival_answered = False
         early_child: list[ForkedChild] = []  # the guessing finisher's, forked at once (`early`)
         if early and finisher is not None and guess is not None and can_fork():
