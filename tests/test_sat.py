@@ -295,8 +295,8 @@ def test_the_race_past_the_head_start_guesses_by_decimation(
 def test_a_large_residual_s_race_guesses_beside_the_head_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The race's guess starts with the head start on a residual of EARLY_CELLS open cells
-    or more where two cores may be used, and after it otherwise (a tournament's probed
+    """The race's guess starts with CaDiCaL on a residual of EARLY_CELLS open cells or more
+    where two cores may be used, and after its head start otherwise (a tournament's probed
     25x25 residuals never fork a child they would not use)."""
     from satnono import backends
 

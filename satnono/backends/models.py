@@ -167,6 +167,11 @@ def _second_core() -> bool:
     return idle is None or idle >= IDLE_CORES
 
 
+#: Cores that must be idle for two children to solve side by side (this search's own, which
+#: waits while they are measured, and the other), less a margin for the measure's coarseness.
+IDLE_CORES = 1.5
+
+
 def _early(cells: int) -> bool:
     """Whether the race's guess starts as CaDiCaL does (its quick try and head start beside
     it) rather than after the head start (SatSolver.race's `early`): on a residual of
@@ -183,11 +188,6 @@ def _early(cells: int) -> bool:
 #: residuals of 25x25 tournament puzzles (625 cells at most), which mostly answer within tens
 #: of milliseconds, never pay for a child they would not use (a fork, start and kill is ~18 ms).
 EARLY_CELLS = 1_000
-
-
-#: Cores that must be idle for two children to solve side by side (this search's own, which
-#: waits while they are measured, and the other), less a margin for the measure's coarseness.
-IDLE_CORES = 1.5
 
 
 def load(

@@ -7,7 +7,8 @@ budget (SEARCH_WORK); if that does not finish, CaDiCaL takes the probed residual
 binary implications probing found as extra clauses and belief propagation's guesses as its
 phases (cells and block starts). Once it has spent a head start without an answer, the solve
 goes on in forked children (models.FINISHER): CaDiCaL in stable mode, after decimation
-guided by belief propagation (DECIMATION) has had its seconds to find a grid for its phases,
+guided by belief propagation (DECIMATION) has had its seconds to find a grid for its phases
+(on a large residual that child starts with CaDiCaL, on the second core: models._early),
 and CaDiCaL as it stands where two cores are idle; where the process cannot fork, Glucose
 takes turns with CaDiCaL. Each later solution is searched from the last one's phases. A
 named solver or encoding gets line logic's residual alone, with the phase seed
@@ -96,14 +97,14 @@ PAUSED_THROUGH = 2
 #: other requests go on meanwhile. A tournament's hand-over takes tens of milliseconds; past a
 #: second, the walk the pause saves is a few milliseconds of a long solve.
 PAUSED_AT_MOST = 1.0
-#: The race's guess past CaDiCaL's head start (models.RIVAL_HEAD_START): decimation guided by
-#: belief propagation (native.Engine.decimation) for at most DECIMATION_SECONDS, first thing
-#: in models.FINISHER's child (CaDiCaL going on beside it keeps its own core, where two are
-#: idle); the grid it finds becomes the finisher's phases, from which it finds that grid as a
-#: model in no conflicts; without one, the finisher starts as before. Alone, on round 16's ten
-#: random 45x45s (tuning): a grid of seven within 7.0 s where CDCL took 2-224 s or none in
-#: 300 s; of twelve 35x35 and 40x40s, nine within 7.3 s; Knotty 0.11 s, Faase 15.6 s
-#: (BENCHMARKS.md, round 36).
+#: The race's guess: decimation guided by belief propagation (native.Engine.decimation) for
+#: at most DECIMATION_SECONDS, first thing in models.FINISHER's child, which is forked past
+#: CaDiCaL's head start (models.RIVAL_HEAD_START), or as CaDiCaL starts on a large residual
+#: (models._early); the grid it finds becomes the finisher's phases, from which it finds that
+#: grid as a model in no conflicts; without one, the finisher starts as before. Alone, on
+#: round 16's ten random 45x45s (tuning): a grid of seven within 7.0 s where CDCL took 2-224 s
+#: or none in 300 s; of twelve 35x35 and 40x40s, nine within 7.3 s; Knotty 0.11 s, Faase
+#: 15.6 s (BENCHMARKS.md, rounds 36 and 37).
 DECIMATION = "decimation"
 DECIMATION_SECONDS = 10.0
 #: Largest formula a sliced solver (CaDiCaL 1.9.5) solves in this process rather than in a
